@@ -1,0 +1,55 @@
+import type { FileIO } from '../io/file-io.js';
+import type { PartitionSpec, Schema, SortOrder, TableIdentifier, TableMetadata } from '../spec/types.js';
+import type { TableRequirement, TableUpdate } from './requirements-updates.js';
+
+/** A table as a catalog hands it out: its current metadata, where that metadata lives, and its storage. */
+export interface LoadedTable {
+  identifier: TableIdentifier;
+  metadata: TableMetadata;
+  metadataLocation: string;
+  io: FileIO;
+}
+
+export interface CreateTableRequest {
+  schema: Schema;
+  partitionSpec?: PartitionSpec;
+  sortOrder?: SortOrder;
+  properties?: Record<string, string>;
+  /** Defaults to the catalog's warehouse location for the table. */
+  location?: string;
+}
+
+/**
+ * A catalog translates requirements + updates to its own wire format and maps its errors.
+ * It never retries a commit itself: the one commit loop (table/commit-loop.ts) does.
+ */
+export interface Catalog {
+  readonly name: string;
+  /** @throws NoSuchTableError */
+  loadTable(id: TableIdentifier): Promise<LoadedTable>;
+  tableExists(id: TableIdentifier): Promise<boolean>;
+  /** @throws TableAlreadyExistsError */
+  createTable(id: TableIdentifier, request: CreateTableRequest): Promise<LoadedTable>;
+  /**
+   * Checks the requirements against the current metadata, applies the updates, and swaps the
+   * pointer atomically.
+   * @throws CommitFailedError when a requirement failed or the swap lost a race (did not land)
+   * @throws CommitStateUnknownError when the swap may have landed
+   */
+  commitTable(id: TableIdentifier, requirements: TableRequirement[], updates: TableUpdate[]): Promise<LoadedTable>;
+  listTables(namespace: string[]): Promise<TableIdentifier[]>;
+  dropTable?(id: TableIdentifier): Promise<void>;
+}
+
+export function formatIdentifier(id: TableIdentifier): string {
+  return [...id.namespace, id.name].join('.');
+}
+
+/** `ns.name` or `a.b.name` → identifier. @throws ValidationError-like Error on empty parts. */
+export function parseIdentifier(text: string): TableIdentifier {
+  const parts = text.split('.');
+  if (parts.length < 2 || parts.some((p) => p.length === 0)) {
+    throw new Error(`table identifier '${text}' must look like NAMESPACE.TABLE`);
+  }
+  return { namespace: parts.slice(0, -1), name: parts[parts.length - 1] };
+}

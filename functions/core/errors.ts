@@ -1,0 +1,87 @@
+/**
+ * One error base for the lake. `retryable` says whether trying the same thing again can help
+ * (a Lambda handler maps retryable errors to a failed batch so the ESM redelivers it).
+ */
+export class LakeError extends Error {
+  readonly retryable: boolean;
+  constructor(message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/** The commit did not land (a requirement failed, 409, 412): refresh, re-apply, retry. */
+export class CommitFailedError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** The commit may or may not have landed (5xx, timeout after send): reconcile before anything else. */
+export class CommitStateUnknownError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** Input that can never be accepted as it is (bad arguments, bad schema, bad expression). */
+export class ValidationError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
+/** A record's schema cannot be reconciled with the table's. */
+export class SchemaEvolutionError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
+/** A record could not be decoded or mapped to a row; it goes to the DLQ, the batch goes on. */
+export class RecordDecodeError extends LakeError {
+  readonly stage: 'decode' | 'map' | 'schema' | 'write';
+  constructor(message: string, stage: 'decode' | 'map' | 'schema' | 'write' = 'map', options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: false });
+    this.stage = stage;
+  }
+}
+
+export class NoSuchTableError extends LakeError {
+  constructor(message: string) {
+    super(message, { retryable: false });
+  }
+}
+
+export class TableAlreadyExistsError extends LakeError {
+  constructor(message: string) {
+    super(message, { retryable: false });
+  }
+}
+
+/** A storage write that must not replace an existing object found one there. */
+export class AlreadyExistsError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
+export class NotFoundError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
+/** Storage or network trouble that may pass (throttling, 5xx, resets). */
+export class TransientIOError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** Message of an unknown thrown value, for logs and DLQ reasons. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}

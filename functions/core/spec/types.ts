@@ -1,0 +1,270 @@
+/**
+ * The Iceberg v2 table spec as plain data. Field names mirror the spec's JSON exactly
+ * (`'snapshot-id'`, `'manifest-list'`, ...), so metadata.json and REST payloads round-trip
+ * with no mapping layer. Objects read from elsewhere may carry fields this model does not
+ * name; they are kept (the index signatures below), never dropped.
+ */
+
+export type PrimitiveType =
+  | 'boolean'
+  | 'int'
+  | 'long'
+  | 'float'
+  | 'double'
+  | 'date'
+  | 'time'
+  | 'timestamp'
+  | 'timestamptz'
+  | 'string'
+  | 'uuid'
+  | 'binary'
+  | `decimal(${number}, ${number})`
+  | `decimal(${number},${number})`
+  | `fixed[${number}]`;
+
+export interface StructField {
+  id: number;
+  name: string;
+  required: boolean;
+  type: IcebergType;
+  doc?: string;
+  'initial-default'?: unknown;
+  'write-default'?: unknown;
+  [extra: string]: unknown;
+}
+
+export interface StructType {
+  type: 'struct';
+  fields: StructField[];
+  [extra: string]: unknown;
+}
+
+export interface ListType {
+  type: 'list';
+  'element-id': number;
+  element: IcebergType;
+  'element-required': boolean;
+  [extra: string]: unknown;
+}
+
+export interface MapType {
+  type: 'map';
+  'key-id': number;
+  key: IcebergType;
+  'value-id': number;
+  value: IcebergType;
+  'value-required': boolean;
+  [extra: string]: unknown;
+}
+
+export type NestedType = StructType | ListType | MapType;
+export type IcebergType = PrimitiveType | NestedType;
+
+export interface Schema extends StructType {
+  'schema-id': number;
+  'identifier-field-ids'?: number[];
+}
+
+export type Transform =
+  | 'identity'
+  | 'year'
+  | 'month'
+  | 'day'
+  | 'hour'
+  | 'void'
+  | `bucket[${number}]`
+  | `truncate[${number}]`;
+
+export interface PartitionField {
+  'source-id': number;
+  'field-id': number;
+  name: string;
+  transform: Transform;
+  [extra: string]: unknown;
+}
+
+export interface PartitionSpec {
+  'spec-id': number;
+  fields: PartitionField[];
+  [extra: string]: unknown;
+}
+
+export interface SortField {
+  transform: Transform;
+  'source-id': number;
+  direction: 'asc' | 'desc';
+  'null-order': 'nulls-first' | 'nulls-last';
+  [extra: string]: unknown;
+}
+
+export interface SortOrder {
+  'order-id': number;
+  fields: SortField[];
+  [extra: string]: unknown;
+}
+
+export type SnapshotOperation = 'append' | 'replace' | 'overwrite' | 'delete';
+
+export interface SnapshotSummary {
+  operation: SnapshotOperation;
+  [key: string]: string;
+}
+
+export interface Snapshot {
+  'snapshot-id': number;
+  'parent-snapshot-id'?: number;
+  'sequence-number': number;
+  'timestamp-ms': number;
+  'manifest-list': string;
+  summary: SnapshotSummary;
+  'schema-id'?: number;
+  [extra: string]: unknown;
+}
+
+export interface SnapshotRef {
+  'snapshot-id': number;
+  type: 'branch' | 'tag';
+  'max-ref-age-ms'?: number;
+  'max-snapshot-age-ms'?: number;
+  'min-snapshots-to-keep'?: number;
+  [extra: string]: unknown;
+}
+
+export interface SnapshotLogEntry {
+  'snapshot-id': number;
+  'timestamp-ms': number;
+}
+
+export interface MetadataLogEntry {
+  'metadata-file': string;
+  'timestamp-ms': number;
+}
+
+export interface TableMetadata {
+  'format-version': 2;
+  'table-uuid': string;
+  location: string;
+  'last-sequence-number': number;
+  'last-updated-ms': number;
+  'last-column-id': number;
+  schemas: Schema[];
+  'current-schema-id': number;
+  'partition-specs': PartitionSpec[];
+  'default-spec-id': number;
+  'last-partition-id': number;
+  properties: Record<string, string>;
+  'current-snapshot-id'?: number | null;
+  snapshots: Snapshot[];
+  'snapshot-log': SnapshotLogEntry[];
+  'metadata-log': MetadataLogEntry[];
+  'sort-orders': SortOrder[];
+  'default-sort-order-id': number;
+  refs: Record<string, SnapshotRef>;
+  statistics?: unknown[];
+  'partition-statistics'?: unknown[];
+  [extra: string]: unknown;
+}
+
+/** Table identifier: namespace levels plus the table name. */
+export interface TableIdentifier {
+  namespace: string[];
+  name: string;
+}
+
+// ---------------------------------------------------------------------------
+// Manifests (Avro) — names mirror the spec's Avro field names.
+// ---------------------------------------------------------------------------
+
+/** 0 = data, 1 = position deletes, 2 = equality deletes. */
+export type DataFileContent = 0 | 1 | 2;
+
+/**
+ * One partition tuple, keyed by partition field name, in the transform's result
+ * representation (see `Value`). `null` is a null partition value.
+ */
+export type PartitionValues = Record<string, Value>;
+
+export interface DataFile {
+  content: DataFileContent;
+  file_path: string;
+  file_format: 'PARQUET' | 'AVRO' | 'ORC';
+  spec_id: number;
+  partition: PartitionValues;
+  record_count: bigint;
+  file_size_in_bytes: bigint;
+  column_sizes?: Map<number, bigint>;
+  value_counts?: Map<number, bigint>;
+  null_value_counts?: Map<number, bigint>;
+  nan_value_counts?: Map<number, bigint>;
+  lower_bounds?: Map<number, Uint8Array>;
+  upper_bounds?: Map<number, Uint8Array>;
+  key_metadata?: Uint8Array | null;
+  split_offsets?: bigint[] | null;
+  equality_ids?: number[] | null;
+  sort_order_id?: number | null;
+}
+
+/** 0 = EXISTING, 1 = ADDED, 2 = DELETED. */
+export type ManifestEntryStatus = 0 | 1 | 2;
+
+export interface ManifestEntry {
+  status: ManifestEntryStatus;
+  /** null only for ADDED entries, where it is inherited from the manifest list. */
+  snapshot_id: bigint | null;
+  /** Data sequence number; null for ADDED entries (inherited). */
+  sequence_number: bigint | null;
+  file_sequence_number: bigint | null;
+  data_file: DataFile;
+}
+
+export interface FieldSummary {
+  contains_null: boolean;
+  contains_nan: boolean | null;
+  lower_bound: Uint8Array | null;
+  upper_bound: Uint8Array | null;
+}
+
+/** 0 = data, 1 = deletes. */
+export type ManifestContent = 0 | 1;
+
+export interface ManifestFile {
+  manifest_path: string;
+  manifest_length: bigint;
+  partition_spec_id: number;
+  content: ManifestContent;
+  sequence_number: bigint;
+  min_sequence_number: bigint;
+  added_snapshot_id: bigint;
+  added_files_count: number;
+  existing_files_count: number;
+  deleted_files_count: number;
+  added_rows_count: bigint;
+  existing_rows_count: bigint;
+  deleted_rows_count: bigint;
+  partitions: FieldSummary[] | null;
+  key_metadata?: Uint8Array | null;
+}
+
+// ---------------------------------------------------------------------------
+// In-memory values. One representation per Iceberg type, used by rows, partition
+// tuples, bounds decoding and expressions alike:
+//   boolean → boolean; int, date (days) → number; float, double → number;
+//   long, time (µs), timestamp(tz) (µs) → bigint; decimal → bigint (unscaled);
+//   string → string; uuid → string (canonical lower-case); fixed, binary → Uint8Array;
+//   struct → Row; list → Value[]; map → Map<Value, Value>; null → null.
+// ---------------------------------------------------------------------------
+
+export type Value =
+  | null
+  | boolean
+  | number
+  | bigint
+  | string
+  | Uint8Array
+  | Value[]
+  | Map<Value, Value>
+  | Row;
+
+export interface Row {
+  [field: string]: Value;
+}
