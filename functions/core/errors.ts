@@ -42,7 +42,11 @@ export class SchemaEvolutionError extends LakeError {
 /** A record could not be decoded or mapped to a row; it goes to the DLQ, the batch goes on. */
 export class RecordDecodeError extends LakeError {
   readonly stage: 'decode' | 'map' | 'schema' | 'write';
-  constructor(message: string, stage: 'decode' | 'map' | 'schema' | 'write' = 'map', options: { cause?: unknown } = {}) {
+  constructor(
+    message: string,
+    stage: 'decode' | 'map' | 'schema' | 'write' = 'map',
+    options: { cause?: unknown } = {},
+  ) {
     super(message, { ...options, retryable: false });
     this.stage = stage;
   }

@@ -36,7 +36,11 @@ export interface Catalog {
    * @throws CommitFailedError when a requirement failed or the swap lost a race (did not land)
    * @throws CommitStateUnknownError when the swap may have landed
    */
-  commitTable(id: TableIdentifier, requirements: TableRequirement[], updates: TableUpdate[]): Promise<LoadedTable>;
+  commitTable(
+    id: TableIdentifier,
+    requirements: TableRequirement[],
+    updates: TableUpdate[],
+  ): Promise<LoadedTable>;
   listTables(namespace: string[]): Promise<TableIdentifier[]>;
   dropTable?(id: TableIdentifier): Promise<void>;
 }

@@ -19,9 +19,16 @@ export function partitionType(spec: PartitionSpec, schema: Schema): StructType {
     fields: spec.fields.map((f) => {
       const source = findField(schema, f['source-id']);
       if (!source) {
-        throw new ValidationError(`partition field '${f.name}' has source-id ${f['source-id']}, not in schema ${schema['schema-id']}`);
+        throw new ValidationError(
+          `partition field '${f.name}' has source-id ${f['source-id']}, not in schema ${schema['schema-id']}`,
+        );
       }
-      return { id: f['field-id'], name: f.name, required: false, type: transformResultType(f.transform, source.type) };
+      return {
+        id: f['field-id'],
+        name: f.name,
+        required: false,
+        type: transformResultType(f.transform, source.type),
+      };
     }),
   };
 }

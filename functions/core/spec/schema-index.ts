@@ -15,11 +15,21 @@ export function indexById(schema: StructType): Map<number, StructField> {
         visit(f.type);
       }
     } else if (type.type === 'list') {
-      index!.set(type['element-id'], { id: type['element-id'], name: 'element', required: type['element-required'], type: type.element });
+      index!.set(type['element-id'], {
+        id: type['element-id'],
+        name: 'element',
+        required: type['element-required'],
+        type: type.element,
+      });
       visit(type.element);
     } else {
       index!.set(type['key-id'], { id: type['key-id'], name: 'key', required: true, type: type.key });
-      index!.set(type['value-id'], { id: type['value-id'], name: 'value', required: type['value-required'], type: type.value });
+      index!.set(type['value-id'], {
+        id: type['value-id'],
+        name: 'value',
+        required: type['value-required'],
+        type: type.value,
+      });
       visit(type.key);
       visit(type.value);
     }
