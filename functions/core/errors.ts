@@ -89,3 +89,10 @@ export function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
   return String(error);
 }
+
+/** The commit lock could not be acquired in time; the batch can be retried. */
+export class LockTimeoutError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true });
+  }
+}
