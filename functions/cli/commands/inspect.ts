@@ -1,0 +1,68 @@
+import { parseIdentifier } from '../../core/catalog/catalog.js';
+import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
+import { readManifestEntries } from '../../core/manifest/manifest-reader.js';
+import { readManifestList } from '../../core/manifest/manifest-list.js';
+import { currentSchema, currentSnapshot, defaultSpec } from '../../core/spec/metadata.js';
+import { formatPartitionSpec } from '../../core/spec/partition-spec.js';
+import { typeToString } from '../../core/spec/schema.js';
+import { type ParsedOptions, requireOption } from '../main.js';
+import { printTable } from '../print-table.js';
+
+const CONTENT = ['data', 'position-deletes', 'equality-deletes'];
+
+export async function runInspect(values: ParsedOptions): Promise<number> {
+  const catalog = new EmbeddedCatalog({ warehouse: requireOption(values, 'warehouse') });
+  const table = await catalog.loadTable(parseIdentifier(requireOption(values, 'table')));
+  const md = table.metadata;
+  const schema = currentSchema(md);
+  const current = currentSnapshot(md);
+  const files: Record<string, unknown>[] = [];
+  if (current) {
+    for (const manifest of await readManifestList(table.io, current['manifest-list'])) {
+      for (const e of await readManifestEntries(table.io, manifest)) {
+        if (e.status === 2) continue;
+        files.push({
+          content: CONTENT[e.data_file.content],
+          path: e.data_file.file_path.slice(md.location.length + 1),
+          records: Number(e.data_file.record_count),
+          bytes: Number(e.data_file.file_size_in_bytes),
+          seq: Number(e.sequence_number),
+          snapshot: Number(e.snapshot_id),
+        });
+      }
+    }
+  }
+  if (values.json) {
+    process.stdout.write(
+      `${JSON.stringify({ metadataLocation: table.metadataLocation, metadata: md, files }, null, 2)}\n`,
+    );
+    return 0;
+  }
+  process.stdout.write(`table ${requireOption(values, 'table')}  (${md['table-uuid']})\n`);
+  process.stdout.write(`location  ${md.location}\nmetadata  ${table.metadataLocation}\n`);
+  process.stdout.write(
+    `schema ${schema['schema-id']}: ${schema.fields.map((f) => `${f.name} ${typeToString(f.type)}${f.required ? ' not null' : ''}`).join(', ')}\n`,
+  );
+  process.stdout.write(
+    `partition spec ${md['default-spec-id']}: ${formatPartitionSpec(defaultSpec(md), schema) || 'unpartitioned'}\n\n`,
+  );
+  process.stdout.write(`snapshots (${md.snapshots.length}):\n`);
+  printTable(
+    md.snapshots.map((s) => ({
+      'snapshot-id': s['snapshot-id'],
+      seq: s['sequence-number'],
+      time: new Date(s['timestamp-ms']).toISOString(),
+      operation: s.summary.operation,
+      'added-records': s.summary['added-records'] ?? '0',
+      'total-records': s.summary['total-records'] ?? '?',
+      'total-files': s.summary['total-data-files'] ?? '?',
+      'eq-deletes': s.summary['total-equality-deletes'] ?? '0',
+      'batch-id': s.summary['floe.batch-id'] ?? '',
+    })),
+    40,
+  );
+  const totalBytes = files.reduce((s, f) => s + (f.bytes as number), 0);
+  process.stdout.write(`\nlive files (${files.length}, ${totalBytes} bytes):\n`);
+  printTable(files, 80);
+  return 0;
+}

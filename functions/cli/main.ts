@@ -1,0 +1,95 @@
+/**
+ * The `floe` command line: the same core the Lambda handlers run, on a local (or s3://) warehouse.
+ *   floe ingest <event.json...> --warehouse DIR --table NS.NAME [--schema FILE] [--partition-by EXPR]
+ *   floe scan --warehouse DIR --table NS.NAME [--where EXPR] [--json] [--limit N]
+ *   floe inspect --warehouse DIR --table NS.NAME [--json]
+ *   floe demo [--warehouse DIR]
+ */
+import { parseArgs } from 'node:util';
+import { describeError, LakeError } from '../core/errors.js';
+import { runDemo } from './commands/demo.js';
+import { runIngest } from './commands/ingest.js';
+import { runInspect } from './commands/inspect.js';
+import { runScan } from './commands/scan.js';
+
+const USAGE = `usage: floe <command> [options]
+
+commands:
+  ingest <event.json...> --warehouse DIR --table NS.NAME [--schema FILE] [--partition-by EXPR] [--topics T1,T2]
+      feed Kafka ESM event files through the ingest handler's code; creates the table when missing
+  scan --warehouse DIR --table NS.NAME [--where EXPR] [--json] [--limit N]
+      print rows (deletes applied) and the pruning funnel; --json: NDJSON rows on stdout, funnel on stderr
+  inspect --warehouse DIR --table NS.NAME [--json]
+      snapshots with their summaries, files and sizes
+  demo [--warehouse DIR]
+      ingest the sample events in events/ into ./warehouse and show the table (what \`npm start\` runs)
+`;
+
+export class UsageError extends Error {}
+
+export const OPTIONS = {
+  warehouse: { type: 'string' },
+  table: { type: 'string' },
+  schema: { type: 'string' },
+  'partition-by': { type: 'string' },
+  topics: { type: 'string' },
+  where: { type: 'string' },
+  json: { type: 'boolean' },
+  limit: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export type ParsedOptions = ReturnType<
+  typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>
+>['values'];
+
+export function requireOption(values: ParsedOptions, name: 'warehouse' | 'table'): string {
+  const v = values[name];
+  if (!v) throw new UsageError(`--${name} is required`);
+  return v;
+}
+
+/** Runs the CLI; returns the exit code (0 ok, 1 failure, 2 bad usage). */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (!command || command === '--help' || command === '-h' || command === 'help') {
+      process.stdout.write(USAGE);
+      return command ? 0 : 2;
+    }
+    let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
+    try {
+      parsed = parseArgs({ args: rest, options: OPTIONS, allowPositionals: true, strict: true });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const { values, positionals } = parsed;
+    switch (command) {
+      case 'ingest':
+        return await runIngest(values, positionals);
+      case 'scan':
+        return await runScan(values);
+      case 'inspect':
+        return await runInspect(values);
+      case 'demo':
+        return await runDemo(values);
+      default:
+        throw new UsageError(`unknown command '${command}'`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`floe: ${error.message}\n${USAGE}`);
+      return 2;
+    }
+    const hint = error instanceof LakeError && error.retryable ? ' (transient: retrying may help)' : '';
+    process.stderr.write(
+      `floe: ${error instanceof LakeError ? error.message : describeError(error)}${hint}\n`,
+    );
+    if (process.env.FLOE_DEBUG) console.error(error);
+    return 1;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,186 @@
+/**
+ * The embedded catalog: tables under a warehouse folder (local path or s3://), in the layout of
+ * Iceberg's Hadoop catalog, so Spark's HadoopCatalog, DuckDB and PyIceberg's StaticTable can open them:
+ *
+ *   <warehouse>/<ns>/<table>/metadata/v<N>.metadata.json   (never overwritten)
+ *   <warehouse>/<ns>/<table>/metadata/version-hint.text    (a hint only: the latest N, may lag)
+ *
+ * COMMIT POINT: `writeIfAbsent(v<N+1>.metadata.json)`. Before it returns, readers see version N;
+ * after, version N+1 (they probe past the hint). Failures:
+ *   - AlreadyExistsError (another writer created v<N+1> first) → CommitFailedError: did not land.
+ *   - any other error from that write (I/O, timeout) → CommitStateUnknownError: it may have landed;
+ *     the commit loop re-reads the table and looks for its snapshot before anything else.
+ * Requirements are checked against the latest version just before the write, as a REST server would.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  AlreadyExistsError,
+  CommitFailedError,
+  CommitStateUnknownError,
+  LakeError,
+  NoSuchTableError,
+  TableAlreadyExistsError,
+  ValidationError,
+} from '../errors.js';
+import type { FileIO } from '../io/file-io.js';
+import { joinLocation } from '../io/location.js';
+import { resolveFileIO } from '../io/resolve-file-io.js';
+import { newTableMetadata, parseTableMetadata, serializeTableMetadata } from '../spec/metadata.js';
+import type { TableIdentifier, TableMetadata } from '../spec/types.js';
+import { applyUpdates, checkRequirements } from './apply-updates.js';
+import type { Catalog, CreateTableRequest, LoadedTable } from './catalog.js';
+import { formatIdentifier } from './catalog.js';
+import type { TableRequirement, TableUpdate } from './requirements-updates.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
+
+export interface EmbeddedCatalogOptions {
+  /** Warehouse root: an absolute path, `file://...` or `s3://bucket/prefix`. */
+  warehouse: string;
+  io?: FileIO;
+}
+
+export class EmbeddedCatalog implements Catalog {
+  readonly name = 'embedded';
+  readonly warehouse: string;
+  readonly io: FileIO;
+
+  constructor(options: EmbeddedCatalogOptions) {
+    this.warehouse = options.warehouse.replace(/\/+$/, '');
+    this.io = options.io ?? resolveFileIO(this.warehouse);
+  }
+
+  tableLocation(id: TableIdentifier): string {
+    for (const part of [...id.namespace, id.name]) {
+      if (!NAME_PATTERN.test(part)) {
+        throw new ValidationError(
+          `'${part}' in ${formatIdentifier(id)} is not a valid name (letters, digits, _ and -)`,
+        );
+      }
+    }
+    return joinLocation(this.warehouse, ...id.namespace, id.name);
+  }
+
+  private metadataFile(id: TableIdentifier, version: number): string {
+    return joinLocation(this.tableLocation(id), 'metadata', `v${version}.metadata.json`);
+  }
+
+  private hintFile(id: TableIdentifier): string {
+    return joinLocation(this.tableLocation(id), 'metadata', 'version-hint.text');
+  }
+
+  /** The latest version: start at the hint, probe forward while the next file exists. */
+  private async latestVersion(id: TableIdentifier): Promise<number | undefined> {
+    let version = 0;
+    try {
+      const hint = Number.parseInt(decoder.decode(await this.io.read(this.hintFile(id))).trim(), 10);
+      if (Number.isSafeInteger(hint) && hint > 0) version = hint;
+    } catch (error) {
+      if (error instanceof LakeError && error.retryable) throw error;
+    }
+    if (version > 0 && !(await this.io.exists(this.metadataFile(id, version)))) version = 0;
+    while (await this.io.exists(this.metadataFile(id, version + 1))) version++;
+    return version === 0 ? undefined : version;
+  }
+
+  async tableExists(id: TableIdentifier): Promise<boolean> {
+    return (await this.latestVersion(id)) !== undefined;
+  }
+
+  async loadTable(id: TableIdentifier): Promise<LoadedTable> {
+    const version = await this.latestVersion(id);
+    if (version === undefined)
+      throw new NoSuchTableError(`table ${formatIdentifier(id)} does not exist in ${this.warehouse}`);
+    return this.readVersion(id, version);
+  }
+
+  private async readVersion(id: TableIdentifier, version: number): Promise<LoadedTable> {
+    const metadataLocation = this.metadataFile(id, version);
+    const metadata = parseTableMetadata(decoder.decode(await this.io.read(metadataLocation)));
+    return { identifier: id, metadata, metadataLocation, io: this.io };
+  }
+
+  async createTable(id: TableIdentifier, request: CreateTableRequest): Promise<LoadedTable> {
+    const location = request.location ?? this.tableLocation(id);
+    const metadata = newTableMetadata({
+      location,
+      schema: request.schema,
+      spec: request.partitionSpec,
+      sortOrder: request.sortOrder,
+      properties: request.properties,
+      uuid: randomUUID(),
+    });
+    const metadataLocation = this.metadataFile(id, 1);
+    try {
+      await this.io.writeIfAbsent(metadataLocation, encoder.encode(serializeTableMetadata(metadata)));
+    } catch (error) {
+      if (error instanceof AlreadyExistsError) {
+        throw new TableAlreadyExistsError(`table ${formatIdentifier(id)} already exists`);
+      }
+      throw error;
+    }
+    await this.writeHint(id, 1);
+    return { identifier: id, metadata, metadataLocation, io: this.io };
+  }
+
+  async commitTable(
+    id: TableIdentifier,
+    requirements: TableRequirement[],
+    updates: TableUpdate[],
+  ): Promise<LoadedTable> {
+    const version = await this.latestVersion(id);
+    if (version === undefined) throw new NoSuchTableError(`table ${formatIdentifier(id)} does not exist`);
+    const current = await this.readVersion(id, version);
+    checkRequirements(current.metadata, requirements);
+    const next: TableMetadata = applyUpdates(current.metadata, updates, {
+      previousMetadataLocation: current.metadataLocation,
+    });
+    const nextLocation = this.metadataFile(id, version + 1);
+    try {
+      // ---- COMMIT POINT ----
+      await this.io.writeIfAbsent(nextLocation, encoder.encode(serializeTableMetadata(next)));
+    } catch (error) {
+      if (error instanceof AlreadyExistsError) {
+        throw new CommitFailedError(
+          `${formatIdentifier(id)}: version ${version + 1} was committed by another writer`,
+          {
+            cause: error,
+          },
+        );
+      }
+      throw new CommitStateUnknownError(
+        `${formatIdentifier(id)}: writing ${nextLocation} failed; it may have landed`,
+        {
+          cause: error,
+        },
+      );
+    }
+    await this.writeHint(id, version + 1);
+    return { identifier: id, metadata: next, metadataLocation: nextLocation, io: this.io };
+  }
+
+  /** The hint is only an optimisation: a failure to write it never fails a commit that landed. */
+  private async writeHint(id: TableIdentifier, version: number): Promise<void> {
+    try {
+      await this.io.write(this.hintFile(id), encoder.encode(String(version)));
+    } catch {
+      // readers probe past a stale hint
+    }
+  }
+
+  async listTables(namespace: string[]): Promise<TableIdentifier[]> {
+    const prefix = joinLocation(this.warehouse, ...namespace);
+    const found = new Set<string>();
+    for (const object of await this.io.list(prefix)) {
+      const m = /\/([^/]+)\/metadata\/v\d+\.metadata\.json$/.exec(object.location);
+      if (m) found.add(m[1]);
+    }
+    return [...found].sort().map((name) => ({ namespace, name }));
+  }
+
+  async dropTable(id: TableIdentifier): Promise<void> {
+    for (const object of await this.io.list(this.tableLocation(id))) await this.io.delete(object.location);
+  }
+}

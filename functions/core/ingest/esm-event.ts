@@ -1,0 +1,167 @@
+/**
+ * Decoding of Lambda's Kafka event source mapping events (MSK `aws:kafka` and `SelfManagedKafka`).
+ * A malformed event (not an ESM event at all) is a ValidationError for the whole batch; a malformed
+ * record inside a valid event becomes a `RawRecord` with a `decodeError`, so it goes to the DLQ and
+ * the rest of the batch goes on.
+ */
+import { ValidationError } from '../errors.js';
+
+export interface KafkaHeader {
+  key: string;
+  value: Uint8Array;
+}
+
+/** One Kafka record as floe sees it: raw bytes, nothing parsed yet. */
+export interface RawRecord {
+  topic: string;
+  partition: number;
+  offset: bigint;
+  /** Milliseconds since the epoch. */
+  timestamp: number;
+  timestampType: string;
+  key: Uint8Array | null;
+  value: Uint8Array | null;
+  headers: KafkaHeader[];
+  /** Provisioned-mode schema registry metadata, when the ESM decoded the payload. */
+  keySchemaMetadata?: unknown;
+  valueSchemaMetadata?: unknown;
+  /** Set when the record itself could not be decoded (bad base64, headers, ...). */
+  decodeError?: string;
+  /** The record as delivered, for the DLQ when it could not be decoded. */
+  original?: unknown;
+}
+
+export interface DecodedEvent {
+  eventSource: 'aws:kafka' | 'SelfManagedKafka';
+  eventSourceArn?: string;
+  records: RawRecord[];
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
+
+/**
+ * Decodes base64 leniently about padding and trailing bits (AWS's own sample key is not canonical)
+ * but strictly about the alphabet, so garbage is reported rather than silently skipped.
+ * @throws ValidationError for characters outside the base64 alphabets
+ */
+export function decodeBase64(text: string, what: string): Uint8Array {
+  const compact = text.replace(/\s+/g, '');
+  if (!BASE64.test(compact) && !BASE64URL.test(compact)) {
+    throw new ValidationError(`${what} is not valid base64`);
+  }
+  if (compact.replace(/=+$/, '').length % 4 === 1)
+    throw new ValidationError(`${what} is not valid base64 (bad length)`);
+  const buf = Buffer.from(compact, BASE64.test(compact) ? 'base64' : 'base64url');
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+}
+
+function decodeHeaders(raw: unknown): KafkaHeader[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new ValidationError('headers must be an array');
+  const out: KafkaHeader[] = [];
+  for (const h of raw) {
+    if (h === null || typeof h !== 'object' || Array.isArray(h)) {
+      throw new ValidationError('each header must be an object { name: [bytes] }');
+    }
+    for (const [key, value] of Object.entries(h as Record<string, unknown>)) {
+      if (value === null) {
+        out.push({ key, value: new Uint8Array(0) });
+        continue;
+      }
+      if (!Array.isArray(value) || !value.every((b) => Number.isInteger(b) && b >= -128 && b <= 255)) {
+        throw new ValidationError(`header '${key}' is not an array of bytes`);
+      }
+      // Java-based producers may deliver signed bytes; & 0xff maps them to unsigned.
+      out.push({ key, value: Uint8Array.from(value as number[], (b) => b & 0xff) });
+    }
+  }
+  return out;
+}
+
+function decodeRecord(raw: unknown, groupKey: string): RawRecord {
+  const r = (raw ?? {}) as Record<string, unknown>;
+  const dash = groupKey.lastIndexOf('-');
+  const fallbackTopic = dash > 0 ? groupKey.slice(0, dash) : groupKey;
+  const fallbackPartition = dash > 0 ? Number(groupKey.slice(dash + 1)) : -1;
+  const record: RawRecord = {
+    topic: typeof r.topic === 'string' ? r.topic : fallbackTopic,
+    partition: Number.isInteger(r.partition) ? (r.partition as number) : fallbackPartition,
+    offset: -1n,
+    timestamp: typeof r.timestamp === 'number' ? r.timestamp : 0,
+    timestampType: typeof r.timestampType === 'string' ? r.timestampType : 'NO_TIMESTAMP_TYPE',
+    key: null,
+    value: null,
+    headers: [],
+  };
+  try {
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+      throw new ValidationError('record is not an object');
+    if (typeof r.offset === 'number' && Number.isSafeInteger(r.offset) && r.offset >= 0)
+      record.offset = BigInt(r.offset);
+    else if (typeof r.offset === 'string' && /^\d+$/.test(r.offset)) record.offset = BigInt(r.offset);
+    else throw new ValidationError(`record offset ${JSON.stringify(r.offset)} is not a non-negative integer`);
+    if (!Number.isInteger(record.partition) || record.partition < 0) {
+      throw new ValidationError(
+        `record partition ${JSON.stringify(r.partition)} is not a non-negative integer`,
+      );
+    }
+    if (r.key !== undefined && r.key !== null) {
+      if (typeof r.key !== 'string') throw new ValidationError('key must be a base64 string');
+      record.key = decodeBase64(r.key, 'key');
+    }
+    if (r.value !== undefined && r.value !== null) {
+      if (typeof r.value !== 'string') throw new ValidationError('value must be a base64 string');
+      record.value = decodeBase64(r.value, 'value');
+    }
+    record.headers = decodeHeaders(r.headers);
+    if (r.keySchemaMetadata !== undefined) record.keySchemaMetadata = r.keySchemaMetadata;
+    if (r.valueSchemaMetadata !== undefined) record.valueSchemaMetadata = r.valueSchemaMetadata;
+  } catch (error) {
+    record.decodeError = error instanceof Error ? error.message : String(error);
+    record.original = raw;
+  }
+  return record;
+}
+
+/**
+ * Decodes an ESM event into records, in topic-partition then offset order.
+ * @throws ValidationError when the event is not a Kafka ESM event at all
+ */
+export function decodeEsmEvent(event: unknown): DecodedEvent {
+  if (event === null || typeof event !== 'object' || Array.isArray(event)) {
+    throw new ValidationError('event is not a Kafka event source mapping event (not an object)');
+  }
+  const e = event as Record<string, unknown>;
+  if (e.eventSource !== 'aws:kafka' && e.eventSource !== 'SelfManagedKafka') {
+    throw new ValidationError(
+      `event is not a Kafka event source mapping event: eventSource is ${JSON.stringify(e.eventSource)}, expected "aws:kafka" or "SelfManagedKafka"`,
+    );
+  }
+  if (e.records === null || typeof e.records !== 'object' || Array.isArray(e.records)) {
+    throw new ValidationError('event.records must be an object keyed "topic-partition"');
+  }
+  const records: RawRecord[] = [];
+  for (const [groupKey, list] of Object.entries(e.records as Record<string, unknown>)) {
+    if (!Array.isArray(list)) throw new ValidationError(`event.records["${groupKey}"] must be an array`);
+    for (const raw of list) records.push(decodeRecord(raw, groupKey));
+  }
+  records.sort((a, b) =>
+    a.topic !== b.topic
+      ? a.topic < b.topic
+        ? -1
+        : 1
+      : a.partition !== b.partition
+        ? a.partition - b.partition
+        : a.offset < b.offset
+          ? -1
+          : a.offset > b.offset
+            ? 1
+            : 0,
+  );
+  return {
+    eventSource: e.eventSource,
+    eventSourceArn: typeof e.eventSourceArn === 'string' ? e.eventSourceArn : undefined,
+    records,
+  };
+}

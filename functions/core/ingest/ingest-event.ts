@@ -1,0 +1,69 @@
+/**
+ * A whole ESM event: decode, route records to tables by topic, ingest each table's share.
+ * Tables commit independently (each exactly once by its own offsets); the event succeeds only when
+ * all of them did, so a failure anywhere makes the ESM redeliver and the committed tables skip it.
+ */
+import { ValidationError } from '../errors.js';
+import type { CommitLock } from '../lock/commit-lock.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { CommitEvent } from '../table/commit-loop.js';
+import { computeBatchId } from '../table/source-offsets.js';
+import { decodeEsmEvent, type RawRecord } from './esm-event.js';
+import { ingestTable, type TableIngestReport } from './ingest-table.js';
+import { routesForTopic, type TableRoute } from './routes.js';
+
+export interface IngestEventOptions {
+  catalog: Catalog;
+  routes: TableRoute[];
+  lock?: CommitLock;
+  deadlineMs?: number;
+  onCommitEvent?: (table: string, event: CommitEvent) => void;
+}
+
+export interface IngestEventReport {
+  records: number;
+  batchId: string;
+  tables: TableIngestReport[];
+}
+
+/** The batch id: deterministic from topic-partitions and their offset ranges. */
+export function batchIdOf(records: RawRecord[]): string {
+  const ranges = new Map<string, { topic: string; partition: number; first: bigint; last: bigint }>();
+  for (const r of records) {
+    const key = `${r.topic}\u0000${r.partition}`;
+    const range = ranges.get(key);
+    if (!range) ranges.set(key, { topic: r.topic, partition: r.partition, first: r.offset, last: r.offset });
+    else {
+      if (r.offset < range.first) range.first = r.offset;
+      if (r.offset > range.last) range.last = r.offset;
+    }
+  }
+  return computeBatchId([...ranges.values()]);
+}
+
+/**
+ * @throws ValidationError when the event is not an ESM event or a topic has no route (configuration)
+ * @throws LakeError from the tables; `retryable` says whether redelivery can help
+ */
+export async function ingestEvent(options: IngestEventOptions, event: unknown): Promise<IngestEventReport> {
+  const decoded = decodeEsmEvent(event);
+  const byRoute = new Map<TableRoute, RawRecord[]>();
+  for (const record of decoded.records) {
+    const routes = routesForTopic(options.routes, record.topic);
+    if (routes.length === 0) {
+      throw new ValidationError(
+        `no table route for topic '${record.topic}' (configure it in FLOE_TABLES / --table)`,
+      );
+    }
+    for (const route of routes) {
+      const list = byRoute.get(route);
+      if (list) list.push(record);
+      else byRoute.set(route, [record]);
+    }
+  }
+  const batchId = batchIdOf(decoded.records);
+  const tables = await Promise.all(
+    [...byRoute].map(([route, records]) => ingestTable(options, route, batchId, records)),
+  );
+  return { records: decoded.records.length, batchId, tables };
+}

@@ -1,0 +1,39 @@
+/**
+ * One JSON parse per record. JSON.parse rounds numbers to doubles; when the text holds a number
+ * token long enough to be rounded (16+ characters), the record is parsed again with a reviver that
+ * keeps the exact text (Node 22's `JSON.parse` source access), so longs and decimals stay exact.
+ * The common case pays for one plain native parse and one regex scan.
+ */
+import { RecordDecodeError } from '../errors.js';
+import { JsonNumberText } from './json-to-value.js';
+
+const LONG_NUMBER = /[\d.][\d.eE+-]{15,}/;
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+interface ReviverContext {
+  source?: string;
+}
+
+function keepExactNumbers(this: unknown, _key: string, value: unknown, context?: ReviverContext): unknown {
+  if (typeof value === 'number' && context?.source !== undefined && context.source.length >= 16) {
+    return new JsonNumberText(context.source);
+  }
+  return value;
+}
+
+/** @throws RecordDecodeError (stage decode) for invalid UTF-8 or JSON */
+export function parseJsonBytes(bytes: Uint8Array, what = 'value'): unknown {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new RecordDecodeError(`${what} is not valid UTF-8`, 'decode');
+  }
+  try {
+    if (LONG_NUMBER.test(text))
+      return JSON.parse(text, keepExactNumbers as (k: string, v: unknown) => unknown);
+    return JSON.parse(text);
+  } catch (error) {
+    throw new RecordDecodeError(`${what} is not valid JSON: ${(error as Error).message}`, 'decode');
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Table routes: which topics feed which table, and how. Validated once at start-up, so a bad
+ * configuration is one clear error, not a failure per batch.
+ */
+import { parseIdentifier } from '../catalog/catalog.js';
+import { ValidationError } from '../errors.js';
+import { parseSchema } from '../spec/schema.js';
+import type { Schema, TableIdentifier } from '../spec/types.js';
+
+export interface TableRoute {
+  table: TableIdentifier;
+  topics: string[];
+  /** Iceberg schema JSON for creating the table when it does not exist. */
+  schema?: Schema;
+  /** Partition expression for creating the table, e.g. `day(order_ts), bucket(16, customer_id)`. */
+  partitionBy?: string;
+  /** Add the `_kafka` lineage struct (default true). */
+  kafkaLineage: boolean;
+  /** Dead-letter table name (default `<table>__dlq` in the same namespace). */
+  dlqTable?: string;
+  /** Table properties set at creation (e.g. write.target-file-size-bytes). */
+  properties: Record<string, string>;
+}
+
+function fail(path: string, message: string): never {
+  throw new ValidationError(`table route ${path}: ${message}`);
+}
+
+/** Parses routes from JSON (the FLOE_TABLES variable or a CLI flag). @throws ValidationError */
+export function parseRoutes(json: unknown): TableRoute[] {
+  if (!Array.isArray(json)) fail('', 'expected a JSON array of routes');
+  const routes = json.map((raw, i): TableRoute => {
+    const r = raw as Record<string, unknown>;
+    if (!r || typeof r !== 'object') fail(`[${i}]`, 'must be an object');
+    if (typeof r.table !== 'string') fail(`[${i}].table`, 'must be "namespace.table"');
+    let table: TableIdentifier;
+    try {
+      table = parseIdentifier(r.table);
+    } catch (error) {
+      fail(`[${i}].table`, (error as Error).message);
+    }
+    if (
+      !Array.isArray(r.topics) ||
+      r.topics.length === 0 ||
+      !r.topics.every((t) => typeof t === 'string' && t)
+    ) {
+      fail(`[${i}].topics`, 'must be a non-empty array of topic names');
+    }
+    const properties: Record<string, string> = {};
+    if (r.targetFileSizeBytes !== undefined) {
+      if (!Number.isSafeInteger(r.targetFileSizeBytes) || (r.targetFileSizeBytes as number) <= 0) {
+        fail(`[${i}].targetFileSizeBytes`, 'must be a positive integer');
+      }
+      properties['write.target-file-size-bytes'] = String(r.targetFileSizeBytes);
+    }
+    if (r.properties !== undefined) {
+      for (const [k, v] of Object.entries(r.properties as Record<string, unknown>)) properties[k] = String(v);
+    }
+    return {
+      table,
+      topics: r.topics as string[],
+      schema: r.schema === undefined ? undefined : parseSchema(r.schema, `routes[${i}].schema`),
+      partitionBy: typeof r.partitionBy === 'string' ? r.partitionBy : undefined,
+      kafkaLineage: r.kafkaLineage !== false,
+      dlqTable: typeof r.dlqTable === 'string' ? r.dlqTable : undefined,
+      properties,
+    };
+  });
+  return routes;
+}
+
+/** The routes a topic feeds. */
+export function routesForTopic(routes: TableRoute[], topic: string): TableRoute[] {
+  return routes.filter((r) => r.topics.includes(topic));
+}

@@ -1,0 +1,109 @@
+/**
+ * Merge-append, as Iceberg's default: once a snapshot would carry `commit.manifest.min-count-to-merge`
+ * (default 100) manifests of one content type and spec, the small ones (below
+ * `commit.manifest.target-size-bytes`, default 8 MiB) are rewritten into few, so planning a scan
+ * after thousands of commits reads a handful of manifests instead of thousands.
+ */
+import type { LoadedTable } from '../catalog/catalog.js';
+import { joinLocation } from '../io/location.js';
+import { readManifestEntries } from '../manifest/manifest-reader.js';
+import { writeManifest } from '../manifest/manifest-writer.js';
+import { schemaById, specById } from '../spec/metadata.js';
+import type { ManifestEntry, ManifestFile, Schema } from '../spec/types.js';
+
+export interface MergeOptions {
+  snapshotId: bigint;
+  metadataDir: string;
+  attempt: string;
+  schema: Schema;
+}
+
+function intProperty(props: Record<string, string>, key: string, fallback: number): number {
+  const v = Number(props[key]);
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+/** Returns the manifests to carry (merged where due) and the files written for the merge. */
+export async function mergeManifests(
+  base: LoadedTable,
+  manifests: ManifestFile[],
+  options: MergeOptions,
+): Promise<{ manifests: ManifestFile[]; written: string[] }> {
+  const props = base.metadata.properties ?? {};
+  if (props['commit.manifest-merge.enabled'] === 'false') return { manifests, written: [] };
+  const minCount = intProperty(props, 'commit.manifest.min-count-to-merge', 100);
+  const target = BigInt(intProperty(props, 'commit.manifest.target-size-bytes', 8 * 1024 * 1024));
+
+  const groups = new Map<string, ManifestFile[]>();
+  for (const m of manifests) {
+    const key = `${m.content}/${m.partition_spec_id}`;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  const out: ManifestFile[] = [];
+  const written: string[] = [];
+  for (const group of groups.values()) {
+    // +1: the manifest this commit adds counts towards the threshold, as in Java's merge-append.
+    if (group.length + 1 < minCount) {
+      out.push(...group);
+      continue;
+    }
+    const bins: ManifestFile[][] = [];
+    let bin: ManifestFile[] = [];
+    let binSize = 0n;
+    for (const m of group) {
+      if (m.manifest_length >= target) {
+        out.push(m);
+        continue;
+      }
+      if (binSize + m.manifest_length > target && bin.length > 0) {
+        bins.push(bin);
+        bin = [];
+        binSize = 0n;
+      }
+      bin.push(m);
+      binSize += m.manifest_length;
+    }
+    if (bin.length > 0) bins.push(bin);
+    for (const b of bins) {
+      if (b.length === 1) {
+        out.push(b[0]);
+        continue;
+      }
+      const location = joinLocation(options.metadataDir, `${options.attempt}-merged${written.length}.avro`);
+      out.push(await mergeBin(base, b, location, options));
+      written.push(location);
+    }
+  }
+  return { manifests: out, written };
+}
+
+async function mergeBin(
+  base: LoadedTable,
+  bin: ManifestFile[],
+  location: string,
+  options: MergeOptions,
+): Promise<ManifestFile> {
+  const entries: ManifestEntry[] = [];
+  for (const m of bin) {
+    for (const e of await readManifestEntries(base.io, m)) {
+      if (e.status === 2) continue; // deleted entries only matter to the snapshot that deleted them
+      entries.push({ ...e, status: 0 }); // inheritance already applied: ids and sequence numbers are explicit
+    }
+  }
+  const first = bin[0];
+  const merged = await writeManifest({
+    io: base.io,
+    location,
+    schema: schemaById(base.metadata, options.schema['schema-id']) ?? options.schema,
+    spec: specById(base.metadata, first.partition_spec_id),
+    content: first.content,
+    snapshotId: options.snapshotId,
+    entries,
+  });
+  const minSeq = entries.reduce(
+    (m, e) => (e.sequence_number! < m ? e.sequence_number! : m),
+    first.min_sequence_number,
+  );
+  // Added to the table by this snapshot: its own sequence number is assigned at commit (-1n).
+  return { ...merged, sequence_number: -1n, min_sequence_number: minSeq };
+}

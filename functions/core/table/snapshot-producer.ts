@@ -1,0 +1,164 @@
+/**
+ * Produces one new snapshot on a base: new manifests for the added data and delete files, the
+ * parent's manifests carried over (merged once they pile up), a manifest list, and the
+ * requirements + updates that commit it. Data files are written once by the caller and re-applied
+ * unchanged on every retry; only manifests and the manifest list are rewritten per attempt.
+ */
+import { randomUUID } from 'node:crypto';
+import type { LoadedTable } from '../catalog/catalog.js';
+import type { TableChange, TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
+import { joinLocation } from '../io/location.js';
+import { writeManifest } from '../manifest/manifest-writer.js';
+import { writeManifestList } from '../manifest/manifest-list.js';
+import { readManifestList } from '../manifest/manifest-list.js';
+import { currentSchema, currentSnapshot, specById } from '../spec/metadata.js';
+import type { DataFile, ManifestEntry, ManifestFile, Snapshot, SnapshotOperation } from '../spec/types.js';
+import { mergeManifests } from './manifest-merge.js';
+import { buildSummary } from './snapshot-summary.js';
+
+export interface SnapshotChanges {
+  operation: SnapshotOperation;
+  addedDataFiles: DataFile[];
+  addedDeleteFiles: DataFile[];
+  /** Extra summary properties (floe.batch-id, offsets, ...). */
+  summary?: Record<string, string>;
+  /** Schema, spec or property changes committed in the same snapshot (applied before add-snapshot). */
+  preUpdates?: TableUpdate[];
+  preRequirements?: TableRequirement[];
+  /** Rewrites the parent's manifests (drop entries of removed files); returns the removed files. */
+  rewriteExisting?: (
+    base: LoadedTable,
+    manifests: ManifestFile[],
+    snapshotId: bigint,
+  ) => Promise<{
+    manifests: ManifestFile[];
+    removed: DataFile[];
+  }>;
+  /** Data sequence number for added data files (compaction keeps the starting one); default: new. */
+  dataSequenceNumber?: bigint;
+}
+
+export interface PreparedSnapshot extends TableChange {
+  snapshot: Snapshot;
+  /** Files this attempt wrote that are garbage if the commit did not land. */
+  attemptFiles: string[];
+}
+
+/** A random positive snapshot id that survives JSON as an exact integer. */
+export function newSnapshotId(): number {
+  const bytes = new Uint32Array(2);
+  crypto.getRandomValues(bytes);
+  return (bytes[0] & 0x1fffff) * 2 ** 32 + bytes[1] || 1;
+}
+
+function entriesFor(files: DataFile[], snapshotId: bigint, dataSequenceNumber?: bigint): ManifestEntry[] {
+  return files.map((data_file) => ({
+    status: 1,
+    snapshot_id: snapshotId,
+    sequence_number: dataSequenceNumber ?? null,
+    file_sequence_number: null,
+    data_file,
+  }));
+}
+
+/** Prepares requirements + updates for one snapshot on `base` (writes manifests and the manifest list). */
+export async function prepareSnapshot(
+  base: LoadedTable,
+  changes: SnapshotChanges,
+): Promise<PreparedSnapshot> {
+  const md = base.metadata;
+  const parent = currentSnapshot(md);
+  const snapshotId = newSnapshotId();
+  const sid = BigInt(snapshotId);
+  const sequenceNumber = md['last-sequence-number'] + 1;
+  const schemaUpdate = changes.preUpdates?.find((u) => u.action === 'add-schema');
+  const schema =
+    schemaUpdate && schemaUpdate.action === 'add-schema' ? schemaUpdate.schema : currentSchema(md);
+  const specUpdate = changes.preUpdates?.find((u) => u.action === 'add-spec');
+  const metadataDir = joinLocation(md.location, 'metadata');
+  const attemptFiles: string[] = [];
+  const attempt = randomUUID();
+
+  let carried: ManifestFile[] = parent ? await readManifestList(base.io, parent['manifest-list']) : [];
+  let removed: DataFile[] = [];
+  if (changes.rewriteExisting) {
+    const rewritten = await changes.rewriteExisting(base, carried, sid);
+    carried = rewritten.manifests;
+    removed = rewritten.removed;
+  }
+
+  const newManifests: ManifestFile[] = [];
+  const groups: [0 | 1, DataFile[]][] = [
+    [0, changes.addedDataFiles],
+    [1, changes.addedDeleteFiles],
+  ];
+  for (const [content, files] of groups) {
+    const bySpec = new Map<number, DataFile[]>();
+    for (const f of files) bySpec.set(f.spec_id, [...(bySpec.get(f.spec_id) ?? []), f]);
+    for (const [specId, specFiles] of bySpec) {
+      const spec =
+        specUpdate?.action === 'add-spec' && specUpdate.spec['spec-id'] === specId
+          ? specUpdate.spec
+          : specById(md, specId);
+      const location = joinLocation(metadataDir, `${attempt}-m${newManifests.length}.avro`);
+      attemptFiles.push(location);
+      newManifests.push(
+        await writeManifest({
+          io: base.io,
+          location,
+          schema,
+          spec,
+          content,
+          snapshotId: sid,
+          entries: entriesFor(specFiles, sid, content === 0 ? changes.dataSequenceNumber : undefined),
+        }),
+      );
+    }
+  }
+
+  const merged = await mergeManifests(base, carried, {
+    snapshotId: sid,
+    metadataDir,
+    attempt,
+    schema,
+  });
+  attemptFiles.push(...merged.written);
+
+  const manifestList = joinLocation(metadataDir, `snap-${snapshotId}-1-${attempt}.avro`);
+  attemptFiles.push(manifestList);
+  await writeManifestList({
+    io: base.io,
+    location: manifestList,
+    snapshotId: sid,
+    parentSnapshotId: parent ? BigInt(parent['snapshot-id']) : null,
+    sequenceNumber: BigInt(sequenceNumber),
+    manifests: [...newManifests, ...merged.manifests],
+  });
+
+  const snapshot: Snapshot = {
+    'snapshot-id': snapshotId,
+    ...(parent ? { 'parent-snapshot-id': parent['snapshot-id'] } : {}),
+    'sequence-number': sequenceNumber,
+    'timestamp-ms': Math.max(Date.now(), md['last-updated-ms'] + 1),
+    'manifest-list': manifestList,
+    summary: buildSummary(
+      changes.operation,
+      { added: [...changes.addedDataFiles, ...changes.addedDeleteFiles], removed },
+      parent,
+      changes.summary,
+    ),
+    'schema-id': schema['schema-id'],
+  };
+
+  const requirements: TableRequirement[] = [
+    { type: 'assert-table-uuid', uuid: md['table-uuid'] },
+    { type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': parent ? parent['snapshot-id'] : null },
+    ...(changes.preRequirements ?? []),
+  ];
+  const updates: TableUpdate[] = [
+    ...(changes.preUpdates ?? []),
+    { action: 'add-snapshot', snapshot },
+    { action: 'set-snapshot-ref', 'ref-name': 'main', type: 'branch', 'snapshot-id': snapshotId },
+  ];
+  return { requirements, updates, snapshot, attemptFiles };
+}

@@ -1,0 +1,58 @@
+/**
+ * Rows → DataFiles for a table: split by the default partition spec, one or more Parquet files per
+ * partition (rolled at `write.target-file-size-bytes`), under `<location>/data/<partition path>/`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { LoadedTable } from '../catalog/catalog.js';
+import { writeDataFiles } from '../data/write-data-file.js';
+import { joinLocation } from '../io/location.js';
+import { currentSchema, defaultSpec } from '../spec/metadata.js';
+import { partitionPath } from '../spec/transforms.js';
+import type { DataFile, Row, Schema } from '../spec/types.js';
+import { partitionRows } from './partition-rows.js';
+
+export interface WriteRowsOptions {
+  /** Prefix for file names (e.g. the batch id), so files can be traced to the batch that wrote them. */
+  filePrefix?: string;
+  schema?: Schema;
+}
+
+/** Writes rows as DataFiles of the table's default spec. Nothing is committed. */
+export async function writeRows(
+  table: LoadedTable,
+  rows: Row[],
+  options: WriteRowsOptions = {},
+): Promise<DataFile[]> {
+  const md = table.metadata;
+  const schema = options.schema ?? currentSchema(md);
+  const spec = defaultSpec(md);
+  const props = md.properties ?? {};
+  const target = Number(props['write.target-file-size-bytes'] ?? 512 * 1024 * 1024);
+  const codec = (props['write.parquet.compression-codec'] ?? 'zstd').toLowerCase() as
+    | 'zstd'
+    | 'snappy'
+    | 'gzip'
+    | 'uncompressed';
+  const prefix = options.filePrefix ? `${options.filePrefix.slice(0, 12)}-` : '';
+  const files: DataFile[] = [];
+  for (const group of partitionRows(rows, schema, spec)) {
+    const dir = joinLocation(
+      md.location,
+      'data',
+      ...(spec.fields.length ? [partitionPath(spec, schema, group.partition)] : []),
+    );
+    const id = randomUUID();
+    files.push(
+      ...(await writeDataFiles(group.rows, {
+        io: table.io,
+        schema,
+        specId: spec['spec-id'],
+        partition: group.partition,
+        nextLocation: (i) => joinLocation(dir, `${prefix}${id}-${String(i).padStart(5, '0')}.parquet`),
+        targetFileSizeBytes: target,
+        codec,
+      })),
+    );
+  }
+  return files;
+}

@@ -1,0 +1,152 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
+import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
+import { CommitFailedError } from '../../../functions/core/errors.js';
+import { readManifestEntries } from '../../../functions/core/manifest/manifest-reader.js';
+import { readManifestList } from '../../../functions/core/manifest/manifest-list.js';
+import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
+import type { DataFile } from '../../../functions/core/spec/types.js';
+import { type CommitAction, commitWithRetry } from '../../../functions/core/table/commit-loop.js';
+import { prepareSnapshot } from '../../../functions/core/table/snapshot-producer.js';
+import { BATCH_ID_KEY } from '../../../functions/core/table/source-offsets.js';
+import { FaultyCatalog, fakeDataFile, ORDERS_ID, SIMPLE_SCHEMA, tempWarehouse } from '../../support/tables.js';
+
+const noSleep = async () => {};
+
+function appendAction(files: DataFile[], batchId?: string): CommitAction & { prepared: number } {
+  const action = {
+    batchId,
+    prepared: 0,
+    prepare: async (base: LoadedTable) => {
+      action.prepared++;
+      return prepareSnapshot(base, {
+        operation: 'append',
+        addedDataFiles: files,
+        addedDeleteFiles: [],
+        summary: batchId ? { [BATCH_ID_KEY]: batchId } : {},
+      });
+    },
+  };
+  return action;
+}
+
+async function liveFiles(table: LoadedTable): Promise<string[]> {
+  const snap = currentSnapshot(table.metadata);
+  if (!snap) return [];
+  const out: string[] = [];
+  for (const m of await readManifestList(table.io, snap['manifest-list'])) {
+    for (const e of await readManifestEntries(table.io, m)) if (e.status !== 2) out.push(e.data_file.file_path);
+  }
+  return out.sort();
+}
+
+describe('commit loop', () => {
+  let catalog: EmbeddedCatalog;
+  let cleanup: () => Promise<void>;
+  let table: LoadedTable;
+
+  beforeEach(async () => {
+    ({ catalog, cleanup } = await tempWarehouse());
+    table = await catalog.createTable(ORDERS_ID, { schema: SIMPLE_SCHEMA });
+  });
+  afterEach(() => cleanup());
+
+  it('commits an append as one snapshot with summary totals', async () => {
+    const result = await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, 'a', 7)], 'b1'));
+    expect(result.status).toBe('committed');
+    const snap = currentSnapshot(result.table.metadata)!;
+    expect(snap.summary).toMatchObject({
+      operation: 'append',
+      'added-data-files': '1',
+      'added-records': '7',
+      'total-records': '7',
+      'total-data-files': '1',
+      [BATCH_ID_KEY]: 'b1',
+    });
+    expect(await liveFiles(result.table)).toEqual([fakeDataFile(table, 'a').file_path]);
+  });
+
+  it('rebases onto a concurrent commit without rewriting data files', async () => {
+    // Prepare: another writer commits between our load and our swap.
+    const faulty = new FaultyCatalog(catalog);
+    faulty.beforeCommit = async () => {
+      await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, 'theirs', 3)], 'other'));
+    };
+    const ours = fakeDataFile(table, 'ours', 5);
+    const action = appendAction([ours], 'mine');
+    // Act
+    const result = await commitWithRetry(faulty, ORDERS_ID, action, { sleep: noSleep });
+    // Assess: one conflict, the same DataFile object re-applied, both writers' files live.
+    expect(result.conflicts).toBe(1);
+    expect(result.attempts).toBe(2);
+    expect(action.prepared).toBe(2);
+    expect(await liveFiles(result.table)).toEqual([fakeDataFile(table, 'ours').file_path, fakeDataFile(table, 'theirs').file_path]);
+    const snap = currentSnapshot(result.table.metadata)!;
+    expect(snap.summary['total-records']).toBe('8');
+    expect(result.table.metadata.snapshots).toHaveLength(2);
+  });
+
+  it('does not commit twice when an unknown outcome actually landed', async () => {
+    const faulty = new FaultyCatalog(catalog);
+    faulty.faults.push('unknown-after-landing');
+    const result = await commitWithRetry(faulty, ORDERS_ID, appendAction([fakeDataFile(table, 'a')], 'b-landed'), {
+      sleep: noSleep,
+    });
+    expect(result.status).toBe('committed');
+    expect(result.unknownOutcomes).toBe(1);
+    expect(faulty.commits).toBe(1);
+    const reloaded = await catalog.loadTable(ORDERS_ID);
+    expect(reloaded.metadata.snapshots).toHaveLength(1);
+    expect(await liveFiles(reloaded)).toHaveLength(1);
+  });
+
+  it('retries an unknown outcome that did not land', async () => {
+    const faulty = new FaultyCatalog(catalog);
+    faulty.faults.push('unknown-before-landing');
+    const result = await commitWithRetry(faulty, ORDERS_ID, appendAction([fakeDataFile(table, 'a')], 'b-lost'), {
+      sleep: noSleep,
+    });
+    expect(result.status).toBe('committed');
+    expect(result.unknownOutcomes).toBe(1);
+    expect(faulty.commits).toBe(2);
+    expect((await catalog.loadTable(ORDERS_ID)).metadata.snapshots).toHaveLength(1);
+  });
+
+  it('recognises a replayed batch id and commits nothing', async () => {
+    await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, 'a')], 'same'));
+    const again = appendAction([fakeDataFile(table, 'b')], 'same');
+    const result = await commitWithRetry(catalog, ORDERS_ID, again);
+    expect(result.status).toBe('already-committed');
+    expect(again.prepared).toBe(0);
+    expect((await catalog.loadTable(ORDERS_ID)).metadata.snapshots).toHaveLength(1);
+  });
+
+  it('gives up with CommitFailedError after commit.retry.num-retries conflicts', async () => {
+    const faulty = new FaultyCatalog(catalog);
+    let n = 0;
+    const interfere = async () => {
+      await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, `x${n++}`)]));
+      faulty.beforeCommit = interfere;
+    };
+    faulty.beforeCommit = interfere;
+    await expect(
+      commitWithRetry(faulty, ORDERS_ID, appendAction([fakeDataFile(table, 'mine')]), {
+        sleep: noSleep,
+        retry: { numRetries: 2 },
+      }),
+    ).rejects.toBeInstanceOf(CommitFailedError);
+    expect(faulty.commits).toBe(3);
+  });
+
+  it('merges manifests once their count reaches commit.manifest.min-count-to-merge', async () => {
+    await catalog.commitTable(ORDERS_ID, [], [{ action: 'set-properties', updates: { 'commit.manifest.min-count-to-merge': '5' } }]);
+    let last: LoadedTable = table;
+    for (let i = 0; i < 12; i++) {
+      last = (await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, `f${i}`, 1)]))).table;
+      const manifests = await readManifestList(last.io, currentSnapshot(last.metadata)!['manifest-list']);
+      expect(manifests.length).toBeLessThan(5);
+    }
+    expect(await liveFiles(last)).toHaveLength(12);
+    expect(currentSnapshot(last.metadata)!.summary['total-records']).toBe('12');
+  });
+});
