@@ -1,0 +1,89 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../../functions/core/errors.js';
+import { decodeBase64, decodeEsmEvent } from '../../../functions/core/ingest/esm-event.js';
+
+const awsSample = () => JSON.parse(readFileSync('test/fixtures/aws-docs-msk-event.json', 'utf8'));
+
+describe('decodeEsmEvent', () => {
+  it("decodes AWS's own sample MSK event, non-canonical key included", () => {
+    const { eventSource, records } = decodeEsmEvent(awsSample());
+    expect(eventSource).toBe('aws:kafka');
+    expect(records).toHaveLength(1);
+    const [r] = records;
+    expect(r.decodeError).toBeUndefined();
+    expect(r).toMatchObject({ topic: 'mytopic', partition: 0, offset: 15n, timestamp: 1545084650987, timestampType: 'CREATE_TIME' });
+    expect(Buffer.from(r.value!).toString()).toBe('Hello, this is a test.');
+    expect(r.key!.length).toBeGreaterThan(0);
+    expect(r.headers).toEqual([{ key: 'headerKey', value: Uint8Array.from(Buffer.from('headerValue')) }]);
+  });
+
+  it('accepts SelfManagedKafka and sorts records by topic, partition, offset', () => {
+    const event = {
+      eventSource: 'SelfManagedKafka',
+      records: {
+        'b-1': [{ topic: 'b', partition: 1, offset: 9, timestamp: 1, timestampType: 'CREATE_TIME', value: null }],
+        'a-0': [
+          { topic: 'a', partition: 0, offset: 3, timestamp: 1, timestampType: 'CREATE_TIME' },
+          { topic: 'a', partition: 0, offset: 2, timestamp: 1, timestampType: 'CREATE_TIME' },
+        ],
+      },
+    };
+    const { records } = decodeEsmEvent(event);
+    expect(records.map((r) => `${r.topic}-${r.partition}@${r.offset}`)).toEqual(['a-0@2', 'a-0@3', 'b-1@9']);
+    expect(records[2].value).toBeNull();
+    expect(records[0].key).toBeNull();
+  });
+
+  it.each([
+    [null, 'not an object'],
+    [[], 'not an object'],
+    [{ eventSource: 'aws:sqs', records: {} }, 'eventSource is "aws:sqs"'],
+    [{ eventSource: 'aws:kafka' }, 'records must be an object'],
+    [{ eventSource: 'aws:kafka', records: { 'a-0': 'x' } }, 'must be an array'],
+  ])('rejects a non-ESM event %#', (event, message) => {
+    expect(() => decodeEsmEvent(event)).toThrow(ValidationError);
+    expect(() => decodeEsmEvent(event)).toThrow(message);
+  });
+
+  it('marks bad records instead of failing the batch', () => {
+    const event = awsSample();
+    const good = event.records['mytopic-0'][0];
+    event.records['mytopic-0'].push(
+      { ...good, offset: 16, value: '***not base64***' },
+      { ...good, offset: 17, headers: [{ h: 'not bytes' }] },
+      { ...good, offset: 18, headers: 'nope' },
+      { ...good, offset: -1 },
+      { ...good, offset: 19, key: 42 },
+      { ...good, offset: 20, headers: [{ h: [1, 2, 999] }] },
+    );
+    const { records } = decodeEsmEvent(event);
+    expect(records.filter((r) => r.decodeError === undefined)).toHaveLength(1);
+    const errors = records.map((r) => r.decodeError).filter(Boolean);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        'value is not valid base64',
+        "header 'h' is not an array of bytes",
+        'headers must be an array',
+        'record offset -1 is not a non-negative integer',
+        'key must be a base64 string',
+      ]),
+    );
+    expect(records.find((r) => r.offset === 16n)?.original).toMatchObject({ value: '***not base64***' });
+  });
+
+  it('maps signed header bytes from Java producers to unsigned', () => {
+    const event = awsSample();
+    event.records['mytopic-0'][0].headers = [{ sig: [-1, -128, 127] }];
+    expect(decodeEsmEvent(event).records[0].headers[0].value).toEqual(Uint8Array.of(255, 128, 127));
+  });
+});
+
+describe('decodeBase64', () => {
+  it('accepts missing padding and base64url, rejects foreign characters', () => {
+    expect(Buffer.from(decodeBase64('aGk', 'v')).toString()).toBe('hi');
+    expect(decodeBase64('-_8', 'v')).toEqual(Uint8Array.of(0xfb, 0xff));
+    expect(() => decodeBase64('a$b=', 'v')).toThrow('v is not valid base64');
+    expect(() => decodeBase64('abcde', 'v')).toThrow('bad length');
+  });
+});
