@@ -13,6 +13,7 @@
  * Requirements are checked against the latest version just before the write, as a REST server would.
  */
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import {
   AlreadyExistsError,
   CommitFailedError,
@@ -48,7 +49,9 @@ export class EmbeddedCatalog implements Catalog {
   readonly io: FileIO;
 
   constructor(options: EmbeddedCatalogOptions) {
-    this.warehouse = options.warehouse.replace(/\/+$/, '');
+    // A relative path is relative to the working directory, as a user typing `--warehouse wh` means.
+    const root = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.warehouse) ? options.warehouse : resolve(options.warehouse);
+    this.warehouse = root.replace(/\/+$/, '');
     this.io = options.io ?? resolveFileIO(this.warehouse);
   }
 
