@@ -18,7 +18,15 @@ const channels = ['web', 'app', 'store'];
 const skus = ['SKU-1001', 'SKU-1002', 'SKU-2001', 'SKU-3005', 'SKU-4100'];
 
 function order(id: number, day: number) {
-  const ts = Date.UTC(2026, 10, day, Math.floor(rand() * 24), Math.floor(rand() * 60), Math.floor(rand() * 60), Math.floor(rand() * 1000));
+  const ts = Date.UTC(
+    2026,
+    10,
+    day,
+    Math.floor(rand() * 24),
+    Math.floor(rand() * 60),
+    Math.floor(rand() * 60),
+    Math.floor(rand() * 1000),
+  );
   const lines = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => ({
     sku: pick(skus),
     qty: 1 + Math.floor(rand() * 4),
@@ -32,12 +40,21 @@ function order(id: number, day: number) {
     currency: 'EUR',
     country: pick(countries),
     status: pick(['NEW', 'PAID', 'SHIPPED']),
-    shipping: { city: pick(['Berlin', 'Paris', 'Austin', 'Osaka']), postcode: String(10000 + Math.floor(rand() * 80000)) },
+    shipping: {
+      city: pick(['Berlin', 'Paris', 'Austin', 'Osaka']),
+      postcode: String(10000 + Math.floor(rand() * 80000)),
+    },
     lines,
   };
 }
 
-function event(batch: number, firstOffset: number, perPartition: number, days: number[], extra: Record<string, unknown[]> = {}) {
+function event(
+  batch: number,
+  firstOffset: number,
+  perPartition: number,
+  days: number[],
+  extra: Record<string, unknown[]> = {},
+) {
   const records: Record<string, unknown[]> = {};
   let id = batch * 1000;
   for (let p = 0; p < 3; p++) {
@@ -58,15 +75,43 @@ function event(batch: number, firstOffset: number, perPartition: number, days: n
   for (const [k, v] of Object.entries(extra)) records[k] = [...(records[k] ?? []), ...v];
   return {
     eventSource: 'aws:kafka',
-    eventSourceArn: 'arn:aws:kafka:eu-central-1:123456789012:cluster/floe-demo/0f1e2d3c-aaaa-bbbb-cccc-123456789abc-1',
+    eventSourceArn:
+      'arn:aws:kafka:eu-central-1:123456789012:cluster/floe-demo/0f1e2d3c-aaaa-bbbb-cccc-123456789abc-1',
     bootstrapServers: 'b-1.floe-demo.abc123.c2.kafka.eu-central-1.amazonaws.com:9098',
     records,
   };
 }
 
 const bad = [
-  { topic: 'orders', partition: 2, offset: 140, timestamp: 1795000000000, timestampType: 'CREATE_TIME', key: b64('bad-1'), value: b64('{"order_id": 99, "order_ts": '), headers: [] },
-  { topic: 'orders', partition: 2, offset: 141, timestamp: 1795000000000, timestampType: 'CREATE_TIME', key: b64('bad-2'), value: b64(JSON.stringify({ order_id: 'not-a-number', customer_id: 1, order_ts: '2026-11-20T10:00:00Z', amount: 1, currency: 'EUR', country: 'DE' })), headers: [] },
+  {
+    topic: 'orders',
+    partition: 2,
+    offset: 140,
+    timestamp: 1795000000000,
+    timestampType: 'CREATE_TIME',
+    key: b64('bad-1'),
+    value: b64('{"order_id": 99, "order_ts": '),
+    headers: [],
+  },
+  {
+    topic: 'orders',
+    partition: 2,
+    offset: 141,
+    timestamp: 1795000000000,
+    timestampType: 'CREATE_TIME',
+    key: b64('bad-2'),
+    value: b64(
+      JSON.stringify({
+        order_id: 'not-a-number',
+        customer_id: 1,
+        order_ts: '2026-11-20T10:00:00Z',
+        amount: 1,
+        currency: 'EUR',
+        country: 'DE',
+      }),
+    ),
+    headers: [],
+  },
 ];
 
 writeFileSync('events/orders-batch-1.json', `${JSON.stringify(event(1, 100, 40, [20, 21, 22]), null, 1)}\n`);

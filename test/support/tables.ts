@@ -19,9 +19,17 @@ export const SIMPLE_SCHEMA: Schema = {
   ],
 };
 
-export async function tempWarehouse(): Promise<{ dir: string; catalog: EmbeddedCatalog; cleanup: () => Promise<void> }> {
+export async function tempWarehouse(): Promise<{
+  dir: string;
+  catalog: EmbeddedCatalog;
+  cleanup: () => Promise<void>;
+}> {
   const dir = await mkdtemp(join(tmpdir(), 'floe-test-'));
-  return { dir, catalog: new EmbeddedCatalog({ warehouse: dir }), cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    catalog: new EmbeddedCatalog({ warehouse: dir }),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
 }
 
 /** A DataFile entry for metadata-only tests (the Parquet file itself is not needed to commit). */
@@ -65,9 +73,11 @@ export class FaultyCatalog implements Catalog {
     this.beforeCommit = undefined;
     if (hook) await hook();
     const fault = this.faults.shift();
-    if (fault === 'unknown-before-landing') throw new CommitStateUnknownError('injected: timed out before the swap');
+    if (fault === 'unknown-before-landing')
+      throw new CommitStateUnknownError('injected: timed out before the swap');
     const result = await this.inner.commitTable(id, requirements, updates);
-    if (fault === 'unknown-after-landing') throw new CommitStateUnknownError('injected: timed out after the swap');
+    if (fault === 'unknown-after-landing')
+      throw new CommitStateUnknownError('injected: timed out after the swap');
     return result;
   }
 }

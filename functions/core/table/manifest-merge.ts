@@ -9,6 +9,7 @@ import { joinLocation } from '../io/location.js';
 import { readManifestEntries } from '../manifest/manifest-reader.js';
 import { writeManifest } from '../manifest/manifest-writer.js';
 import { schemaById, specById } from '../spec/metadata.js';
+import { avroCodec, intProperty } from './table-properties.js';
 import type { ManifestEntry, ManifestFile, Schema } from '../spec/types.js';
 
 export interface MergeOptions {
@@ -16,11 +17,6 @@ export interface MergeOptions {
   metadataDir: string;
   attempt: string;
   schema: Schema;
-}
-
-function intProperty(props: Record<string, string>, key: string, fallback: number): number {
-  const v = Number(props[key]);
-  return Number.isFinite(v) && v > 0 ? v : fallback;
 }
 
 /** Returns the manifests to carry (merged where due) and the files written for the merge. */
@@ -99,6 +95,7 @@ async function mergeBin(
     content: first.content,
     snapshotId: options.snapshotId,
     entries,
+    codec: avroCodec(base.metadata.properties ?? {}),
   });
   const minSeq = entries.reduce(
     (m, e) => (e.sequence_number! < m ? e.sequence_number! : m),

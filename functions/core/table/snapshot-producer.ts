@@ -15,6 +15,7 @@ import { currentSchema, currentSnapshot, specById } from '../spec/metadata.js';
 import type { DataFile, ManifestEntry, ManifestFile, Snapshot, SnapshotOperation } from '../spec/types.js';
 import { mergeManifests } from './manifest-merge.js';
 import { buildSummary } from './snapshot-summary.js';
+import { avroCodec } from './table-properties.js';
 
 export interface SnapshotChanges {
   operation: SnapshotOperation;
@@ -78,6 +79,7 @@ export async function prepareSnapshot(
   const metadataDir = joinLocation(md.location, 'metadata');
   const attemptFiles: string[] = [];
   const attempt = randomUUID();
+  const codec = avroCodec(md.properties ?? {});
 
   let carried: ManifestFile[] = parent ? await readManifestList(base.io, parent['manifest-list']) : [];
   let removed: DataFile[] = [];
@@ -111,6 +113,7 @@ export async function prepareSnapshot(
           content,
           snapshotId: sid,
           entries: entriesFor(specFiles, sid, content === 0 ? changes.dataSequenceNumber : undefined),
+          codec,
         }),
       );
     }
@@ -133,6 +136,7 @@ export async function prepareSnapshot(
     parentSnapshotId: parent ? BigInt(parent['snapshot-id']) : null,
     sequenceNumber: BigInt(sequenceNumber),
     manifests: [...newManifests, ...merged.manifests],
+    codec,
   });
 
   const snapshot: Snapshot = {

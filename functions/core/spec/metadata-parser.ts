@@ -1,0 +1,301 @@
+/**
+ * Reading a v2 metadata.json into TableMetadata, checking every field the spec requires and the
+ * cross-references Iceberg Java checks on read (current schema/spec/order exist, refs point at
+ * snapshots, main agrees with current-snapshot-id, no snapshot is newer than last-sequence-number).
+ * Keys this model does not name are kept as they are, in their order; nothing is rewritten except that
+ * absent optional collections become empty and, as Java does, a table with a current snapshot but no
+ * `refs` gets its `main` branch.
+ */
+import { ValidationError } from '../errors.js';
+import {
+  describeJson,
+  expectArray,
+  expectInteger,
+  expectObject,
+  expectString,
+  fail,
+  type JsonObject,
+  joinPath,
+  parseJsonMarkingUnsafeIntegers,
+  rejectUnsafeIntegers,
+  requireKey,
+} from './json-check.js';
+import { parseSchema } from './schema.js';
+import { parseTransform } from './transforms.js';
+import type {
+  PartitionSpec,
+  Snapshot,
+  SnapshotOperation,
+  SnapshotRef,
+  SortField,
+  SortOrder,
+  TableMetadata,
+} from './types.js';
+
+const OPERATIONS = new Set<string>(['append', 'replace', 'overwrite', 'delete']);
+
+const int = (obj: JsonObject, key: string, path: string, min?: number): number =>
+  expectInteger(requireKey(obj, key, path), joinPath(path, key), min);
+
+const str = (obj: JsonObject, key: string, path: string): string =>
+  expectString(requireKey(obj, key, path), joinPath(path, key), true);
+
+function optionalInt(obj: JsonObject, key: string, path: string): void {
+  if (obj[key] !== undefined && obj[key] !== null) expectInteger(obj[key], joinPath(path, key));
+}
+
+/** Each item of the array at `obj[key]` through `read`, with its own path. */
+function list<T>(
+  obj: JsonObject,
+  key: string,
+  path: string,
+  read: (v: unknown, p: string) => T,
+  optional = false,
+) {
+  const at = joinPath(path, key);
+  if (optional && obj[key] === undefined) return [];
+  return expectArray(requireKey(obj, key, path), at).map((item, i) => read(item, joinPath(at, i)));
+}
+
+function requireUnique<T>(items: T[], id: (item: T) => number, path: string, what: string): void {
+  const seen = new Set<number>();
+  items.forEach((item, i) => {
+    if (seen.has(id(item))) fail(joinPath(path, i), `duplicate ${what} ${id(item)}`);
+    seen.add(id(item));
+  });
+}
+
+function parseSpecJson(value: unknown, path: string): PartitionSpec {
+  const obj = expectObject(value, path);
+  const names = new Set<string>();
+  const fields = list(obj, 'fields', path, (v, p) => {
+    const f = expectObject(v, p);
+    const name = str(f, 'name', p);
+    if (names.has(name)) fail(joinPath(p, 'name'), `duplicate partition field name '${name}'`);
+    names.add(name);
+    const transform = parseTransformAt(requireKey(f, 'transform', p), joinPath(p, 'transform'));
+    return {
+      ...f,
+      'source-id': int(f, 'source-id', p, 0),
+      'field-id': int(f, 'field-id', p, 0),
+      name,
+      transform,
+    };
+  });
+  requireUnique(fields, (f) => f['field-id'], joinPath(path, 'fields'), 'partition field-id');
+  return { ...obj, 'spec-id': int(obj, 'spec-id', path, 0), fields };
+}
+
+function parseTransformAt(value: unknown, path: string) {
+  const text = expectString(value, path);
+  try {
+    return parseTransform(text);
+  } catch (error) {
+    return fail(path, (error as Error).message);
+  }
+}
+
+function parseSortOrderJson(value: unknown, path: string): SortOrder {
+  const obj = expectObject(value, path);
+  const fields = list(obj, 'fields', path, (v, p): SortField => {
+    const f = expectObject(v, p);
+    const direction = requireKey(f, 'direction', p);
+    if (direction !== 'asc' && direction !== 'desc') {
+      fail(joinPath(p, 'direction'), `expected 'asc' or 'desc', got ${describeJson(direction)}`);
+    }
+    const nullOrder = requireKey(f, 'null-order', p);
+    if (nullOrder !== 'nulls-first' && nullOrder !== 'nulls-last') {
+      fail(
+        joinPath(p, 'null-order'),
+        `expected 'nulls-first' or 'nulls-last', got ${describeJson(nullOrder)}`,
+      );
+    }
+    const transform = parseTransformAt(requireKey(f, 'transform', p), joinPath(p, 'transform'));
+    return { ...f, transform, 'source-id': int(f, 'source-id', p, 0), direction, 'null-order': nullOrder };
+  });
+  const orderId = int(obj, 'order-id', path, 0);
+  if (orderId === 0 && fields.length > 0)
+    fail(joinPath(path, 'order-id'), 'order id 0 is reserved for the unsorted order');
+  return { ...obj, 'order-id': orderId, fields };
+}
+
+function parseSnapshotJson(value: unknown, path: string): Snapshot {
+  const obj = expectObject(value, path);
+  const summaryPath = joinPath(path, 'summary');
+  const summary = expectObject(requireKey(obj, 'summary', path), summaryPath);
+  const operation = requireKey(summary, 'operation', summaryPath);
+  if (typeof operation !== 'string' || !OPERATIONS.has(operation)) {
+    fail(
+      joinPath(summaryPath, 'operation'),
+      `expected append, replace, overwrite or delete, got ${describeJson(operation)}`,
+    );
+  }
+  for (const [key, v] of Object.entries(summary)) expectString(v, joinPath(summaryPath, key));
+  optionalInt(obj, 'parent-snapshot-id', path);
+  optionalInt(obj, 'schema-id', path);
+  return {
+    ...obj,
+    'snapshot-id': int(obj, 'snapshot-id', path),
+    'sequence-number': int(obj, 'sequence-number', path, 0),
+    'timestamp-ms': int(obj, 'timestamp-ms', path),
+    'manifest-list': str(obj, 'manifest-list', path),
+    summary: { ...(summary as Record<string, string>), operation: operation as SnapshotOperation },
+  };
+}
+
+function parseRefJson(value: unknown, path: string): SnapshotRef {
+  const obj = expectObject(value, path);
+  const type = requireKey(obj, 'type', path);
+  if (type !== 'branch' && type !== 'tag')
+    fail(joinPath(path, 'type'), `expected 'branch' or 'tag', got ${describeJson(type)}`);
+  for (const key of ['max-ref-age-ms', 'max-snapshot-age-ms', 'min-snapshots-to-keep'])
+    optionalInt(obj, key, path);
+  return { ...obj, 'snapshot-id': int(obj, 'snapshot-id', path), type };
+}
+
+function parseStringMap(value: unknown, path: string): Record<string, string> {
+  const obj = expectObject(value, path);
+  for (const [key, v] of Object.entries(obj)) expectString(v, joinPath(path, key));
+  return obj as Record<string, string>;
+}
+
+function mustExist(ids: number[], id: number, path: string, what: string): void {
+  if (!ids.includes(id)) fail(path, `${what} ${id} is not among [${ids.join(', ')}]`);
+}
+
+function parseMetadataObject(obj: JsonObject): TableMetadata {
+  const version = requireKey(obj, 'format-version', '');
+  if (version !== 2)
+    fail('format-version', `only format version 2 is supported, got ${describeJson(version)}`);
+  const schemas = list(obj, 'schemas', '', parseSchema);
+  const specs = list(obj, 'partition-specs', '', parseSpecJson);
+  const orders = list(obj, 'sort-orders', '', parseSortOrderJson);
+  const snapshots = list(obj, 'snapshots', '', parseSnapshotJson, true);
+  requireUnique(schemas, (s) => s['schema-id'], 'schemas', 'schema-id');
+  requireUnique(specs, (s) => s['spec-id'], 'partition-specs', 'spec-id');
+  requireUnique(orders, (o) => o['order-id'], 'sort-orders', 'order-id');
+  requireUnique(snapshots, (s) => s['snapshot-id'], 'snapshots', 'snapshot-id');
+  const md: TableMetadata = {
+    ...obj,
+    'format-version': 2,
+    'table-uuid': str(obj, 'table-uuid', ''),
+    location: str(obj, 'location', ''),
+    'last-sequence-number': int(obj, 'last-sequence-number', '', 0),
+    'last-updated-ms': int(obj, 'last-updated-ms', ''),
+    'last-column-id': int(obj, 'last-column-id', '', 0),
+    schemas,
+    'current-schema-id': int(obj, 'current-schema-id', ''),
+    'partition-specs': specs,
+    'default-spec-id': int(obj, 'default-spec-id', ''),
+    'last-partition-id': int(obj, 'last-partition-id', ''),
+    properties: obj.properties === undefined ? {} : parseStringMap(obj.properties, 'properties'),
+    snapshots,
+    'snapshot-log': list(
+      obj,
+      'snapshot-log',
+      '',
+      (v, p) => {
+        const e = expectObject(v, p);
+        return { ...e, 'snapshot-id': int(e, 'snapshot-id', p), 'timestamp-ms': int(e, 'timestamp-ms', p) };
+      },
+      true,
+    ),
+    'metadata-log': list(
+      obj,
+      'metadata-log',
+      '',
+      (v, p) => {
+        const e = expectObject(v, p);
+        return {
+          ...e,
+          'metadata-file': str(e, 'metadata-file', p),
+          'timestamp-ms': int(e, 'timestamp-ms', p),
+        };
+      },
+      true,
+    ),
+    'sort-orders': orders,
+    'default-sort-order-id': int(obj, 'default-sort-order-id', ''),
+    refs: {},
+  };
+  for (const key of ['statistics', 'partition-statistics']) {
+    if (obj[key] !== undefined) expectArray(obj[key], key);
+  }
+  mustExist(
+    schemas.map((s) => s['schema-id']),
+    md['current-schema-id'],
+    'current-schema-id',
+    'schema',
+  );
+  mustExist(
+    specs.map((s) => s['spec-id']),
+    md['default-spec-id'],
+    'default-spec-id',
+    'partition spec',
+  );
+  mustExist(
+    orders.map((o) => o['order-id']),
+    md['default-sort-order-id'],
+    'default-sort-order-id',
+    'sort order',
+  );
+  snapshots.forEach((s, i) => {
+    if (s['sequence-number'] > md['last-sequence-number']) {
+      fail(
+        `snapshots[${i}].sequence-number`,
+        `${s['sequence-number']} is above last-sequence-number ${md['last-sequence-number']}`,
+      );
+    }
+  });
+  checkRefs(md, obj);
+  return md;
+}
+
+/** refs, current-snapshot-id and their agreement, as Iceberg Java's TableMetadata checks them. */
+function checkRefs(md: TableMetadata, obj: JsonObject): void {
+  const snapshotIds = md.snapshots.map((s) => s['snapshot-id']);
+  const current = obj['current-snapshot-id'];
+  if (current !== undefined && current !== null) expectInteger(current, 'current-snapshot-id');
+  const currentId = typeof current === 'number' && current !== -1 ? current : undefined;
+  if (currentId !== undefined) mustExist(snapshotIds, currentId, 'current-snapshot-id', 'snapshot');
+  if (obj.refs === undefined) {
+    if (currentId !== undefined) md.refs = { main: { 'snapshot-id': currentId, type: 'branch' } };
+    return;
+  }
+  const refsObj = expectObject(obj.refs, 'refs');
+  for (const [name, value] of Object.entries(refsObj)) {
+    const ref = parseRefJson(value, joinPath('refs', name));
+    mustExist(snapshotIds, ref['snapshot-id'], joinPath(joinPath('refs', name), 'snapshot-id'), 'snapshot');
+    md.refs[name] = ref;
+  }
+  const main = md.refs.main;
+  if (main && main.type !== 'branch') fail('refs.main.type', 'main must be a branch');
+  if (main && currentId !== undefined && main['snapshot-id'] !== currentId) {
+    fail('current-snapshot-id', `${currentId} does not match refs.main (${main['snapshot-id']})`);
+  }
+  if (main && currentId === undefined && current !== undefined) {
+    fail('current-snapshot-id', `is ${describeJson(current)} but refs.main points at ${main['snapshot-id']}`);
+  }
+}
+
+/**
+ * Parses and checks a v2 metadata.json document. Snapshot ids beyond 2^53 are refused rather than
+ * rounded (see rejectUnsafeIntegers).
+ * @throws ValidationError naming the JSON path of the first problem (`table metadata: schemas[0].fields[2].type: ...`)
+ */
+export function parseTableMetadata(text: string): TableMetadata {
+  let json: unknown;
+  try {
+    json = parseJsonMarkingUnsafeIntegers(text);
+  } catch (error) {
+    throw new ValidationError(`table metadata is not JSON: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    rejectUnsafeIntegers(json, '');
+    return parseMetadataObject(expectObject(json, ''));
+  } catch (error) {
+    if (error instanceof ValidationError)
+      throw new ValidationError(`table metadata: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
