@@ -1,0 +1,50 @@
+/**
+ * Lambda handler for MSK and self-managed Kafka event source mappings: one ESM batch → one Iceberg
+ * snapshot per table, exactly once. A thrown error fails the batch and the ESM redelivers it (the
+ * committed tables skip it by their offsets); success lets the ESM commit the Kafka offsets.
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { LakeError } from '../core/errors.js';
+import { ingestEvent, type IngestEventReport } from '../core/ingest/ingest-event.js';
+import { type HandlerConfig, loadHandlerConfig } from './config.js';
+import { recordIngestMetrics } from './ingest-metrics.js';
+
+const logger = new Logger({ serviceName: 'floe-ingest' });
+const metrics = new Metrics({ namespace: 'floe', serviceName: 'floe-ingest' });
+/** Time kept back to fail cleanly (and let the ESM retry) instead of being killed mid-commit. */
+const SAFETY_MARGIN_MS = 10_000;
+let config: Promise<HandlerConfig> | undefined;
+
+export async function ingestHandler(event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<IngestEventReport> {
+  config ??= loadHandlerConfig();
+  const { catalog, lock, routes } = await config;
+  const deadlineMs = Date.now() + context.getRemainingTimeInMillis() - SAFETY_MARGIN_MS;
+  try {
+    const report = await ingestEvent(
+      {
+        catalog,
+        lock,
+        routes,
+        deadlineMs,
+        onCommitEvent: (table, e) => {
+          if (e.type !== 'attempt') logger.info('commit', { table, ...e });
+        },
+      },
+      event,
+    );
+    recordIngestMetrics(metrics, report);
+    for (const t of report.tables) logger.info('table ingested', { ...t });
+    return report;
+  } catch (error) {
+    const retryable = error instanceof LakeError ? error.retryable : true;
+    logger.error('batch failed; the event source mapping will redeliver it', { retryable, error: error as Error });
+    metrics.addMetric('FailedBatches', MetricUnit.Count, 1);
+    throw error;
+  }
+}
+
+export const handler = middy(ingestHandler).use(logMetrics(metrics));
