@@ -1,0 +1,195 @@
+/**
+ * Reads the rows of a planned scan: each task's data file, minus the rows its position deletes name,
+ * minus the rows matching any of its equality deletes, then filtered by the row filter (the residual
+ * that partition and metrics pruning could not decide).
+ *
+ * Equality deletes compare on the delete file's `equality_ids` columns; a null in a delete row
+ * matches a null in the data row (spec: "equivalent to col IS NULL"), and a null struct on the path
+ * to a column makes the column null.
+ */
+import type { LoadedTable } from '../catalog/catalog.js';
+import { readDataFile } from '../data/read-data-file.js';
+import { ValidationError } from '../errors.js';
+import { currentSchema } from '../spec/metadata.js';
+import type { DataFile, Row, StructType } from '../spec/types.js';
+import { bindExpression } from './bind-expression.js';
+import { POSITION_DELETE_FILE_PATH_ID, POSITION_DELETE_POS_ID } from './delete-index.js';
+import { evaluateRow } from './evaluate-row.js';
+import type { Expression } from './expression.js';
+import { collectFieldIds } from './expression-helpers.js';
+import {
+  buildReadStruct,
+  type FieldPaths,
+  indexPaths,
+  projectRow,
+  pruneStruct,
+  readPath,
+} from './read-columns.js';
+import type { FileScanTask, ScanPlan } from './scan-plan.js';
+import { tupleKey } from './value-key.js';
+
+export interface ReadScanOptions {
+  /**
+   * Row filter applied to every row read (bound against the current schema). Pass the filter the
+   * plan was made with: planning only skips files, it does not filter rows. @default none
+   */
+  filter?: Expression;
+  /** Columns to return: top-level fields of the current schema, by id. @default the current schema */
+  schema?: StructType;
+}
+
+const POSITION_DELETE_STRUCT: StructType = {
+  type: 'struct',
+  fields: [
+    { id: POSITION_DELETE_FILE_PATH_ID, name: 'file_path', required: true, type: 'string' },
+    { id: POSITION_DELETE_POS_ID, name: 'pos', required: true, type: 'long' },
+  ],
+};
+
+/** Equality-delete rows of one delete file: the column ids compared, and the tuples deleted. */
+interface EqualityDeletes {
+  ids: number[];
+  keys: Set<string>;
+}
+
+/**
+ * Streams the live rows of a plan, task by task, rows in file order.
+ * @throws ValidationError when the filter does not bind, or a delete column is in no schema
+ * @throws whatever readDataFile throws (NotFoundError, TransientIOError, ValidationError)
+ */
+export async function* readScan(
+  table: LoadedTable,
+  plan: ScanPlan,
+  options: ReadScanOptions = {},
+): AsyncGenerator<Row> {
+  const schema = currentSchema(table.metadata);
+  const projection = options.schema ?? schema;
+  const filter = options.filter ? bindExpression(options.filter, schema) : undefined;
+
+  const extraIds = new Set<number>(filter ? collectFieldIds(filter) : []);
+  for (const task of plan.tasks) {
+    for (const ref of task.deletes) for (const id of equalityIds(ref.file)) extraIds.add(id);
+  }
+  const readStruct = buildReadStruct(projection, extraIds, schema, table.metadata);
+  const paths = indexPaths(readStruct);
+  const outputNames = projection.fields.map((f) => f.name);
+
+  const positionCache = new Map<string, Promise<Map<string, number[]>>>();
+  const equalityCache = new Map<string, Promise<EqualityDeletes>>();
+  const loadPositions = (file: DataFile) =>
+    cached(positionCache, file.file_path, () => readPositionDeletes(table, file));
+  const loadEquality = (file: DataFile) =>
+    cached(equalityCache, file.file_path, () => readEqualityDeletes(table, file, readStruct, paths));
+
+  for (const task of plan.tasks) {
+    const rows = await readDataFile(table.io, task.file.file_path, readStruct);
+    const deleted = await deletedPositions(task, loadPositions);
+    const equality = await Promise.all(
+      task.deletes.filter((ref) => ref.file.content === 2).map((ref) => loadEquality(ref.file)),
+    );
+    const equalityPaths = equality.map((d) => d.ids.map((id) => pathOf(paths, id)));
+    for (let pos = 0; pos < rows.length; pos++) {
+      if (deleted.has(pos)) continue;
+      const row = rows[pos];
+      if (isEqualityDeleted(row, equality, equalityPaths)) continue;
+      if (filter && !evaluateRow(filter, row)) continue;
+      yield projectRow(row, outputNames, readStruct.fields.length);
+    }
+  }
+}
+
+/**
+ * All live rows of a plan as one array (see readScan).
+ * @throws as readScan
+ */
+export async function readScanRows(
+  table: LoadedTable,
+  plan: ScanPlan,
+  options: ReadScanOptions = {},
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  for await (const row of readScan(table, plan, options)) rows.push(row);
+  return rows;
+}
+
+function equalityIds(file: DataFile): number[] {
+  if (file.content !== 2) return [];
+  if (!file.equality_ids || file.equality_ids.length === 0) {
+    throw new ValidationError(`equality delete file ${file.file_path} has no equality_ids`);
+  }
+  return file.equality_ids;
+}
+
+/** @throws ValidationError for an equality column inside a list or map (the spec forbids those) */
+function pathOf(paths: FieldPaths, id: number): string[] {
+  const path = paths.get(id);
+  if (!path) throw new ValidationError(`equality delete column ${id} is not a struct field of the table`);
+  return path;
+}
+
+function cached<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
+  let value = cache.get(key);
+  if (!value) {
+    value = load();
+    cache.set(key, value);
+  }
+  return value;
+}
+
+async function deletedPositions(
+  task: FileScanTask,
+  load: (file: DataFile) => Promise<Map<string, number[]>>,
+): Promise<Set<number>> {
+  const deleted = new Set<number>();
+  for (const ref of task.deletes) {
+    if (ref.file.content !== 1) continue;
+    const byPath = await load(ref.file);
+    for (const pos of byPath.get(task.file.file_path) ?? []) deleted.add(pos);
+  }
+  return deleted;
+}
+
+/** A position delete file as data file path → deleted positions. */
+async function readPositionDeletes(table: LoadedTable, file: DataFile): Promise<Map<string, number[]>> {
+  const rows = await readDataFile(table.io, file.file_path, POSITION_DELETE_STRUCT);
+  const byPath = new Map<string, number[]>();
+  for (const row of rows) {
+    const path = row.file_path;
+    const pos = row.pos;
+    if (typeof path !== 'string' || (typeof pos !== 'bigint' && typeof pos !== 'number')) {
+      throw new ValidationError(`position delete file ${file.file_path} has a row without file_path or pos`);
+    }
+    let list = byPath.get(path);
+    if (!list) {
+      list = [];
+      byPath.set(path, list);
+    }
+    list.push(Number(pos));
+  }
+  return byPath;
+}
+
+/** An equality delete file as the set of deleted key tuples over its equality_ids. */
+async function readEqualityDeletes(
+  table: LoadedTable,
+  file: DataFile,
+  readStruct: StructType,
+  paths: FieldPaths,
+): Promise<EqualityDeletes> {
+  const ids = equalityIds(file);
+  // Read the delete file with the data files' read struct cut down to the key columns, so both sides
+  // decode them to the same representation and land at the same paths.
+  const rows = await readDataFile(table.io, file.file_path, pruneStruct(readStruct, new Set(ids)));
+  const keyPaths = ids.map((id) => pathOf(paths, id));
+  const keys = new Set<string>();
+  for (const row of rows) keys.add(tupleKey(keyPaths.map((p) => readPath(row, p))));
+  return { ids, keys };
+}
+
+function isEqualityDeleted(row: Row, deletes: EqualityDeletes[], keyPaths: string[][][]): boolean {
+  for (let i = 0; i < deletes.length; i++) {
+    const key = tupleKey(keyPaths[i].map((p) => readPath(row, p)));
+    if (deletes[i].keys.has(key)) return true;
+  }
+  return false;
+}
