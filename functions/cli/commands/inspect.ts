@@ -4,6 +4,7 @@ import { readManifestEntries } from '../../core/manifest/manifest-reader.js';
 import { readManifestList } from '../../core/manifest/manifest-list.js';
 import { currentSchema, currentSnapshot, defaultSpec } from '../../core/spec/metadata.js';
 import { formatPartitionSpec } from '../../core/spec/partition-spec.js';
+import { stringifyJson } from '../../core/spec/json-codec.js';
 import { typeToString } from '../../core/spec/schema.js';
 import { type ParsedOptions, requireOption } from '../main.js';
 import { printTable } from '../print-table.js';
@@ -34,7 +35,7 @@ export async function runInspect(values: ParsedOptions): Promise<number> {
   }
   if (values.json) {
     process.stdout.write(
-      `${JSON.stringify({ metadataLocation: table.metadataLocation, metadata: md, files }, null, 2)}\n`,
+      `${stringifyJson({ metadataLocation: table.metadataLocation, metadata: md, files }, 2)}\n`,
     );
     return 0;
   }

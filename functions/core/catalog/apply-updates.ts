@@ -5,17 +5,17 @@
  */
 import { CommitFailedError, ValidationError } from '../errors.js';
 import { maxFieldId } from '../spec/schema-index.js';
-import type { MetadataLogEntry, Snapshot, TableMetadata } from '../spec/types.js';
+import type { MetadataLogEntry, Snapshot, SnapshotId, TableMetadata } from '../spec/types.js';
 import type { TableRequirement, TableUpdate } from './requirements-updates.js';
 
 const MAIN = 'main';
 
-function refSnapshotId(md: TableMetadata, ref: string): number | null {
+function refSnapshotId(md: TableMetadata, ref: string): SnapshotId | null {
   const r = md.refs?.[ref];
   if (r) return r['snapshot-id'];
   if (ref === MAIN) {
     const id = md['current-snapshot-id'];
-    return id === undefined || id === null || id === -1 ? null : id;
+    return id === undefined || id === null || id === -1n ? null : id;
   }
   return null;
 }
@@ -192,12 +192,12 @@ export function applyUpdates(
         for (const [name, ref] of Object.entries(md.refs))
           if (removed.has(ref['snapshot-id'])) delete md.refs[name];
         md['snapshot-log'] = md['snapshot-log'].filter((e) => !removed.has(e['snapshot-id']));
-        if (!md.refs[MAIN]) md['current-snapshot-id'] = -1;
+        if (!md.refs[MAIN]) md['current-snapshot-id'] = -1n;
         break;
       }
       case 'remove-snapshot-ref':
         delete md.refs[u['ref-name']];
-        if (u['ref-name'] === MAIN) md['current-snapshot-id'] = -1;
+        if (u['ref-name'] === MAIN) md['current-snapshot-id'] = -1n;
         break;
       case 'set-location':
         md.location = u.location;

@@ -12,7 +12,7 @@ import { LakeError, NoSuchTableError, ValidationError } from '../errors.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import { currentSchema } from '../spec/metadata.js';
 import { parsePartitionExpression } from '../spec/partition-spec.js';
-import type { DataFile, Row, TableIdentifier } from '../spec/types.js';
+import type { DataFile, Row, SnapshotId, TableIdentifier } from '../spec/types.js';
 import type { CommitEvent, CommitResult } from '../table/commit-loop.js';
 import { commitWithRetry } from '../table/commit-loop.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
@@ -47,7 +47,7 @@ export interface TableIngestReport {
   deadLettered: number;
   dataFiles: number;
   bytesWritten: number;
-  snapshotId?: number;
+  snapshotId?: SnapshotId;
   status: 'committed' | 'already-committed' | 'nothing-to-commit';
   attempts: number;
   conflicts: number;

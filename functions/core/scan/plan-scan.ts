@@ -29,7 +29,7 @@ export interface PlanScanOptions {
   /** Row filter, bound here against the table's current schema. @default no filter */
   filter?: Expression;
   /** Snapshot to scan. @default the current snapshot (main) */
-  snapshotId?: number;
+  snapshotId?: bigint;
   /** Manifests read at once. @default 8 */
   concurrency?: number;
 }
@@ -146,7 +146,7 @@ export async function planScan(table: LoadedTable, options: PlanScanOptions = {}
   };
 }
 
-function resolveSnapshot(table: LoadedTable, snapshotId: number | undefined): Snapshot | undefined {
+function resolveSnapshot(table: LoadedTable, snapshotId: bigint | undefined): Snapshot | undefined {
   if (snapshotId === undefined) return currentSnapshot(table.metadata);
   const snapshot = snapshotById(table.metadata, snapshotId);
   if (!snapshot) {

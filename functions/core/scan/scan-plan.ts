@@ -48,7 +48,7 @@ export interface ScanFunnel {
 
 export interface ScanPlan {
   /** The snapshot scanned; null for a table with no snapshot (then there are no tasks). */
-  snapshotId: number | null;
+  snapshotId: bigint | null;
   tasks: FileScanTask[];
   funnel: ScanFunnel;
   /**

@@ -16,15 +16,15 @@ import {
   fail,
   type JsonObject,
   joinPath,
-  parseJsonMarkingUnsafeIntegers,
-  rejectUnsafeIntegers,
   requireKey,
 } from './json-check.js';
+import { parseJsonLossless } from './json-codec.js';
 import { parseSchema } from './schema.js';
 import { parseTransform } from './transforms.js';
 import type {
   PartitionSpec,
   Snapshot,
+  SnapshotId,
   SnapshotOperation,
   SnapshotRef,
   SortField,
@@ -39,6 +39,16 @@ const int = (obj: JsonObject, key: string, path: string, min?: number): number =
 
 const str = (obj: JsonObject, key: string, path: string): string =>
   expectString(requireKey(obj, key, path), joinPath(path, key), true);
+
+/** A 64-bit id (snapshot ids): any JSON integer, exact (parseJsonLossless gives bigints past 2^53). */
+function expectId(value: unknown, path: string): SnapshotId {
+  if (typeof value === 'bigint') return value;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
+  return fail(path, `expected a 64-bit integer id, got ${describeJson(value)}`);
+}
+
+const id = (obj: JsonObject, key: string, path: string): SnapshotId =>
+  expectId(requireKey(obj, key, path), joinPath(path, key));
 
 function optionalInt(obj: JsonObject, key: string, path: string): void {
   if (obj[key] !== undefined && obj[key] !== null) expectInteger(obj[key], joinPath(path, key));
@@ -57,8 +67,8 @@ function list<T>(
   return expectArray(requireKey(obj, key, path), at).map((item, i) => read(item, joinPath(at, i)));
 }
 
-function requireUnique<T>(items: T[], id: (item: T) => number, path: string, what: string): void {
-  const seen = new Set<number>();
+function requireUnique<T>(items: T[], id: (item: T) => number | bigint, path: string, what: string): void {
+  const seen = new Set<number | bigint>();
   items.forEach((item, i) => {
     if (seen.has(id(item))) fail(joinPath(path, i), `duplicate ${what} ${id(item)}`);
     seen.add(id(item));
@@ -131,11 +141,14 @@ function parseSnapshotJson(value: unknown, path: string): Snapshot {
     );
   }
   for (const [key, v] of Object.entries(summary)) expectString(v, joinPath(summaryPath, key));
-  optionalInt(obj, 'parent-snapshot-id', path);
+  const parent = obj['parent-snapshot-id'];
   optionalInt(obj, 'schema-id', path);
   return {
     ...obj,
-    'snapshot-id': int(obj, 'snapshot-id', path),
+    ...(parent === undefined || parent === null
+      ? {}
+      : { 'parent-snapshot-id': expectId(parent, joinPath(path, 'parent-snapshot-id')) }),
+    'snapshot-id': id(obj, 'snapshot-id', path),
     'sequence-number': int(obj, 'sequence-number', path, 0),
     'timestamp-ms': int(obj, 'timestamp-ms', path),
     'manifest-list': str(obj, 'manifest-list', path),
@@ -150,7 +163,7 @@ function parseRefJson(value: unknown, path: string): SnapshotRef {
     fail(joinPath(path, 'type'), `expected 'branch' or 'tag', got ${describeJson(type)}`);
   for (const key of ['max-ref-age-ms', 'max-snapshot-age-ms', 'min-snapshots-to-keep'])
     optionalInt(obj, key, path);
-  return { ...obj, 'snapshot-id': int(obj, 'snapshot-id', path), type };
+  return { ...obj, 'snapshot-id': id(obj, 'snapshot-id', path), type };
 }
 
 function parseStringMap(value: unknown, path: string): Record<string, string> {
@@ -159,7 +172,7 @@ function parseStringMap(value: unknown, path: string): Record<string, string> {
   return obj as Record<string, string>;
 }
 
-function mustExist(ids: number[], id: number, path: string, what: string): void {
+function mustExist<I extends number | bigint>(ids: I[], id: I, path: string, what: string): void {
   if (!ids.includes(id)) fail(path, `${what} ${id} is not among [${ids.join(', ')}]`);
 }
 
@@ -196,7 +209,7 @@ function parseMetadataObject(obj: JsonObject): TableMetadata {
       '',
       (v, p) => {
         const e = expectObject(v, p);
-        return { ...e, 'snapshot-id': int(e, 'snapshot-id', p), 'timestamp-ms': int(e, 'timestamp-ms', p) };
+        return { ...e, 'snapshot-id': id(e, 'snapshot-id', p), 'timestamp-ms': int(e, 'timestamp-ms', p) };
       },
       true,
     ),
@@ -255,8 +268,10 @@ function parseMetadataObject(obj: JsonObject): TableMetadata {
 function checkRefs(md: TableMetadata, obj: JsonObject): void {
   const snapshotIds = md.snapshots.map((s) => s['snapshot-id']);
   const current = obj['current-snapshot-id'];
-  if (current !== undefined && current !== null) expectInteger(current, 'current-snapshot-id');
-  const currentId = typeof current === 'number' && current !== -1 ? current : undefined;
+  const parsed =
+    current === undefined || current === null ? undefined : expectId(current, 'current-snapshot-id');
+  const currentId = parsed === -1n ? undefined : parsed;
+  if (parsed !== undefined) md['current-snapshot-id'] = parsed;
   if (currentId !== undefined) mustExist(snapshotIds, currentId, 'current-snapshot-id', 'snapshot');
   if (obj.refs === undefined) {
     if (currentId !== undefined) md.refs = { main: { 'snapshot-id': currentId, type: 'branch' } };
@@ -279,19 +294,18 @@ function checkRefs(md: TableMetadata, obj: JsonObject): void {
 }
 
 /**
- * Parses and checks a v2 metadata.json document. Snapshot ids beyond 2^53 are refused rather than
- * rounded (see rejectUnsafeIntegers).
+ * Parses and checks a v2 metadata.json document. Snapshot ids are read exactly as bigints, whatever
+ * their size (Iceberg Java's are 63-bit).
  * @throws ValidationError naming the JSON path of the first problem (`table metadata: schemas[0].fields[2].type: ...`)
  */
 export function parseTableMetadata(text: string): TableMetadata {
   let json: unknown;
   try {
-    json = parseJsonMarkingUnsafeIntegers(text);
+    json = parseJsonLossless(text);
   } catch (error) {
     throw new ValidationError(`table metadata is not JSON: ${(error as Error).message}`, { cause: error });
   }
   try {
-    rejectUnsafeIntegers(json, '');
     return parseMetadataObject(expectObject(json, ''));
   } catch (error) {
     if (error instanceof ValidationError)

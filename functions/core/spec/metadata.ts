@@ -8,7 +8,8 @@ import { partitionType } from './partition-type.js';
 import { parseSchema } from './schema.js';
 import { findField, maxFieldId } from './schema-index.js';
 import { canTransform } from './transforms.js';
-import type { PartitionSpec, Schema, Snapshot, SortOrder, TableMetadata } from './types.js';
+import { stringifyJson } from './json-codec.js';
+import type { PartitionSpec, Schema, Snapshot, SnapshotId, SortOrder, TableMetadata } from './types.js';
 
 export { parseTableMetadata } from './metadata-parser.js';
 
@@ -86,7 +87,7 @@ export function newTableMetadata(opts: NewTableMetadataOptions): TableMetadata {
     'default-sort-order-id': sortOrder['order-id'],
     'sort-orders': [sortOrder],
     properties: { ...(opts.properties ?? {}) },
-    'current-snapshot-id': -1,
+    'current-snapshot-id': -1n,
     refs: {},
     snapshots: [],
     statistics: [],
@@ -98,7 +99,7 @@ export function newTableMetadata(opts: NewTableMetadataOptions): TableMetadata {
 
 /** metadata.json text (2-space indented). Never throws for metadata made of JSON values. */
 export function serializeTableMetadata(md: TableMetadata): string {
-  return JSON.stringify(md, null, 2);
+  return stringifyJson(md, 2);
 }
 
 /** The schema with `id`, or undefined. */
@@ -134,7 +135,7 @@ export function sortOrderById(md: TableMetadata, id: number): SortOrder | undefi
 }
 
 /** The snapshot with `id`, or undefined (never existed, or expired). */
-export function snapshotById(md: TableMetadata, id: number): Snapshot | undefined {
+export function snapshotById(md: TableMetadata, id: SnapshotId): Snapshot | undefined {
   return md.snapshots.find((s) => s['snapshot-id'] === id);
 }
 
@@ -145,7 +146,7 @@ export function snapshotById(md: TableMetadata, id: number): Snapshot | undefine
  */
 export function currentSnapshot(md: TableMetadata): Snapshot | undefined {
   const id = md.refs.main?.['snapshot-id'] ?? md['current-snapshot-id'];
-  if (id === undefined || id === null || id === -1) return undefined;
+  if (id === undefined || id === null || id === -1n) return undefined;
   const snapshot = snapshotById(md, id);
   if (!snapshot) throw new ValidationError(`the current snapshot ${id} is not in the table's snapshots`);
   return snapshot;
@@ -157,7 +158,7 @@ export function currentSnapshot(md: TableMetadata): Snapshot | undefined {
  * empty when that snapshot does not exist. Never throws (a parent cycle, which valid metadata cannot
  * have, ends the walk).
  */
-export function ancestors(md: TableMetadata, snapshotId?: number): Snapshot[] {
+export function ancestors(md: TableMetadata, snapshotId?: SnapshotId): Snapshot[] {
   const byId = new Map(md.snapshots.map((s) => [s['snapshot-id'], s]));
   let next: Snapshot | undefined;
   if (snapshotId === undefined) {
@@ -167,7 +168,7 @@ export function ancestors(md: TableMetadata, snapshotId?: number): Snapshot[] {
     next = byId.get(snapshotId);
   }
   const chain: Snapshot[] = [];
-  const seen = new Set<number>();
+  const seen = new Set<SnapshotId>();
   while (next && !seen.has(next['snapshot-id'])) {
     chain.push(next);
     seen.add(next['snapshot-id']);

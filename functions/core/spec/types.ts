@@ -110,9 +110,15 @@ export interface SnapshotSummary {
   [key: string]: string;
 }
 
+/**
+ * Snapshot ids are 64-bit (Iceberg Java draws them from 63 random bits): always `bigint` here, read and
+ * written exactly by spec/json-codec.ts.
+ */
+export type SnapshotId = bigint;
+
 export interface Snapshot {
-  'snapshot-id': number;
-  'parent-snapshot-id'?: number;
+  'snapshot-id': SnapshotId;
+  'parent-snapshot-id'?: SnapshotId;
   'sequence-number': number;
   'timestamp-ms': number;
   'manifest-list': string;
@@ -122,7 +128,7 @@ export interface Snapshot {
 }
 
 export interface SnapshotRef {
-  'snapshot-id': number;
+  'snapshot-id': SnapshotId;
   type: 'branch' | 'tag';
   'max-ref-age-ms'?: number;
   'max-snapshot-age-ms'?: number;
@@ -131,7 +137,7 @@ export interface SnapshotRef {
 }
 
 export interface SnapshotLogEntry {
-  'snapshot-id': number;
+  'snapshot-id': SnapshotId;
   'timestamp-ms': number;
 }
 
@@ -153,7 +159,8 @@ export interface TableMetadata {
   'default-spec-id': number;
   'last-partition-id': number;
   properties: Record<string, string>;
-  'current-snapshot-id'?: number | null;
+  /** -1n (what Iceberg Java writes), null or absent: no current snapshot. */
+  'current-snapshot-id'?: SnapshotId | null;
   snapshots: Snapshot[];
   'snapshot-log': SnapshotLogEntry[];
   'metadata-log': MetadataLogEntry[];

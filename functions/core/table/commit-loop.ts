@@ -15,12 +15,12 @@ import type { TableChange } from '../catalog/requirements-updates.js';
 import { CommitFailedError, CommitStateUnknownError, describeError } from '../errors.js';
 import type { CommitLock, LockLease } from '../lock/commit-lock.js';
 import { noLock } from '../lock/commit-lock.js';
-import type { TableIdentifier } from '../spec/types.js';
+import type { SnapshotId, TableIdentifier } from '../spec/types.js';
 import { findBatch } from './source-offsets.js';
 
 export interface PreparedChange extends TableChange {
   /** The snapshot this change adds, if any (to recognise it after an unknown outcome). */
-  snapshot?: { 'snapshot-id': number };
+  snapshot?: { 'snapshot-id': SnapshotId };
   /** Files written for this attempt only; deleted when the attempt certainly did not land. */
   attemptFiles?: string[];
 }
@@ -52,12 +52,12 @@ export type CommitEvent =
   | { type: 'attempt'; attempt: number }
   | { type: 'conflict'; attempt: number; error: string }
   | { type: 'unknown'; attempt: number; error: string; landed: boolean }
-  | { type: 'committed'; attempt: number; snapshotId?: number; ms: number };
+  | { type: 'committed'; attempt: number; snapshotId?: SnapshotId; ms: number };
 
 export interface CommitResult {
   status: 'committed' | 'already-committed';
   table: LoadedTable;
-  snapshotId?: number;
+  snapshotId?: SnapshotId;
   attempts: number;
   conflicts: number;
   unknownOutcomes: number;

@@ -12,7 +12,14 @@ import { writeManifest } from '../manifest/manifest-writer.js';
 import { writeManifestList } from '../manifest/manifest-list.js';
 import { readManifestList } from '../manifest/manifest-list.js';
 import { currentSchema, currentSnapshot, specById } from '../spec/metadata.js';
-import type { DataFile, ManifestEntry, ManifestFile, Snapshot, SnapshotOperation } from '../spec/types.js';
+import type {
+  DataFile,
+  ManifestEntry,
+  ManifestFile,
+  Snapshot,
+  SnapshotId,
+  SnapshotOperation,
+} from '../spec/types.js';
 import { mergeManifests } from './manifest-merge.js';
 import { buildSummary } from './snapshot-summary.js';
 import { avroCodec } from './table-properties.js';
@@ -45,11 +52,11 @@ export interface PreparedSnapshot extends TableChange {
   attemptFiles: string[];
 }
 
-/** A random positive snapshot id that survives JSON as an exact integer. */
-export function newSnapshotId(): number {
-  const bytes = new Uint32Array(2);
+/** A random positive 63-bit snapshot id, as Iceberg Java makes them. */
+export function newSnapshotId(): SnapshotId {
+  const bytes = new BigUint64Array(1);
   crypto.getRandomValues(bytes);
-  return (bytes[0] & 0x1fffff) * 2 ** 32 + bytes[1] || 1;
+  return bytes[0] & 0x7fff_ffff_ffff_ffffn || 1n;
 }
 
 function entriesFor(files: DataFile[], snapshotId: bigint, dataSequenceNumber?: bigint): ManifestEntry[] {
@@ -70,7 +77,7 @@ export async function prepareSnapshot(
   const md = base.metadata;
   const parent = currentSnapshot(md);
   const snapshotId = newSnapshotId();
-  const sid = BigInt(snapshotId);
+  const sid = snapshotId;
   const sequenceNumber = md['last-sequence-number'] + 1;
   const schemaUpdate = changes.preUpdates?.find((u) => u.action === 'add-schema');
   const schema =
@@ -133,7 +140,7 @@ export async function prepareSnapshot(
     io: base.io,
     location: manifestList,
     snapshotId: sid,
-    parentSnapshotId: parent ? BigInt(parent['snapshot-id']) : null,
+    parentSnapshotId: parent ? parent['snapshot-id'] : null,
     sequenceNumber: BigInt(sequenceNumber),
     manifests: [...newManifests, ...merged.manifests],
     codec,

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ancestors } from '../spec/metadata.js';
-import type { TableMetadata } from '../spec/types.js';
+import type { SnapshotId, TableMetadata } from '../spec/types.js';
 
 export const OFFSETS_KEY = 'floe.committed-offsets';
 export const BATCH_ID_KEY = 'floe.batch-id';
@@ -69,6 +69,6 @@ export function computeBatchId(
 }
 
 /** Whether any snapshot still in the table's history was committed by this batch. */
-export function findBatch(metadata: TableMetadata, batchId: string): number | undefined {
+export function findBatch(metadata: TableMetadata, batchId: string): SnapshotId | undefined {
   return metadata.snapshots.find((s) => s.summary[BATCH_ID_KEY] === batchId)?.['snapshot-id'];
 }

@@ -28,7 +28,7 @@ function describeTask(task: FileScanTask): [string, string[]] {
   return [nameOf(task.file.file_path), task.deletes.map((d) => nameOf(d.file.file_path)).sort()];
 }
 
-async function scan(where?: string, snapshotId?: number): Promise<{ plan: ScanPlan; rows: Row[] }> {
+async function scan(where?: string, snapshotId?: bigint): Promise<{ plan: ScanPlan; rows: Row[] }> {
   const filter = where === undefined ? undefined : parseExpression(where);
   const plan = await planScan(fixture.table, { filter, snapshotId });
   const rows = await readScanRows(fixture.table, plan, { filter });
@@ -41,7 +41,7 @@ describe('planScan + readScan on a table with position and equality deletes', ()
     const { plan, rows } = await scan();
 
     // Assess
-    expect(plan.snapshotId).toBe(3);
+    expect(plan.snapshotId).toBe(3n);
     expect(ids(rows)).toEqual([1, 4, 5, 6, 7, 8, 10, 23, 30, 31, 40]);
     expect(rows.find((r) => r.id === 23n)).toEqual({ id: 23n, country: 'IT', qty: 23 });
   });
@@ -119,10 +119,10 @@ describe('planScan + readScan on a table with position and equality deletes', ()
   });
 
   it('reads older snapshots with the deletes they had', async () => {
-    const { plan: first, rows: atOne } = await scan(undefined, 1);
-    expect(first.snapshotId).toBe(1);
+    const { plan: first, rows: atOne } = await scan(undefined, 1n);
+    expect(first.snapshotId).toBe(1n);
     expect(ids(atOne)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 20, 21, 22, 23]);
-    const { rows: atTwo } = await scan(undefined, 2);
+    const { rows: atTwo } = await scan(undefined, 2n);
     expect(ids(atTwo)).toEqual([1, 4, 5, 6, 7, 8, 10, 20, 21, 22, 23]);
   });
 
@@ -142,7 +142,7 @@ describe('planScan + readScan on a table with position and equality deletes', ()
   });
 
   it('rejects an unknown snapshot and a filter on an unknown column', async () => {
-    await expect(planScan(fixture.table, { snapshotId: 99 })).rejects.toThrow(ValidationError);
+    await expect(planScan(fixture.table, { snapshotId: 99n })).rejects.toThrow(ValidationError);
     await expect(planScan(fixture.table, { filter: parseExpression('nope = 1') })).rejects.toThrow(
       "unknown column 'nope'; available columns: id, country, qty",
     );
@@ -151,7 +151,7 @@ describe('planScan + readScan on a table with position and equality deletes', ()
   it('plans nothing for a table without snapshots', async () => {
     const empty = {
       ...fixture.table,
-      metadata: { ...fixture.table.metadata, snapshots: [], refs: {}, 'current-snapshot-id': -1 },
+      metadata: { ...fixture.table.metadata, snapshots: [], refs: {}, 'current-snapshot-id': -1n },
     };
     const plan = await planScan(empty, { filter: parseExpression("country = 'DE'") });
     expect(plan).toEqual({

@@ -227,8 +227,8 @@ export async function buildScanTable(): Promise<ScanTable> {
     carried = await readManifestList(io, location);
     manifestLists[id] = location;
     snapshots.push({
-      'snapshot-id': id,
-      ...(id > 1 ? { 'parent-snapshot-id': id - 1 } : {}),
+      'snapshot-id': BigInt(id),
+      ...(id > 1 ? { 'parent-snapshot-id': BigInt(id - 1) } : {}),
       'sequence-number': id,
       'timestamp-ms': 1_700_000_000_000 + id,
       'manifest-list': location,
@@ -250,7 +250,7 @@ export async function buildScanTable(): Promise<ScanTable> {
     'default-spec-id': 1,
     'last-partition-id': 1000,
     properties: {},
-    'current-snapshot-id': 3,
+    'current-snapshot-id': 3n,
     snapshots,
     'snapshot-log': snapshots.map((s) => ({
       'snapshot-id': s['snapshot-id'],
@@ -259,7 +259,7 @@ export async function buildScanTable(): Promise<ScanTable> {
     'metadata-log': [],
     'sort-orders': [{ 'order-id': 0, fields: [] }],
     'default-sort-order-id': 0,
-    refs: { main: { 'snapshot-id': 3, type: 'branch' } },
+    refs: { main: { 'snapshot-id': 3n, type: 'branch' } },
   };
 
   return {

@@ -53,8 +53,8 @@ const javaFixtureSafeIds = javaFixture
 
 function snapshot(id: number, parent: number | undefined, sequence: number): Snapshot {
   return {
-    'snapshot-id': id,
-    ...(parent === undefined ? {} : { 'parent-snapshot-id': parent }),
+    'snapshot-id': BigInt(id),
+    ...(parent === undefined ? {} : { 'parent-snapshot-id': BigInt(parent) }),
     'sequence-number': sequence,
     'timestamp-ms': 1_700_000_000_000 + sequence,
     'manifest-list': `s3://b/t/metadata/snap-${id}.avro`,
@@ -68,8 +68,8 @@ function metadataWithHistory(): TableMetadata {
   const md = newTableMetadata({ location: 's3://b/t', schema, uuid: 'u', nowMs: 1 });
   md.snapshots = [snapshot(1, undefined, 1), snapshot(2, 1, 2), snapshot(3, 2, 3), snapshot(5, 4, 5)];
   md['last-sequence-number'] = 5;
-  md['current-snapshot-id'] = 3;
-  md.refs = { main: { 'snapshot-id': 3, type: 'branch' } };
+  md['current-snapshot-id'] = 3n;
+  md.refs = { main: { 'snapshot-id': 3n, type: 'branch' } };
   return md;
 }
 
@@ -102,7 +102,7 @@ describe('newTableMetadata', () => {
       'default-spec-id': 0,
       'last-partition-id': 1001,
       'default-sort-order-id': 1,
-      'current-snapshot-id': -1,
+      'current-snapshot-id': -1n,
       refs: {},
       snapshots: [],
       'snapshot-log': [],
@@ -165,9 +165,9 @@ describe('parseTableMetadata', () => {
     expect(defaultSpec(md).fields.map((f) => f.name)).toEqual(['order_ts_day', 'customer_id_bucket']);
     expect(sortOrderById(md, 1)?.fields[0].direction).toBe('desc');
     expect(currentSnapshot(md)?.summary.operation).toBe('overwrite');
-    expect(ancestors(md).map((s) => s['snapshot-id'])).toEqual([7413568091240385, 3051729675574597]);
+    expect(ancestors(md).map((s) => s['snapshot-id'])).toEqual([7413568091240385n, 3051729675574597n]);
     expect(md.refs['before-backfill']).toEqual({
-      'snapshot-id': 3051729675574597,
+      'snapshot-id': 3051729675574597n,
       type: 'tag',
       'max-ref-age-ms': 2592000000,
     });
@@ -176,10 +176,14 @@ describe('parseTableMetadata', () => {
     expect(JSON.parse(serializeTableMetadata(md))).toEqual(JSON.parse(javaFixtureSafeIds));
   });
 
-  it('refuses snapshot ids beyond 2^53 instead of rounding them', () => {
-    expect(() => parseTableMetadata(javaFixture)).toThrow(
-      'table metadata: current-snapshot-id: integer 7413568091240385126 is beyond 2^53',
-    );
+  it("reads Java's 63-bit snapshot ids exactly and writes them back unchanged", () => {
+    const md = parseTableMetadata(javaFixture);
+    expect(ancestors(md).map((s) => s['snapshot-id'])).toEqual([7413568091240385126n, 3051729675574597004n]);
+    expect(md['current-snapshot-id']).toBe(7413568091240385126n);
+    const text = serializeTableMetadata(md);
+    expect(text).toContain('"current-snapshot-id": 7413568091240385126');
+    expect(text).toContain('"parent-snapshot-id": 3051729675574597004');
+    expect(parseTableMetadata(text)).toEqual(md);
   });
 
   it('keeps fields it does not know, at every level, through a round trip', () => {
@@ -295,9 +299,9 @@ describe('parseTableMetadata', () => {
     for (const md of parsed) expect(currentSnapshot(md)).toBeUndefined();
     expect(parsed[0]['current-snapshot-id']).toBeNull();
     expect(derived.refs).toEqual({
-      main: { 'snapshot-id': getAt(noRefs, 'current-snapshot-id'), type: 'branch' },
+      main: { 'snapshot-id': BigInt(getAt(noRefs, 'current-snapshot-id') as number), type: 'branch' },
     });
-    expect(currentSnapshot(derived)?.['snapshot-id']).toBe(7413568091240385);
+    expect(currentSnapshot(derived)?.['snapshot-id']).toBe(7413568091240385n);
   });
 });
 
@@ -307,32 +311,32 @@ describe('accessors', () => {
     const md = metadataWithHistory();
 
     // Act / Assess
-    expect(ancestors(md).map((s) => s['snapshot-id'])).toEqual([3, 2, 1]);
-    expect(ancestors(md, 2).map((s) => s['snapshot-id'])).toEqual([2, 1]);
-    expect(ancestors(md, 5).map((s) => s['snapshot-id'])).toEqual([5]);
-    expect(ancestors(md, 42)).toEqual([]);
+    expect(ancestors(md).map((s) => s['snapshot-id'])).toEqual([3n, 2n, 1n]);
+    expect(ancestors(md, 2n).map((s) => s['snapshot-id'])).toEqual([2n, 1n]);
+    expect(ancestors(md, 5n).map((s) => s['snapshot-id'])).toEqual([5n]);
+    expect(ancestors(md, 42n)).toEqual([]);
   });
 
   it('prefers refs.main over current-snapshot-id, and falls back to it without refs', () => {
     const md = metadataWithHistory();
-    md.refs = { main: { 'snapshot-id': 2, type: 'branch' } };
-    expect(currentSnapshot(md)?.['snapshot-id']).toBe(2);
+    md.refs = { main: { 'snapshot-id': 2n, type: 'branch' } };
+    expect(currentSnapshot(md)?.['snapshot-id']).toBe(2n);
     md.refs = {};
-    expect(currentSnapshot(md)?.['snapshot-id']).toBe(3);
-    expect(ancestors(md).map((s) => s['snapshot-id'])).toEqual([3, 2, 1]);
+    expect(currentSnapshot(md)?.['snapshot-id']).toBe(3n);
+    expect(ancestors(md).map((s) => s['snapshot-id'])).toEqual([3n, 2n, 1n]);
   });
 
   it('looks up by id, and throws for what metadata must contain', () => {
     const md = metadataWithHistory();
-    expect(snapshotById(md, 2)?.['parent-snapshot-id']).toBe(1);
-    expect(snapshotById(md, 4)).toBeUndefined();
+    expect(snapshotById(md, 2n)?.['parent-snapshot-id']).toBe(1n);
+    expect(snapshotById(md, 4n)).toBeUndefined();
     expect(schemaById(md, 9)).toBeUndefined();
     expect(sortOrderById(md, 0)?.fields).toEqual([]);
     expect(specById(md, 0).fields).toEqual([]);
     expect(() => specById(md, 1)).toThrow(ValidationError);
     md['current-schema-id'] = 8;
     expect(() => currentSchema(md)).toThrow(/current-schema-id 8 names no schema/);
-    md.refs = { main: { 'snapshot-id': 4, type: 'branch' } };
+    md.refs = { main: { 'snapshot-id': 4n, type: 'branch' } };
     expect(() => currentSnapshot(md)).toThrow(/current snapshot 4 is not in the table's snapshots/);
   });
 });
