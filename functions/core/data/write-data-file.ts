@@ -34,7 +34,8 @@ export interface WriteDataFilesOptions {
   /** @default 128 MiB (Iceberg `write.parquet.row-group-size-bytes`, compressed bytes) */
   rowGroupSizeBytes?: number;
   /** 2 = equality delete file; then equalityIds is required. @default 0 */
-  content?: 0 | 2;
+  /** 1 = position deletes: the schema must be Iceberg's (file_path 2147483546, pos 2147483545). */
+  content?: 0 | 1 | 2;
   equalityIds?: number[];
   sortOrderId?: number;
   /** @default 16 (Iceberg `write.metadata.metrics.default` truncate(16)) */
@@ -190,8 +191,16 @@ function resolveOptions(opts: WriteDataFilesOptions): ResolvedOptions {
     throw new ValidationError(`unsupported parquet codec '${resolved.codec}'`);
   }
   const content = opts.content ?? 0;
-  if (content !== 0 && content !== 2)
+  if (content !== 0 && content !== 1 && content !== 2)
     throw new ValidationError(`unsupported file content ${String(content)}`);
+  if (content === 1) {
+    const ids = opts.schema.fields.map((f) => f.id);
+    if (ids[0] !== 2147483546 || ids[1] !== 2147483545) {
+      throw new ValidationError(
+        'a position delete file starts with file_path (id 2147483546) and pos (id 2147483545)',
+      );
+    }
+  }
   if (content === 2) checkEqualityIds(opts.schema, opts.equalityIds);
   else if (opts.equalityIds !== undefined && opts.equalityIds.length > 0) {
     throw new ValidationError('equalityIds are only for equality delete files (content 2)');
