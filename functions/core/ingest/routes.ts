@@ -20,7 +20,18 @@ export interface TableRoute {
   dlqTable?: string;
   /** Table properties set at creation (e.g. write.target-file-size-bytes). */
   properties: Record<string, string>;
+  /**
+   * How records become rows: `append` (every record a new row), `debezium` (change envelopes with
+   * op/before/after), `upsert` (the key identifies the row; a tombstone deletes it). Stored as the
+   * table property `floe.mode` when floe creates the table. @default the table's property, else append
+   */
+  mode?: IngestMode;
+  /** Identifier columns for debezium/upsert (Iceberg `identifier-field-ids`). */
+  identifierColumns?: string[];
 }
+
+export type IngestMode = 'append' | 'debezium' | 'upsert';
+export const INGEST_MODES: readonly IngestMode[] = ['append', 'debezium', 'upsert'];
 
 function fail(path: string, message: string): never {
   throw new ValidationError(`table route ${path}: ${message}`);
@@ -56,8 +67,19 @@ export function parseRoutes(json: unknown): TableRoute[] {
     if (r.properties !== undefined) {
       for (const [k, v] of Object.entries(r.properties as Record<string, unknown>)) properties[k] = String(v);
     }
+    if (r.mode !== undefined && !INGEST_MODES.includes(r.mode as IngestMode)) {
+      fail(`[${i}].mode`, `must be one of ${INGEST_MODES.join(', ')}`);
+    }
+    if (
+      r.identifierColumns !== undefined &&
+      (!Array.isArray(r.identifierColumns) || !r.identifierColumns.every((c) => typeof c === 'string' && c))
+    ) {
+      fail(`[${i}].identifierColumns`, 'must be an array of column names');
+    }
     return {
       table,
+      mode: r.mode as IngestMode | undefined,
+      identifierColumns: r.identifierColumns as string[] | undefined,
       topics: r.topics as string[],
       schema: r.schema === undefined ? undefined : parseSchema(r.schema, `routes[${i}].schema`),
       partitionBy: typeof r.partitionBy === 'string' ? r.partitionBy : undefined,
