@@ -44,7 +44,8 @@ async function createCatalog(env: Env): Promise<Catalog> {
 async function createLock(env: Env): Promise<CommitLock | undefined> {
   if (!env.FLOE_LOCK_TABLE) return undefined;
   const leaseMs = env.FLOE_LOCK_LEASE_MS ? Number(env.FLOE_LOCK_LEASE_MS) : undefined;
-  if (leaseMs !== undefined && !(leaseMs > 0)) throw new ValidationError('FLOE_LOCK_LEASE_MS must be a positive number');
+  if (leaseMs !== undefined && !(leaseMs > 0))
+    throw new ValidationError('FLOE_LOCK_LEASE_MS must be a positive number');
   const { DynamoDbLock } = await import('../core/lock/dynamodb-lock.js');
   return new DynamoDbLock({ tableName: env.FLOE_LOCK_TABLE, leaseMs });
 }

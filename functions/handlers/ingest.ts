@@ -19,7 +19,10 @@ const metrics = new Metrics({ namespace: 'floe', serviceName: 'floe-ingest' });
 const SAFETY_MARGIN_MS = 10_000;
 let config: Promise<HandlerConfig> | undefined;
 
-export async function ingestHandler(event: unknown, context: Pick<Context, 'getRemainingTimeInMillis'>): Promise<IngestEventReport> {
+export async function ingestHandler(
+  event: unknown,
+  context: Pick<Context, 'getRemainingTimeInMillis'>,
+): Promise<IngestEventReport> {
   config ??= loadHandlerConfig();
   const { catalog, lock, routes } = await config;
   const deadlineMs = Date.now() + context.getRemainingTimeInMillis() - SAFETY_MARGIN_MS;
@@ -41,7 +44,10 @@ export async function ingestHandler(event: unknown, context: Pick<Context, 'getR
     return report;
   } catch (error) {
     const retryable = error instanceof LakeError ? error.retryable : true;
-    logger.error('batch failed; the event source mapping will redeliver it', { retryable, error: error as Error });
+    logger.error('batch failed; the event source mapping will redeliver it', {
+      retryable,
+      error: error as Error,
+    });
     metrics.addMetric('FailedBatches', MetricUnit.Count, 1);
     throw error;
   }

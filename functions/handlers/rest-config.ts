@@ -30,9 +30,11 @@ async function readSecret(arn: string): Promise<{ credential?: string; token?: s
 /** @throws ValidationError for missing variables or a malformed secret */
 export async function createRestCatalogFromEnv(env: Env): Promise<Catalog> {
   const uri = env.FLOE_REST_URI;
-  if (!uri) throw new ValidationError('environment variable FLOE_REST_URI is required when FLOE_CATALOG=rest');
+  if (!uri)
+    throw new ValidationError('environment variable FLOE_REST_URI is required when FLOE_CATALOG=rest');
   const options: RestCatalogOptions = { uri, warehouse: env.FLOE_REST_WAREHOUSE };
-  if (env.FLOE_REST_CREDENTIAL_SECRET_ARN) Object.assign(options, await readSecret(env.FLOE_REST_CREDENTIAL_SECRET_ARN));
+  if (env.FLOE_REST_CREDENTIAL_SECRET_ARN)
+    Object.assign(options, await readSecret(env.FLOE_REST_CREDENTIAL_SECRET_ARN));
   if (env.FLOE_REST_SIGV4_SIGNING_NAME) options.sigv4 = { signingName: env.FLOE_REST_SIGV4_SIGNING_NAME };
   return new RestCatalog(options);
 }

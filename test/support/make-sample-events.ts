@@ -14,7 +14,6 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 const bytes = (s: string) => [...Buffer.from(s)];
 
 const countries = ['DE', 'FR', 'US', 'JP', 'BR', 'IN'];
-const channels = ['web', 'app', 'store'];
 const skus = ['SKU-1001', 'SKU-1002', 'SKU-2001', 'SKU-3005', 'SKU-4100'];
 
 function order(id: number, day: number) {

@@ -50,7 +50,9 @@ export class EmbeddedCatalog implements Catalog {
 
   constructor(options: EmbeddedCatalogOptions) {
     // A relative path is relative to the working directory, as a user typing `--warehouse wh` means.
-    const root = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.warehouse) ? options.warehouse : resolve(options.warehouse);
+    const root = /^[a-z][a-z0-9+.-]*:\/\//i.test(options.warehouse)
+      ? options.warehouse
+      : resolve(options.warehouse);
     this.warehouse = root.replace(/\/+$/, '');
     this.io = options.io ?? resolveFileIO(this.warehouse);
   }

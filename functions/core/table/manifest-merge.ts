@@ -97,10 +97,9 @@ async function mergeBin(
     entries,
     codec: avroCodec(base.metadata.properties ?? {}),
   });
-  const minSeq = entries.reduce(
-    (m, e) => (e.sequence_number! < m ? e.sequence_number! : m),
-    first.min_sequence_number,
-  );
+  // bigint: Math.min does not apply
+  let minSeq = entries.length > 0 ? entries[0].sequence_number! : first.min_sequence_number;
+  for (const e of entries) if (e.sequence_number! < minSeq) minSeq = e.sequence_number!;
   // Added to the table by this snapshot: its own sequence number is assigned at commit (-1n).
   return { ...merged, sequence_number: -1n, min_sequence_number: minSeq };
 }

@@ -31,7 +31,11 @@ describe('ingest handler', () => {
     const first = await ingestHandler(event('orders-batch-1.json'), context);
     expect(first.tables[0]).toMatchObject({ table: 'sales.orders', status: 'committed', rowsWritten: 120 });
     const again = await ingestHandler(event('orders-batch-1.json'), context);
-    expect(again.tables[0]).toMatchObject({ status: 'nothing-to-commit', rowsWritten: 0, skippedAsReplayed: 120 });
+    expect(again.tables[0]).toMatchObject({
+      status: 'nothing-to-commit',
+      rowsWritten: 0,
+      skippedAsReplayed: 120,
+    });
     expect(again.batchId).toBe(first.batchId);
   });
 
@@ -50,8 +54,12 @@ describe('ingest handler', () => {
     await expect(loadHandlerConfig({ FLOE_CATALOG: 'embedded', FLOE_WAREHOUSE: dir })).rejects.toThrow(
       'environment variable FLOE_TABLES is required',
     );
-    await expect(loadHandlerConfig({ FLOE_CATALOG: 'glue', FLOE_TABLES: '[]' })).rejects.toThrow(ValidationError);
-    await expect(loadHandlerConfig({ FLOE_TABLES: '{nope' })).rejects.toThrow('FLOE_TABLES is not valid JSON');
+    await expect(loadHandlerConfig({ FLOE_CATALOG: 'glue', FLOE_TABLES: '[]' })).rejects.toThrow(
+      ValidationError,
+    );
+    await expect(loadHandlerConfig({ FLOE_TABLES: '{nope' })).rejects.toThrow(
+      'FLOE_TABLES is not valid JSON',
+    );
     await expect(
       loadHandlerConfig({ FLOE_WAREHOUSE: dir, FLOE_TABLES: '[{"table":"x","topics":["t"]}]' }),
     ).rejects.toThrow('must look like NAMESPACE.TABLE');

@@ -12,7 +12,13 @@ describe('decodeEsmEvent', () => {
     expect(records).toHaveLength(1);
     const [r] = records;
     expect(r.decodeError).toBeUndefined();
-    expect(r).toMatchObject({ topic: 'mytopic', partition: 0, offset: 15n, timestamp: 1545084650987, timestampType: 'CREATE_TIME' });
+    expect(r).toMatchObject({
+      topic: 'mytopic',
+      partition: 0,
+      offset: 15n,
+      timestamp: 1545084650987,
+      timestampType: 'CREATE_TIME',
+    });
     expect(Buffer.from(r.value!).toString()).toBe('Hello, this is a test.');
     expect(r.key!.length).toBeGreaterThan(0);
     expect(r.headers).toEqual([{ key: 'headerKey', value: Uint8Array.from(Buffer.from('headerValue')) }]);
@@ -22,7 +28,9 @@ describe('decodeEsmEvent', () => {
     const event = {
       eventSource: 'SelfManagedKafka',
       records: {
-        'b-1': [{ topic: 'b', partition: 1, offset: 9, timestamp: 1, timestampType: 'CREATE_TIME', value: null }],
+        'b-1': [
+          { topic: 'b', partition: 1, offset: 9, timestamp: 1, timestampType: 'CREATE_TIME', value: null },
+        ],
         'a-0': [
           { topic: 'a', partition: 0, offset: 3, timestamp: 1, timestampType: 'CREATE_TIME' },
           { topic: 'a', partition: 0, offset: 2, timestamp: 1, timestampType: 'CREATE_TIME' },

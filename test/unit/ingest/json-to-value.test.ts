@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { RecordDecodeError } from '../../../functions/core/errors.js';
 import { jsonToRow, jsonToValue, parseDecimalText } from '../../../functions/core/ingest/json-to-value.js';
 import { parseJsonBytes } from '../../../functions/core/ingest/parse-json.js';
-import { parseIsoDate, parseIsoTime, parseIsoTimestamp } from '../../../functions/core/ingest/parse-temporal.js';
+import {
+  parseIsoDate,
+  parseIsoTime,
+  parseIsoTimestamp,
+} from '../../../functions/core/ingest/parse-temporal.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -21,12 +25,15 @@ describe('parseIsoTimestamp', () => {
     expect(parseIsoTimestamp(text)).toBe(micros);
   });
 
-  it.each(['2026-02-30', '2026-13-01T00:00:00Z', '2026-11-20T25:00:00Z', 'yesterday', '2026-11-20T10:00:00+5'])(
-    'rejects %s',
-    (text) => {
-      expect(() => parseIsoTimestamp(text)).toThrow();
-    },
-  );
+  it.each([
+    '2026-02-30',
+    '2026-13-01T00:00:00Z',
+    '2026-11-20T25:00:00Z',
+    'yesterday',
+    '2026-11-20T10:00:00+5',
+  ])('rejects %s', (text) => {
+    expect(() => parseIsoTimestamp(text)).toThrow();
+  });
 
   it('parses dates and times exactly', () => {
     expect(parseIsoDate('2017-11-16')).toBe(17486);
@@ -50,7 +57,9 @@ describe('parseDecimalText', () => {
   });
 
   it('refuses to round or overflow', () => {
-    expect(() => parseDecimalText('12.345', 10, 2, 'amount')).toThrow('amount: 12.345 has more than 2 decimal places');
+    expect(() => parseDecimalText('12.345', 10, 2, 'amount')).toThrow(
+      'amount: 12.345 has more than 2 decimal places',
+    );
     expect(() => parseDecimalText('100000000.00', 10, 2, 'amount')).toThrow('does not fit decimal(10, 2)');
     expect(() => parseDecimalText('1.2.3', 10, 2, 'amount')).toThrow('is not a decimal number');
   });
@@ -58,10 +67,9 @@ describe('parseDecimalText', () => {
 
 describe('jsonToValue', () => {
   it('keeps longs and decimals exact beyond 2^53 through one parse', () => {
-    const parsed = parseJsonBytes(enc('{"id": 9007199254740993, "amount": 12345678901234567.89, "small": 5}')) as Record<
-      string,
-      unknown
-    >;
+    const parsed = parseJsonBytes(
+      enc('{"id": 9007199254740993, "amount": 12345678901234567.89, "small": 5}'),
+    ) as Record<string, unknown>;
     expect(jsonToValue('long', parsed.id, 'id')).toBe(9007199254740993n);
     expect(jsonToValue('decimal(38, 2)', parsed.amount, 'amount')).toBe(1234567890123456789n);
     expect(jsonToValue('long', parsed.small, 'small')).toBe(5n);
@@ -78,7 +86,9 @@ describe('jsonToValue', () => {
     expect(jsonToValue('timestamptz', 1510871468000, 't')).toBe(1510871468000000n);
     expect(jsonToValue('timestamp', '2017-11-16T22:31:08', 't')).toBe(1510871468000000n);
     expect(jsonToValue('string', 'x', 's')).toBe('x');
-    expect(jsonToValue('uuid', 'F79C3E09-677C-4BBD-A479-3F349CB785E7', 'u')).toBe('f79c3e09-677c-4bbd-a479-3f349cb785e7');
+    expect(jsonToValue('uuid', 'F79C3E09-677C-4BBD-A479-3F349CB785E7', 'u')).toBe(
+      'f79c3e09-677c-4bbd-a479-3f349cb785e7',
+    );
     expect(jsonToValue('binary', 'AAEC', 'b')).toEqual(Uint8Array.of(0, 1, 2));
     expect(jsonToValue('fixed[3]', 'AAEC', 'b')).toEqual(Uint8Array.of(0, 1, 2));
   });
@@ -120,7 +130,14 @@ describe('jsonToValue', () => {
           id: 5,
           name: 'tags',
           required: false,
-          type: { type: 'map', 'key-id': 6, key: 'string', 'value-id': 7, value: 'long', 'value-required': false },
+          type: {
+            type: 'map',
+            'key-id': 6,
+            key: 'string',
+            'value-id': 7,
+            value: 'long',
+            'value-required': false,
+          },
         },
       ],
     };
@@ -129,7 +146,9 @@ describe('jsonToValue', () => {
       lines: [{ qty: 2 }],
       tags: new Map([['a', 1n]]),
     });
-    expect(() => jsonToRow(type, { id: 1, lines: [{ qty: 2 }, { qty: 'x' }] })).toThrow('lines[1].qty: expected an integer');
+    expect(() => jsonToRow(type, { id: 1, lines: [{ qty: 2 }, { qty: 'x' }] })).toThrow(
+      'lines[1].qty: expected an integer',
+    );
     expect(() => jsonToRow(type, { lines: [] })).toThrow('id: is required but missing or null');
   });
 

@@ -9,7 +9,13 @@ import type { DataFile } from '../../../functions/core/spec/types.js';
 import { type CommitAction, commitWithRetry } from '../../../functions/core/table/commit-loop.js';
 import { prepareSnapshot } from '../../../functions/core/table/snapshot-producer.js';
 import { BATCH_ID_KEY } from '../../../functions/core/table/source-offsets.js';
-import { FaultyCatalog, fakeDataFile, ORDERS_ID, SIMPLE_SCHEMA, tempWarehouse } from '../../support/tables.js';
+import {
+  FaultyCatalog,
+  fakeDataFile,
+  ORDERS_ID,
+  SIMPLE_SCHEMA,
+  tempWarehouse,
+} from '../../support/tables.js';
 
 const noSleep = async () => {};
 
@@ -35,7 +41,8 @@ async function liveFiles(table: LoadedTable): Promise<string[]> {
   if (!snap) return [];
   const out: string[] = [];
   for (const m of await readManifestList(table.io, snap['manifest-list'])) {
-    for (const e of await readManifestEntries(table.io, m)) if (e.status !== 2) out.push(e.data_file.file_path);
+    for (const e of await readManifestEntries(table.io, m))
+      if (e.status !== 2) out.push(e.data_file.file_path);
   }
   return out.sort();
 }
@@ -52,7 +59,11 @@ describe('commit loop', () => {
   afterEach(() => cleanup());
 
   it('commits an append as one snapshot with summary totals', async () => {
-    const result = await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, 'a', 7)], 'b1'));
+    const result = await commitWithRetry(
+      catalog,
+      ORDERS_ID,
+      appendAction([fakeDataFile(table, 'a', 7)], 'b1'),
+    );
     expect(result.status).toBe('committed');
     const snap = currentSnapshot(result.table.metadata)!;
     expect(snap.summary).toMatchObject({
@@ -80,7 +91,10 @@ describe('commit loop', () => {
     expect(result.conflicts).toBe(1);
     expect(result.attempts).toBe(2);
     expect(action.prepared).toBe(2);
-    expect(await liveFiles(result.table)).toEqual([fakeDataFile(table, 'ours').file_path, fakeDataFile(table, 'theirs').file_path]);
+    expect(await liveFiles(result.table)).toEqual([
+      fakeDataFile(table, 'ours').file_path,
+      fakeDataFile(table, 'theirs').file_path,
+    ]);
     const snap = currentSnapshot(result.table.metadata)!;
     expect(snap.summary['total-records']).toBe('8');
     expect(result.table.metadata.snapshots).toHaveLength(2);
@@ -89,9 +103,14 @@ describe('commit loop', () => {
   it('does not commit twice when an unknown outcome actually landed', async () => {
     const faulty = new FaultyCatalog(catalog);
     faulty.faults.push('unknown-after-landing');
-    const result = await commitWithRetry(faulty, ORDERS_ID, appendAction([fakeDataFile(table, 'a')], 'b-landed'), {
-      sleep: noSleep,
-    });
+    const result = await commitWithRetry(
+      faulty,
+      ORDERS_ID,
+      appendAction([fakeDataFile(table, 'a')], 'b-landed'),
+      {
+        sleep: noSleep,
+      },
+    );
     expect(result.status).toBe('committed');
     expect(result.unknownOutcomes).toBe(1);
     expect(faulty.commits).toBe(1);
@@ -103,9 +122,14 @@ describe('commit loop', () => {
   it('retries an unknown outcome that did not land', async () => {
     const faulty = new FaultyCatalog(catalog);
     faulty.faults.push('unknown-before-landing');
-    const result = await commitWithRetry(faulty, ORDERS_ID, appendAction([fakeDataFile(table, 'a')], 'b-lost'), {
-      sleep: noSleep,
-    });
+    const result = await commitWithRetry(
+      faulty,
+      ORDERS_ID,
+      appendAction([fakeDataFile(table, 'a')], 'b-lost'),
+      {
+        sleep: noSleep,
+      },
+    );
     expect(result.status).toBe('committed');
     expect(result.unknownOutcomes).toBe(1);
     expect(faulty.commits).toBe(2);
@@ -139,10 +163,15 @@ describe('commit loop', () => {
   });
 
   it('merges manifests once their count reaches commit.manifest.min-count-to-merge', async () => {
-    await catalog.commitTable(ORDERS_ID, [], [{ action: 'set-properties', updates: { 'commit.manifest.min-count-to-merge': '5' } }]);
+    await catalog.commitTable(
+      ORDERS_ID,
+      [],
+      [{ action: 'set-properties', updates: { 'commit.manifest.min-count-to-merge': '5' } }],
+    );
     let last: LoadedTable = table;
     for (let i = 0; i < 12; i++) {
-      last = (await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, `f${i}`, 1)]))).table;
+      last = (await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, `f${i}`, 1)])))
+        .table;
       const manifests = await readManifestList(last.io, currentSnapshot(last.metadata)!['manifest-list']);
       expect(manifests.length).toBeLessThan(5);
     }
