@@ -1,0 +1,134 @@
+/**
+ * Configuration of the REST catalog client: its options, the authentication they select, and the
+ * server's `GET /v1/config` answer merged the spec's way (defaults, then client properties, then overrides).
+ */
+import { LakeError, ValidationError } from '../../errors.js';
+import type { FileIO } from '../../io/file-io.js';
+import type { S3FileIOOptions } from '../../io/s3-file-io.js';
+import { parseJsonLossless } from '../../spec/json-codec.js';
+import { bearerAuth, noAuth, OAuth2ClientCredentials, type RestAuth } from './rest-auth.js';
+import type { RestResponse } from './rest-http.js';
+import { SigV4Auth, type SigV4Options } from './rest-sigv4.js';
+
+export interface RestCatalogOptions {
+  /** The catalog's base URI, e.g. `https://catalog.example.com/api/catalog` (without `/v1`). */
+  uri: string;
+  /** Sent as `GET /v1/config?warehouse=`. */
+  warehouse?: string;
+  /** Client properties, merged between the server's defaults and overrides. */
+  properties?: Record<string, string>;
+  /** A fixed bearer token. */
+  token?: string;
+  /** OAuth2 client credentials, `id:secret`. */
+  credential?: string;
+  /** @default `${uri}/v1/oauth/tokens` */
+  oauth2ServerUri?: string;
+  /** @default 'catalog' */
+  scope?: string;
+  /** Sign requests with SigV4 (`signingName: 's3tables'` for S3 Tables, `'glue'` for Glue). */
+  sigv4?: boolean | SigV4Options;
+  /** Any other authentication; wins over token/credential/sigv4. */
+  auth?: RestAuth;
+  /** Ask for vended credentials on create and load. @default true */
+  vendedCredentials?: boolean;
+  /** `auto`: send Idempotency-Key when the server advertises support. @default 'auto' */
+  idempotency?: 'auto' | 'always' | 'never';
+  /** Resends of a commit with an unknown outcome, with the same Idempotency-Key (only when keys are sent). @default 2 */
+  commitRetries?: number;
+  /** Per request. @default 30000 */
+  timeoutMs?: number;
+  /** FileIO for tables the server vends no credentials for. @default by the table location's scheme */
+  io?: FileIO;
+  /** Base options for the S3FileIOs built for tables. */
+  s3?: S3FileIOOptions;
+  headers?: Record<string, string>;
+  /** Clock for OAuth2 token expiry. @default Date.now */
+  now?: () => number;
+  /** @default 'rest' */
+  name?: string;
+}
+
+/** What the client needs from the server's config answer. */
+export interface RestServerConfig {
+  /** `${uri}/v1` or `${uri}/v1/${prefix}`. */
+  base: string;
+  properties: Record<string, string>;
+  /** The endpoints the server lists, or undefined for the spec's default set. */
+  endpoints: Set<string> | undefined;
+  /** Send `Idempotency-Key` on mutations. */
+  idempotency: boolean;
+  /** The namespace separator in URL-encoded form. */
+  separator: string;
+}
+
+/** The authentication the options ask for: `auth`, else SigV4, else OAuth2, else a bearer token, else none. */
+export function makeRestAuth(options: RestCatalogOptions): RestAuth {
+  if (options.auth) return options.auth;
+  if (options.sigv4) return new SigV4Auth(options.sigv4 === true ? {} : options.sigv4);
+  if (options.credential) {
+    return new OAuth2ClientCredentials({
+      credential: options.credential,
+      tokenUri: options.oauth2ServerUri ?? `${options.uri.replace(/\/+$/, '')}/v1/oauth/tokens`,
+      scope: options.scope,
+      timeoutMs: options.timeoutMs,
+      now: options.now,
+    });
+  }
+  return options.token ? bearerAuth(options.token) : noAuth;
+}
+
+/** Merges a `GET /v1/config` body: defaults, then client properties, then overrides. */
+export function buildServerConfig(
+  body: Record<string, unknown>,
+  options: RestCatalogOptions,
+): RestServerConfig {
+  const properties = {
+    ...stringMap(body.defaults),
+    ...(options.properties ?? {}),
+    ...stringMap(body.overrides),
+  };
+  const uri = (properties.uri ?? options.uri).replace(/\/+$/, '');
+  const prefix = properties.prefix?.replace(/^\/+|\/+$/g, '');
+  const mode = options.idempotency ?? 'auto';
+  return {
+    base: prefix ? `${uri}/v1/${prefix}` : `${uri}/v1`,
+    properties,
+    endpoints: Array.isArray(body.endpoints) ? new Set(body.endpoints.map(String)) : undefined,
+    // The spec: "Presence of this field indicates the server supports Idempotency-Key semantics".
+    idempotency:
+      mode === 'always' || (mode === 'auto' && typeof body['idempotency-key-lifetime'] === 'string'),
+    separator: properties['namespace-separator'] ?? '%1F',
+  };
+}
+
+/** `${base}/namespaces/a%1Fb`: levels URL-encoded, joined by the separator. @throws ValidationError for empty levels */
+export function namespacePath(config: RestServerConfig, namespace: string[]): string {
+  if (namespace.length === 0 || namespace.some((level) => level.length === 0)) {
+    throw new ValidationError(`namespace [${namespace.join(', ')}] must have non-empty levels`);
+  }
+  return `${config.base}/namespaces/${namespace.map(encodeURIComponent).join(config.separator)}`;
+}
+
+/** The string-valued entries of a JSON object (anything else is ignored). */
+export function stringMap(value: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    for (const [k, v] of Object.entries(value)) if (typeof v === 'string') out[k] = v;
+  }
+  return out;
+}
+
+/** @throws LakeError when the body is not a JSON object */
+export function parseJsonObject(response: RestResponse, what: string): Record<string, unknown> {
+  try {
+    // 64-bit snapshot ids beyond 2^53 come back as exact bigints
+    const json: unknown = parseJsonLossless(response.text);
+    if (typeof json === 'object' && json !== null && !Array.isArray(json))
+      return json as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new LakeError(
+    `${what}: the server answered HTTP ${response.status} with a body that is not a JSON object`,
+  );
+}
