@@ -9,6 +9,7 @@ import { joinLocation } from '../io/location.js';
 import { readManifestEntries } from '../manifest/manifest-reader.js';
 import { writeManifest } from '../manifest/manifest-writer.js';
 import { schemaById, specById } from '../spec/metadata.js';
+import { groupBy } from './group-by.js';
 import { avroCodec, intProperty } from './table-properties.js';
 import type { ManifestEntry, ManifestFile, Schema } from '../spec/types.js';
 
@@ -30,11 +31,7 @@ export async function mergeManifests(
   const minCount = intProperty(props, 'commit.manifest.min-count-to-merge', 100);
   const target = BigInt(intProperty(props, 'commit.manifest.target-size-bytes', 8 * 1024 * 1024));
 
-  const groups = new Map<string, ManifestFile[]>();
-  for (const m of manifests) {
-    const key = `${m.content}/${m.partition_spec_id}`;
-    groups.set(key, [...(groups.get(key) ?? []), m]);
-  }
+  const groups = groupBy(manifests, (m) => `${m.content}/${m.partition_spec_id}`);
   const out: ManifestFile[] = [];
   const written: string[] = [];
   for (const group of groups.values()) {

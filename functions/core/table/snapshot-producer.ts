@@ -21,6 +21,7 @@ import type {
   SnapshotOperation,
 } from '../spec/types.js';
 import { mergeManifests } from './manifest-merge.js';
+import { groupBy } from './group-by.js';
 import { buildSummary } from './snapshot-summary.js';
 import { avroCodec } from './table-properties.js';
 
@@ -102,9 +103,7 @@ export async function prepareSnapshot(
     [1, changes.addedDeleteFiles],
   ];
   for (const [content, files] of groups) {
-    const bySpec = new Map<number, DataFile[]>();
-    for (const f of files) bySpec.set(f.spec_id, [...(bySpec.get(f.spec_id) ?? []), f]);
-    for (const [specId, specFiles] of bySpec) {
+    for (const [specId, specFiles] of groupBy(files, (f) => f.spec_id)) {
       const spec =
         specUpdate?.action === 'add-spec' && specUpdate.spec['spec-id'] === specId
           ? specUpdate.spec
