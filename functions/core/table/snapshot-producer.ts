@@ -19,10 +19,12 @@ import type {
   Snapshot,
   SnapshotId,
   SnapshotOperation,
+  TableMetadata,
 } from '../spec/types.js';
 import { mergeManifests } from './manifest-merge.js';
 import { groupBy } from './group-by.js';
 import { buildSummary } from './snapshot-summary.js';
+import { CARRIED_SUMMARY_KEYS, findInAncestry } from './source-offsets.js';
 import { avroCodec } from './table-properties.js';
 
 export interface SnapshotChanges {
@@ -68,6 +70,16 @@ function entriesFor(files: DataFile[], snapshotId: bigint, dataSequenceNumber?: 
     file_sequence_number: null,
     data_file,
   }));
+}
+
+/** The floe properties this snapshot inherits from its ancestry (offsets, redriven dead letters). */
+function carriedSummary(md: TableMetadata): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of CARRIED_SUMMARY_KEYS) {
+    const value = findInAncestry(md, key);
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
 }
 
 /** Prepares requirements + updates for one snapshot on `base` (writes manifests and the manifest list). */
@@ -155,7 +167,7 @@ export async function prepareSnapshot(
       changes.operation,
       { added: [...changes.addedDataFiles, ...changes.addedDeleteFiles], removed },
       parent,
-      changes.summary,
+      { ...carriedSummary(md), ...changes.summary },
     ),
     'schema-id': schema['schema-id'],
   };

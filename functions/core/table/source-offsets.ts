@@ -9,6 +9,23 @@ import type { SnapshotId, TableMetadata } from '../spec/types.js';
 
 export const OFFSETS_KEY = 'floe.committed-offsets';
 export const BATCH_ID_KEY = 'floe.batch-id';
+/** Dead letters already redriven into the table (topic → partition → offset ranges). */
+export const REDRIVEN_KEY = 'floe.redriven-offsets';
+
+/**
+ * Summary properties every snapshot carries forward from its parent unless it sets them itself, so
+ * expiring older snapshots (or a commit by maintenance or another engine) never loses them.
+ */
+export const CARRIED_SUMMARY_KEYS = [OFFSETS_KEY, REDRIVEN_KEY] as const;
+
+/** The newest value of a summary property in the table's ancestry (external writers may omit it). */
+export function findInAncestry(metadata: TableMetadata, key: string): string | undefined {
+  for (const snapshot of ancestors(metadata)) {
+    const text = snapshot.summary[key];
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
 
 /** topic → partition → last committed offset (inclusive). */
 export type SourceOffsets = Map<string, Map<number, bigint>>;
@@ -39,11 +56,8 @@ export function decodeOffsets(text: string): SourceOffsets {
  * external writer, or maintenance by another engine), walks back the ancestry to the newest one that has them.
  */
 export function readCommittedOffsets(metadata: TableMetadata): SourceOffsets {
-  for (const snapshot of ancestors(metadata)) {
-    const text = snapshot.summary[OFFSETS_KEY];
-    if (text !== undefined) return decodeOffsets(text);
-  }
-  return new Map();
+  const text = findInAncestry(metadata, OFFSETS_KEY);
+  return text === undefined ? new Map() : decodeOffsets(text);
 }
 
 /** Offsets after a batch: the table's, raised by the batch's (never lowered). */

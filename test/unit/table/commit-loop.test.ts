@@ -179,3 +179,27 @@ describe('commit loop', () => {
     expect(currentSnapshot(last.metadata)!.summary['total-records']).toBe('12');
   });
 });
+
+describe('summary properties carried forward', () => {
+  it('every snapshot carries the offsets of its ancestry, even when its own change does not set them', async () => {
+    const { catalog, cleanup } = await tempWarehouse();
+    try {
+      const table = await catalog.createTable(ORDERS_ID, { schema: SIMPLE_SCHEMA });
+      const offsets = '{"orders":{"0":"41"}}';
+      await commitWithRetry(catalog, ORDERS_ID, {
+        prepare: (base) =>
+          prepareSnapshot(base, {
+            operation: 'append',
+            addedDataFiles: [fakeDataFile(table, 'a')],
+            addedDeleteFiles: [],
+            summary: { 'floe.committed-offsets': offsets },
+          }),
+      });
+      // A commit that knows nothing of offsets (maintenance, another engine's kind of change).
+      const result = await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, 'b')]));
+      expect(currentSnapshot(result.table.metadata)!.summary['floe.committed-offsets']).toBe(offsets);
+    } finally {
+      await cleanup();
+    }
+  });
+});
