@@ -1,0 +1,209 @@
+/**
+ * Dead-letter redrive: after a fix (a schema change, a mapping change), re-ingest a table's dead
+ * letters exactly once. The main table's snapshots carry the set of redriven dead letters
+ * (`floe.redriven-offsets`, carried forward like the committed offsets), so a dead letter takes effect
+ * once however often redrive runs, whatever it selects, and across a crash between the commit and the
+ * return. Dead letters that still fail stay where they are, with the new reason reported.
+ */
+import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import { formatIdentifier } from '../catalog/catalog.js';
+import { CommitStateUnknownError, LakeError, NoSuchTableError } from '../errors.js';
+import type { CommitLock } from '../lock/commit-lock.js';
+import type { Expression } from '../scan/expression.js';
+import { planScan } from '../scan/plan-scan.js';
+import { readScanRows } from '../scan/read-scan.js';
+import { currentSchema } from '../spec/metadata.js';
+import type { Row, TableIdentifier } from '../spec/types.js';
+import { commitWithRetry } from '../table/commit-loop.js';
+import { prepareSnapshot } from '../table/snapshot-producer.js';
+import { BATCH_ID_KEY, computeBatchId, findInAncestry, REDRIVEN_KEY } from '../table/source-offsets.js';
+import { writeRows } from '../table/write-rows.js';
+import { dlqIdentifier } from './dead-letters.js';
+import type { RawRecord } from './esm-event.js';
+import { mapRecords } from './map-records.js';
+
+/** topic → partition → sorted, disjoint inclusive offset ranges. */
+type OffsetSet = Map<string, Map<number, [bigint, bigint][]>>;
+
+export function decodeOffsetSet(text: string | undefined): OffsetSet {
+  const out: OffsetSet = new Map();
+  if (!text) return out;
+  const parsed = JSON.parse(text) as Record<string, Record<string, [string, string][]>>;
+  for (const [topic, parts] of Object.entries(parsed)) {
+    const m = new Map<number, [bigint, bigint][]>();
+    for (const [p, ranges] of Object.entries(parts))
+      m.set(
+        Number(p),
+        ranges.map(([a, b]) => [BigInt(a), BigInt(b)]),
+      );
+    out.set(topic, m);
+  }
+  return out;
+}
+
+export function encodeOffsetSet(set: OffsetSet): string {
+  const out: Record<string, Record<string, [string, string][]>> = {};
+  for (const [topic, parts] of [...set].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    out[topic] = {};
+    for (const [p, ranges] of [...parts].sort(([a], [b]) => a - b)) {
+      out[topic][String(p)] = ranges.map(([a, b]) => [a.toString(), b.toString()]);
+    }
+  }
+  return JSON.stringify(out);
+}
+
+export function hasOffset(set: OffsetSet, topic: string, partition: number, offset: bigint): boolean {
+  return (set.get(topic)?.get(partition) ?? []).some(([a, b]) => offset >= a && offset <= b);
+}
+
+/** Adds offsets, merging adjacent and overlapping ranges. */
+export function addOffsets(
+  set: OffsetSet,
+  records: { topic: string; partition: number; offset: bigint }[],
+): OffsetSet {
+  const out: OffsetSet = new Map([...set].map(([t, m]) => [t, new Map([...m].map(([p, r]) => [p, [...r]]))]));
+  for (const r of records) {
+    const parts = out.get(r.topic) ?? new Map<number, [bigint, bigint][]>();
+    parts.set(r.partition, [...(parts.get(r.partition) ?? []), [r.offset, r.offset]]);
+    out.set(r.topic, parts);
+  }
+  for (const parts of out.values()) {
+    for (const [p, ranges] of parts) {
+      ranges.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
+      const merged: [bigint, bigint][] = [];
+      for (const [a, b] of ranges) {
+        const last = merged[merged.length - 1];
+        if (last && a <= last[1] + 1n) last[1] = b > last[1] ? b : last[1];
+        else merged.push([a, b]);
+      }
+      parts.set(p, merged);
+    }
+  }
+  return out;
+}
+
+export interface RedriveOptions {
+  catalog: Catalog;
+  lock?: CommitLock;
+  table: TableIdentifier;
+  /** The dead-letter table. @default `<table>__dlq` */
+  dlqTable?: TableIdentifier;
+  /** Which dead letters to redrive (over the DLQ table's columns: topic, partition, offset, stage, error, ...). */
+  filter?: Expression;
+}
+
+export interface RedriveReport {
+  selected: number;
+  alreadyRedriven: number;
+  redriven: number;
+  stillFailing: { topic: string; partition: number; offset: bigint; error: string }[];
+  snapshotId?: bigint;
+}
+
+function toRawRecord(row: Row): RawRecord {
+  return {
+    topic: row.topic as string,
+    partition: row.partition as number,
+    offset: row.offset as bigint,
+    timestamp: Number((row.timestamp as bigint | null) ?? 0n) / 1000,
+    timestampType: 'CREATE_TIME',
+    key: (row.key as Uint8Array | null) ?? null,
+    value: (row.value as Uint8Array | null) ?? null,
+    headers: ((row.headers as Row[] | null) ?? []).map((h) => ({
+      key: h.key as string,
+      value: (h.value as Uint8Array | null) ?? new Uint8Array(0),
+    })),
+  };
+}
+
+class RedriveRaceError extends LakeError {}
+
+/**
+ * Re-ingests a table's dead letters exactly once.
+ * @throws NoSuchTableError when the table or its DLQ table does not exist
+ * @throws LakeError from the commit (retryable ones can simply be run again)
+ */
+export async function redriveDeadLetters(options: RedriveOptions): Promise<RedriveReport> {
+  const { catalog, table: id } = options;
+  const dlqId = options.dlqTable ?? dlqIdentifier(id);
+  const dlq = await catalog.loadTable(dlqId).catch((error: unknown) => {
+    if (error instanceof NoSuchTableError) {
+      throw new NoSuchTableError(
+        `${formatIdentifier(id)} has no dead-letter table ${formatIdentifier(dlqId)}`,
+      );
+    }
+    throw error;
+  });
+  const target = formatIdentifier(id);
+  const letters = (
+    await readScanRows(dlq, await planScan(dlq, { filter: options.filter }), { filter: options.filter })
+  )
+    .filter((r) => r.target_table === target)
+    .map(toRawRecord);
+
+  for (let round = 0; ; round++) {
+    const table: LoadedTable = await catalog.loadTable(id);
+    const done = decodeOffsetSet(findInAncestry(table.metadata, REDRIVEN_KEY));
+    const pending = letters.filter((r) => !hasOffset(done, r.topic, r.partition, r.offset));
+    const mapped = mapRecords(pending, currentSchema(table.metadata));
+    const failed = new Set(mapped.deadLetters.map((d) => d.record));
+    const good = pending.filter((r) => !failed.has(r));
+    const report: RedriveReport = {
+      selected: letters.length,
+      alreadyRedriven: letters.length - pending.length,
+      redriven: 0,
+      stillFailing: mapped.deadLetters.map((d) => ({ ...d.record, error: d.error })),
+    };
+    if (good.length === 0) return report;
+    const batchId = computeBatchId(
+      good.map((r) => ({
+        topic: `redrive:${r.topic}`,
+        partition: r.partition,
+        first: r.offset,
+        last: r.offset,
+      })),
+    );
+    const files = await writeRows(table, mapped.rows, { filePrefix: batchId });
+    try {
+      const result = await commitWithRetry(
+        catalog,
+        id,
+        {
+          batchId,
+          prepare: async (base) => {
+            const baseDone = decodeOffsetSet(findInAncestry(base.metadata, REDRIVEN_KEY));
+            if (good.some((r) => hasOffset(baseDone, r.topic, r.partition, r.offset))) {
+              throw new RedriveRaceError('another redrive committed some of these dead letters meanwhile', {
+                retryable: true,
+              });
+            }
+            return prepareSnapshot(base, {
+              operation: 'append',
+              addedDataFiles: files,
+              addedDeleteFiles: [],
+              summary: {
+                [BATCH_ID_KEY]: batchId,
+                [REDRIVEN_KEY]: encodeOffsetSet(addOffsets(baseDone, good)),
+              },
+            });
+          },
+        },
+        { lock: options.lock },
+      );
+      if (result.status === 'already-committed')
+        await Promise.all(files.map((f) => table.io.delete(f.file_path)));
+      return {
+        ...report,
+        redriven: result.status === 'committed' ? good.length : 0,
+        snapshotId: result.snapshotId,
+      };
+    } catch (error) {
+      // An unknown outcome may have landed: its files must stay until someone knows.
+      if (!(error instanceof CommitStateUnknownError)) {
+        await Promise.all(files.map((f) => table.io.delete(f.file_path).catch(() => {})));
+      }
+      if (error instanceof RedriveRaceError && round < 3) continue;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
+import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
+import {
+  addOffsets,
+  decodeOffsetSet,
+  encodeOffsetSet,
+  redriveDeadLetters,
+} from '../../../functions/core/ingest/redrive.js';
+import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import { planScan } from '../../../functions/core/scan/plan-scan.js';
+import { readScanRows } from '../../../functions/core/scan/read-scan.js';
+import { currentSchema } from '../../../functions/core/spec/metadata.js';
+import type { Schema } from '../../../functions/core/spec/types.js';
+import { tempWarehouse } from '../../support/tables.js';
+
+const ID = { namespace: ['shop'], name: 'orders' };
+const SCHEMA: Schema = {
+  type: 'struct',
+  'schema-id': 0,
+  fields: [
+    { id: 1, name: 'id', required: true, type: 'long' },
+    { id: 2, name: 'country', required: true, type: 'string' },
+  ],
+};
+const route: TableRoute = {
+  table: ID,
+  topics: ['orders'],
+  schema: SCHEMA,
+  kafkaLineage: false,
+  properties: {},
+};
+
+const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64');
+const record = (offset: number, value: unknown) => ({
+  topic: 'orders',
+  partition: 0,
+  offset,
+  timestamp: 1_700_000_000_000,
+  timestampType: 'CREATE_TIME',
+  value: b64(value),
+  headers: [],
+});
+
+describe('dead-letter redrive', () => {
+  let catalog: EmbeddedCatalog;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => {
+    ({ catalog, cleanup } = await tempWarehouse());
+    // Prepare: one good record, one missing a required column, one that is not JSON at all.
+    await ingestEvent(
+      { catalog, routes: [route] },
+      {
+        eventSource: 'aws:kafka',
+        records: {
+          'orders-0': [record(1, { id: 1, country: 'DE' }), record(2, { id: 2 }), record(3, '{oops')],
+        },
+      },
+    );
+  });
+  afterEach(() => cleanup());
+
+  async function ids(): Promise<number[]> {
+    const table = await catalog.loadTable(ID);
+    return (await readScanRows(table, await planScan(table))).map((r) => Number(r.id)).sort();
+  }
+
+  it('re-ingests fixed dead letters exactly once; the still-broken one stays', async () => {
+    // Fix: country becomes optional.
+    const table = await catalog.loadTable(ID);
+    const evolved: Schema = { ...currentSchema(table.metadata), 'schema-id': 1 };
+    evolved.fields = evolved.fields.map((f) => (f.name === 'country' ? { ...f, required: false } : f));
+    await catalog.commitTable(
+      ID,
+      [{ type: 'assert-current-schema-id', 'current-schema-id': 0 }],
+      [
+        { action: 'add-schema', schema: evolved },
+        { action: 'set-current-schema', 'schema-id': -1 },
+      ],
+    );
+    // Act
+    const first = await redriveDeadLetters({ catalog, table: ID });
+    const second = await redriveDeadLetters({ catalog, table: ID });
+    // Assess
+    expect(first).toMatchObject({ selected: 2, redriven: 1, alreadyRedriven: 0 });
+    expect(first.stillFailing).toHaveLength(1);
+    expect(first.stillFailing[0]).toMatchObject({ offset: 3n });
+    expect(first.stillFailing[0].error).toContain('not valid JSON');
+    expect(second).toMatchObject({ selected: 2, redriven: 0, alreadyRedriven: 1 });
+    expect(await ids()).toEqual([1, 2]);
+  });
+
+  it('redrives nothing while the cause is not fixed', async () => {
+    const report = await redriveDeadLetters({ catalog, table: ID });
+    expect(report).toMatchObject({ selected: 2, redriven: 0 });
+    expect(report.stillFailing.map((f) => f.error).join()).toContain('country: is required');
+    expect(await ids()).toEqual([1]);
+  });
+});
+
+describe('redriven offset sets', () => {
+  it('merge adjacent ranges and round-trip', () => {
+    const set = addOffsets(decodeOffsetSet(undefined), [
+      { topic: 't', partition: 0, offset: 5n },
+      { topic: 't', partition: 0, offset: 3n },
+      { topic: 't', partition: 0, offset: 4n },
+      { topic: 't', partition: 1, offset: 9n },
+    ]);
+    expect(encodeOffsetSet(set)).toBe('{"t":{"0":[["3","5"]],"1":[["9","9"]]}}');
+    expect(decodeOffsetSet(encodeOffsetSet(set))).toEqual(set);
+  });
+});
