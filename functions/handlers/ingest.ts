@@ -13,8 +13,10 @@ import { ingestEvent, type IngestEventReport } from '../core/ingest/ingest-event
 import { type HandlerConfig, loadHandlerConfig } from './config.js';
 import { recordIngestMetrics } from './ingest-metrics.js';
 
-const logger = new Logger({ serviceName: 'floe-ingest' });
-const metrics = new Metrics({ namespace: 'floe', serviceName: 'floe-ingest' });
+// Service name and namespace come from POWERTOOLS_SERVICE_NAME / POWERTOOLS_METRICS_NAMESPACE, which the
+// construct sets: its alarms and dashboard read the metrics under exactly those dimensions.
+const logger = new Logger();
+const metrics = new Metrics();
 /** Time kept back to fail cleanly (and let the ESM retry) instead of being killed mid-commit. */
 const SAFETY_MARGIN_MS = 10_000;
 let config: Promise<HandlerConfig> | undefined;

@@ -1,0 +1,152 @@
+/**
+ * `KafkaToIceberg`: Kafka topics → Apache Iceberg tables with no servers to run. One construct wires the
+ * ingest function to the topics (event source mappings), the catalog (S3 Tables or REST), the DynamoDB
+ * commit lock, scheduled maintenance (Step Functions + EventBridge Scheduler), alarms and a dashboard.
+ *
+ *     new KafkaToIceberg(this, 'Orders', {
+ *       source: { kind: 'msk', clusterArn },
+ *       tables: [{ topics: ['orders'], table: 'sales.orders', mode: 'debezium', identifierColumns: ['order_id'] }],
+ *       catalog: { kind: 's3tables' },
+ *     });
+ */
+import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { type FloeAlarms, FloeMonitoring } from './alarms.js';
+import { FloeCatalog } from './catalog.js';
+import { createIngest } from './ingest.js';
+import { FloeMaintenance, resolveMaintenance } from './maintenance.js';
+import type { MaintenanceTaskKey } from './maintenance-definition.js';
+import type { KafkaToIcebergProps } from './props.js';
+import { checkRoutes, renderRoutes } from './table-routes.js';
+
+/** Lambda refuses a function whose environment variables take more than 4 KB in total. */
+const LAMBDA_ENVIRONMENT_LIMIT = 4096;
+
+/** Room assumed for a value only known at deploy time (an ARN or a generated name). */
+const TOKEN_ALLOWANCE = 128;
+
+/**
+ * Refuses an environment Lambda would reject, naming the usual culprit (schemas in `FLOE_TABLES`).
+ * @throws Error when the variables may exceed Lambda's 4 KB
+ */
+export function checkEnvironmentSize(environment: Record<string, string>): void {
+  const size = Object.entries(environment).reduce(
+    (sum, [key, value]) =>
+      sum + key.length + (Token.isUnresolved(value) ? TOKEN_ALLOWANCE : Buffer.byteLength(value)),
+    0,
+  );
+  if (size > LAMBDA_ENVIRONMENT_LIMIT) {
+    throw new Error(
+      `the functions' environment would take ~${size} bytes, over Lambda's 4 KB: FLOE_TABLES is ` +
+        `${Buffer.byteLength(environment.FLOE_TABLES ?? '')} bytes — drop schemas floe can infer, or split the tables across constructs`,
+    );
+  }
+}
+
+/** Kafka → Iceberg ingestion with its lock, maintenance, alarms and dashboard. */
+export class KafkaToIceberg extends Construct {
+  /** The ingest function (nodejs22.x, arm64). */
+  public readonly ingestFunction: nodejs.NodejsFunction;
+  /** One Kafka event source mapping per topic. */
+  public readonly eventSourceMappings: readonly lambda.EventSourceMapping[];
+  /** Receives the batches the mappings give up on; undefined when `onFailure` was given. */
+  public readonly failureBucket?: s3.Bucket;
+  /** The DynamoDB commit lock (on-demand, PITR, TTL on `expiresAt`, key `pk`). */
+  public readonly lockTable: dynamodb.Table;
+  /** The catalog resources (S3 Tables bucket, namespaces, tables when created here). */
+  public readonly catalog: FloeCatalog;
+  /** The maintenance state machine; undefined when maintenance is disabled. */
+  public readonly maintenanceStateMachine?: sfn.StateMachine;
+  /** The maintenance task functions by task; undefined when maintenance is disabled. */
+  public readonly maintenanceFunctions?: Readonly<Record<MaintenanceTaskKey, nodejs.NodejsFunction>>;
+  /** One maintenance schedule per table (its input names the table); empty when maintenance is disabled. */
+  public readonly schedules: readonly scheduler.Schedule[];
+  /** The pipeline's CloudWatch dashboard. */
+  public readonly dashboard: cloudwatch.Dashboard;
+  /** The pipeline's alarms. */
+  public readonly alarms: FloeAlarms;
+  /** The environment every floe function gets (the handlers' configuration contract). */
+  public readonly environment: Readonly<Record<string, string>>;
+
+  constructor(scope: Construct, id: string, props: KafkaToIcebergProps) {
+    super(scope, id);
+    checkRoutes(props.tables);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
+    const maintenanceEnabled = props.maintenance?.enabled ?? true;
+    const maintenance = resolveMaintenance(props.maintenance);
+    const serviceName = props.serviceName ?? 'floe';
+    const metricsNamespace = props.metricsNamespace ?? 'floe';
+
+    this.catalog = new FloeCatalog(this, 'Catalog', {
+      catalog: props.catalog,
+      routes: props.tables,
+      maintenance,
+      removalPolicy,
+    });
+    this.lockTable = new dynamodb.Table(this, 'LockTable', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: 'expiresAt',
+      removalPolicy,
+    });
+    this.environment = {
+      ...this.catalog.resources.environment,
+      FLOE_LOCK_TABLE: this.lockTable.tableName,
+      FLOE_LOCK_LEASE_MS: String((props.lockLease ?? Duration.seconds(30)).toMilliseconds()),
+      FLOE_TABLES: JSON.stringify(renderRoutes(props.tables)),
+      POWERTOOLS_SERVICE_NAME: serviceName,
+      POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+      POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
+    };
+    checkEnvironmentSize(this.environment);
+
+    const ingest = createIngest(this, {
+      props,
+      environment: { ...this.environment },
+      catalog: this.catalog.resources,
+      lockTable: this.lockTable,
+      removalPolicy,
+      logRetention,
+    });
+    this.ingestFunction = ingest.fn;
+    this.eventSourceMappings = ingest.mappings;
+    if (ingest.failureBucket) this.failureBucket = ingest.failureBucket;
+
+    if (maintenanceEnabled) {
+      const flow = new FloeMaintenance(this, 'Maintenance', {
+        options: maintenance,
+        routes: props.tables,
+        environment: { ...this.environment },
+        catalog: this.catalog.resources,
+        lockTable: this.lockTable,
+        removalPolicy,
+        logRetention,
+      });
+      this.maintenanceStateMachine = flow.stateMachine;
+      this.maintenanceFunctions = flow.functions;
+      this.schedules = flow.schedules;
+    } else {
+      this.schedules = [];
+    }
+
+    const monitoring = new FloeMonitoring(this, 'Monitoring', {
+      ingestFunction: this.ingestFunction,
+      ...(this.maintenanceStateMachine ? { stateMachine: this.maintenanceStateMachine } : {}),
+      serviceName,
+      metricsNamespace,
+      options: props.alarms ?? {},
+    });
+    this.alarms = monitoring.alarms;
+    this.dashboard = monitoring.dashboard;
+  }
+}
