@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole table path on the embedded default, no AWS account needed. Ingests the
  * sample events (running it again shows the replay being skipped), then prints the table and a
- * pruned scan.
+ * pruned scan; then a Debezium change stream of the same shop becomes a second table holding the
+ * orders' current state (updates applied, cancellations deleted).
  */
 import { fileURLToPath } from 'node:url';
 import type { ParsedOptions } from '../main.js';
@@ -41,6 +42,22 @@ export async function runDemo(values: ParsedOptions): Promise<number> {
   });
   say('dead letters of sales.orders (kept with their raw bytes and the reason)');
   await runScan({ warehouse, table: 'sales.orders__dlq', limit: '10' });
+  say(
+    'CDC: Debezium change events of the orders database table (snapshot, inserts, price updates, cancellations) into sales.orders_current, keyed by order_id',
+  );
+  await runIngest(
+    {
+      warehouse,
+      table: 'sales.orders_current',
+      schema: `${EVENTS}orders-cdc-schema.json`,
+      'partition-by': 'bucket(4, order_id)',
+      mode: 'debezium',
+      identifier: 'order_id',
+    },
+    [`${EVENTS}orders-cdc-1.json`, `${EVENTS}orders-cdc-2.json`],
+  );
+  say('the current state of the orders (equality deletes applied at read time)');
+  await runScan({ warehouse, table: 'sales.orders_current' });
   process.stdout.write(
     '\nRun `npm start` again: every batch is recognised as already committed, nothing is duplicated.\n',
   );

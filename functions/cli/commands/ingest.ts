@@ -3,7 +3,7 @@ import { parseIdentifier } from '../../core/catalog/catalog.js';
 import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { ValidationError } from '../../core/errors.js';
 import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-event.js';
-import type { TableRoute } from '../../core/ingest/routes.js';
+import { INGEST_MODES, type IngestMode, type TableRoute } from '../../core/ingest/routes.js';
 import { parseSchema } from '../../core/spec/schema.js';
 import { type ParsedOptions, requireOption, UsageError } from '../main.js';
 
@@ -34,6 +34,14 @@ function topicsOf(event: unknown): string[] {
   return [...topics];
 }
 
+function describeCdc(t: IngestEventReport['tables'][number]): string {
+  if (t.mode === undefined || t.mode === 'append') return '';
+  const ignored = Object.entries(t.ignored ?? {})
+    .map(([reason, n]) => `${n} ${reason}`)
+    .join(', ');
+  return `, ${t.equalityDeletes ?? 0} keys deleted/replaced in ${t.deleteFiles ?? 0} equality-delete files${ignored ? `, ignored: ${ignored}` : ''}`;
+}
+
 export function printIngestReport(file: string, report: IngestEventReport): void {
   for (const t of report.tables) {
     const outcome =
@@ -43,9 +51,28 @@ export function printIngestReport(file: string, report: IngestEventReport): void
           ? 'already committed (replay skipped)'
           : 'nothing new (replay skipped)';
     process.stdout.write(
-      `${file} → ${t.table}: ${t.recordsIn} records, ${t.skippedAsReplayed} replayed, ${t.rowsWritten} rows in ${t.dataFiles} files (${t.bytesWritten} bytes), ${t.deadLettered} dead-lettered; ${outcome}\n`,
+      `${file} → ${t.table}: ${t.recordsIn} records, ${t.skippedAsReplayed} replayed, ${t.rowsWritten} rows in ${t.dataFiles} files (${t.bytesWritten} bytes)${describeCdc(t)}, ${t.deadLettered} dead-lettered; ${outcome}\n`,
     );
+    for (const warning of t.warnings ?? []) process.stderr.write(`warning: ${t.table}: ${warning}\n`);
   }
+}
+
+function modeFromOptions(values: ParsedOptions): IngestMode | undefined {
+  if (values.mode === undefined) return undefined;
+  if (!INGEST_MODES.includes(values.mode as IngestMode)) {
+    throw new UsageError(`--mode must be one of ${INGEST_MODES.join(', ')}, got '${values.mode}'`);
+  }
+  return values.mode as IngestMode;
+}
+
+function identifierFromOptions(values: ParsedOptions): string[] | undefined {
+  if (values.identifier === undefined) return undefined;
+  const columns = values.identifier
+    .split(',')
+    .map((c) => c.trim())
+    .filter(Boolean);
+  if (columns.length === 0) throw new UsageError('--identifier needs at least one column name');
+  return columns;
 }
 
 /** Builds the route for `floe ingest` from its flags. */
@@ -60,7 +87,16 @@ export async function routeFromOptions(values: ParsedOptions, events: unknown[])
         .map((t) => t.trim())
         .filter(Boolean)
     : [...new Set(events.flatMap(topicsOf))];
-  return { table, topics, schema, partitionBy: values['partition-by'], kafkaLineage: true, properties: {} };
+  return {
+    table,
+    topics,
+    schema,
+    partitionBy: values['partition-by'],
+    mode: modeFromOptions(values),
+    identifierColumns: identifierFromOptions(values),
+    kafkaLineage: true,
+    properties: {},
+  };
 }
 
 export async function runIngest(values: ParsedOptions, files: string[]): Promise<number> {

@@ -18,6 +18,8 @@ export interface IngestEventOptions {
   lock?: CommitLock;
   deadlineMs?: number;
   onCommitEvent?: (table: string, event: CommitEvent) => void;
+  /** Told about configuration problems a table's batch revealed (also in the table reports). */
+  onWarning?: (table: string, message: string) => void;
 }
 
 export interface IngestEventReport {

@@ -1,0 +1,212 @@
+/**
+ * Records → row changes of a CDC table: each change names a key and either the row the key now has
+ * or none (deleted). `debezium` tables read change envelopes; `upsert` tables take the Kafka key as
+ * the row's key and a null value (tombstone) as its deletion. A record that cannot become a change
+ * is a dead letter with the reason; recognised non-changes (heartbeats, ...) are counted and skipped.
+ */
+import { describeError, RecordDecodeError } from '../errors.js';
+import type { DeadLetter } from '../ingest/dead-letters.js';
+import type { RawRecord } from '../ingest/esm-event.js';
+import { jsonToRow, jsonToValue } from '../ingest/json-to-value.js';
+import { KAFKA_FIELD, kafkaLineageRow } from '../ingest/kafka-lineage.js';
+import { parseJsonBytes } from '../ingest/parse-json.js';
+import { readPath } from '../scan/read-columns.js';
+import { valueKey } from '../scan/value-key.js';
+import type { Row, Schema, StructType, Value } from '../spec/types.js';
+import {
+  type IgnoredReason,
+  isJsonObject,
+  type JsonObject,
+  parseDebeziumValue,
+  unwrapConnectEnvelope,
+} from './debezium-envelope.js';
+import { type ChangeKey, describeKey, keyFromJson, keyFromKafkaKey, keyFromRow } from './record-key.js';
+import type { CdcSettings, KeyColumn } from './table-mode.js';
+
+export interface Change {
+  record: RawRecord;
+  key: ChangeKey;
+  /** The key's row after the change; null when the change deletes the key. */
+  row: Row | null;
+  /**
+   * Whether the table may hold the key already (an update, delete, snapshot read or upsert): then
+   * older rows of the key need an equality delete. A Debezium create (`c`) is a key that did not exist.
+   */
+  mayExist: boolean;
+}
+
+export interface ExtractedChanges {
+  /** In record order; a record may yield two (an update that changed the key). */
+  changes: Change[];
+  deadLetters: DeadLetter[];
+  ignored: Partial<Record<IgnoredReason, number>>;
+}
+
+interface Mapper {
+  settings: CdcSettings;
+  /** The value columns: everything but `_kafka` and the source column. */
+  valueType: StructType;
+  /** The same with key columns optional (upsert values may leave them to the Kafka key). */
+  relaxedType: StructType;
+  lineage: boolean;
+}
+
+function without(schema: Schema, names: Set<string>): StructType {
+  return { type: 'struct', fields: schema.fields.filter((f) => !names.has(f.name)) };
+}
+
+function relaxKeys(struct: StructType, ids: Set<number>): StructType {
+  return {
+    ...struct,
+    fields: struct.fields.map((f) => {
+      if (ids.has(f.id)) return { ...f, required: false };
+      if (typeof f.type !== 'string' && f.type.type === 'struct')
+        return { ...f, type: relaxKeys(f.type, ids) };
+      return f;
+    }),
+  };
+}
+
+function makeMapper(schema: Schema, settings: CdcSettings): Mapper {
+  const names = new Set([KAFKA_FIELD, ...(settings.sourceColumn ? [settings.sourceColumn.name] : [])]);
+  const valueType = without(schema, names);
+  return {
+    settings,
+    valueType,
+    relaxedType: relaxKeys(valueType, new Set(settings.key.map((c) => c.id))),
+    lineage: schema.fields.some((f) => f.name === KAFKA_FIELD),
+  };
+}
+
+/** Debezium writes some source fields as numbers or booleans in one version and strings in another. */
+function coerceSourceStrings(source: JsonObject, type: StructType): JsonObject {
+  const out: JsonObject = { ...source };
+  for (const f of type.fields) {
+    const v = out[f.name];
+    if (f.type === 'string' && (typeof v === 'number' || typeof v === 'boolean')) out[f.name] = String(v);
+  }
+  return out;
+}
+
+function addLineage(mapper: Mapper, row: Row, record: RawRecord, source: unknown): Row {
+  if (mapper.lineage) row[KAFKA_FIELD] = kafkaLineageRow(record);
+  const column = mapper.settings.sourceColumn;
+  if (column) {
+    const type = column.type as StructType;
+    row[column.name] = isJsonObject(source)
+      ? jsonToValue(type, coerceSourceStrings(source, type), column.name)
+      : null;
+  }
+  return row;
+}
+
+function setPath(row: Row, path: readonly string[], value: Value): void {
+  let target: Row = row;
+  for (const p of path.slice(0, -1)) target = target[p] as Row;
+  target[path[path.length - 1]] = value;
+}
+
+function debeziumChanges(
+  mapper: Mapper,
+  record: RawRecord,
+  json: unknown,
+  ignored: ExtractedChanges['ignored'],
+): Change[] {
+  const columns = mapper.settings.key;
+  const event = parseDebeziumValue(json);
+  if (event.kind === 'ignored') {
+    ignored[event.reason] = (ignored[event.reason] ?? 0) + 1;
+    return [];
+  }
+  if (event.op === 'd') {
+    const key =
+      (event.before && keyFromJson(event.before, columns, 'before')) ??
+      (record.key ? keyFromKafkaKey(record.key, columns) : undefined);
+    if (!key) {
+      throw new RecordDecodeError(
+        "no usable key: a delete whose 'before' lacks the key and no Kafka key",
+        'map',
+      );
+    }
+    return [{ record, key, row: null, mayExist: true }];
+  }
+  const row = addLineage(mapper, jsonToRow(mapper.valueType, event.after!, 'after'), record, event.source);
+  const key = keyFromRow(row, columns);
+  const changes: Change[] = [];
+  if (event.op === 'u' && event.before) {
+    // A primary-key update: the old key's row goes away (Debezium usually sends d + c instead).
+    const old = keyFromJson(event.before, columns, 'before');
+    if (old && old.text !== key.text) changes.push({ record, key: old, row: null, mayExist: true });
+  }
+  changes.push({ record, key, row, mayExist: event.op !== 'c' });
+  return changes;
+}
+
+function upsertChanges(mapper: Mapper, record: RawRecord): Change[] {
+  const columns = mapper.settings.key;
+  const kafkaKey = record.key ? keyFromKafkaKey(record.key, columns) : undefined;
+  if (record.value === null) {
+    if (!kafkaKey) throw new RecordDecodeError('no usable key: a tombstone without a Kafka key', 'map');
+    return [{ record, key: kafkaKey, row: null, mayExist: true }];
+  }
+  const value = unwrapConnectEnvelope(parseJsonBytes(record.value));
+  if (!isJsonObject(value)) {
+    throw new RecordDecodeError(
+      `value is JSON but not an object (${Array.isArray(value) ? 'an array' : typeof value})`,
+      'map',
+    );
+  }
+  const row = addLineage(mapper, jsonToRow(mapper.relaxedType, value), record, null);
+  if (kafkaKey) {
+    columns.forEach((c: KeyColumn, i) => {
+      const inValue = readPath(row, c.path);
+      const inKey = kafkaKey.values[i];
+      if (inValue === null) setPath(row, c.path, inKey);
+      else if (valueKey(inValue) !== valueKey(inKey)) {
+        throw new RecordDecodeError(
+          `the Kafka key (${describeKey(columns, kafkaKey)}) and the value disagree on '${c.name}' (${String(inValue)})`,
+          'map',
+        );
+      }
+    });
+  } else if (columns.some((c) => readPath(row, c.path) === null)) {
+    throw new RecordDecodeError(
+      `no usable key: no Kafka key, and the value lacks ${columns.map((c) => `'${c.name}'`).join(', ')}`,
+      'map',
+    );
+  }
+  return [{ record, key: keyFromRow(row, columns), row, mayExist: true }];
+}
+
+/** Extracts the changes of records (in the order given). Never throws: failures are dead letters. */
+export function extractChanges(
+  records: RawRecord[],
+  schema: Schema,
+  settings: CdcSettings,
+): ExtractedChanges {
+  const mapper = makeMapper(schema, settings);
+  const out: ExtractedChanges = { changes: [], deadLetters: [], ignored: {} };
+  for (const record of records) {
+    if (record.decodeError !== undefined) {
+      out.deadLetters.push({ record, stage: 'decode', error: record.decodeError });
+      continue;
+    }
+    try {
+      if (settings.mode === 'upsert') {
+        out.changes.push(...upsertChanges(mapper, record));
+      } else if (record.value === null) {
+        // Debezium follows each delete with a tombstone for log compaction; the delete did the work.
+        out.ignored.tombstone = (out.ignored.tombstone ?? 0) + 1;
+      } else {
+        out.changes.push(...debeziumChanges(mapper, record, parseJsonBytes(record.value), out.ignored));
+      }
+    } catch (error) {
+      out.deadLetters.push({
+        record,
+        stage: error instanceof RecordDecodeError ? error.stage : 'map',
+        error: error instanceof RecordDecodeError ? error.message : describeError(error),
+      });
+    }
+  }
+  return out;
+}

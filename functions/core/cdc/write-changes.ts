@@ -1,0 +1,133 @@
+/**
+ * A collapsed CDC batch → files: DataFiles for the keys' final rows (split by the default spec, like
+ * appends), and equality DeleteFiles (content 2, `equality_ids` = the key's field ids) holding the
+ * key of every row the batch replaces or deletes, one file per partition of the delete scope.
+ * Both go into one snapshot; an equality delete reaches only strictly older data, so the new rows
+ * survive the deletes written beside them. Nothing is committed here.
+ */
+import { randomUUID } from 'node:crypto';
+import type { LoadedTable } from '../catalog/catalog.js';
+import { writeDataFiles } from '../data/write-data-file.js';
+import { ValidationError } from '../errors.js';
+import { joinLocation } from '../io/location.js';
+import { currentSchema } from '../spec/metadata.js';
+import { partitionPath } from '../spec/transforms.js';
+import type { DataFile, Row, Schema, StructField, StructType, Value } from '../spec/types.js';
+import { partitionRows } from '../table/partition-rows.js';
+import { writeRows } from '../table/write-rows.js';
+import type { KeyState } from './collapse-changes.js';
+import type { DeleteScope } from './delete-scope.js';
+import type { KeyColumn } from './table-mode.js';
+
+export interface WrittenChanges {
+  dataFiles: DataFile[];
+  deleteFiles: DataFile[];
+  /** Rows in the data files. */
+  rows: number;
+  /** Keys in the delete files. */
+  equalityDeletes: number;
+}
+
+/** The schema cut down to the key columns and the structs holding them (as the table declares them). */
+export function keySchema(schema: Schema, ids: ReadonlySet<number>): Schema {
+  const prune = (struct: StructType): StructField[] =>
+    struct.fields.flatMap((f): StructField[] => {
+      if (ids.has(f.id)) return [f];
+      if (typeof f.type !== 'string' && f.type.type === 'struct') {
+        const inner = prune(f.type);
+        return inner.length > 0 ? [{ ...f, type: { ...f.type, fields: inner } }] : [];
+      }
+      return [];
+    });
+  return { type: 'struct', 'schema-id': schema['schema-id'], fields: prune(schema) };
+}
+
+/** A row holding only the key columns, at their paths. */
+export function keyRow(columns: readonly KeyColumn[], values: readonly Value[]): Row {
+  const row: Row = {};
+  columns.forEach((c, i) => {
+    let target = row;
+    for (const p of c.path.slice(0, -1)) {
+      target[p] ??= {};
+      target = target[p] as Row;
+    }
+    target[c.path[c.path.length - 1]] = values[i];
+  });
+  return row;
+}
+
+function codecOf(props: Record<string, string>): 'zstd' | 'snappy' | 'gzip' | 'uncompressed' {
+  return (props['write.parquet.compression-codec'] ?? 'zstd').toLowerCase() as
+    | 'zstd'
+    | 'snappy'
+    | 'gzip'
+    | 'uncompressed';
+}
+
+async function writeDeleteFiles(
+  table: LoadedTable,
+  keyRows: Row[],
+  columns: readonly KeyColumn[],
+  scope: DeleteScope,
+  prefix: string,
+): Promise<DataFile[]> {
+  const md = table.metadata;
+  const schema = currentSchema(md);
+  const ids = columns.map((c) => c.id);
+  const deleteSchema = keySchema(schema, new Set(ids));
+  const props = md.properties ?? {};
+  const files: DataFile[] = [];
+  // The key rows carry the partition source columns whenever the scope is partitioned (the key decides it).
+  for (const group of partitionRows(keyRows, schema, scope.spec)) {
+    const dir = joinLocation(
+      md.location,
+      'data',
+      ...(scope.spec.fields.length ? [partitionPath(scope.spec, schema, group.partition)] : []),
+    );
+    const id = randomUUID();
+    files.push(
+      ...(await writeDataFiles(group.rows, {
+        io: table.io,
+        schema: deleteSchema,
+        specId: scope.spec['spec-id'],
+        partition: group.partition,
+        content: 2,
+        equalityIds: ids,
+        nextLocation: (i) =>
+          joinLocation(dir, `${prefix}eq-deletes-${id}-${String(i).padStart(5, '0')}.parquet`),
+        targetFileSizeBytes: Number(props['write.target-file-size-bytes'] ?? 512 * 1024 * 1024),
+        codec: codecOf(props),
+      })),
+    );
+  }
+  return files;
+}
+
+/**
+ * Writes the files for a collapsed batch (`scope` is needed when any key has older rows to delete).
+ * On failure, the files this call wrote are deleted (best effort) before the error is thrown.
+ * @throws ValidationError without a scope for deletes; whatever writeRows / writeDataFiles throw
+ *   (ValidationError, TransientIOError, LakeError)
+ */
+export async function writeChanges(
+  table: LoadedTable,
+  finals: readonly KeyState[],
+  columns: readonly KeyColumn[],
+  scope: DeleteScope | undefined,
+  options: { filePrefix?: string } = {},
+): Promise<WrittenChanges> {
+  const prefix = options.filePrefix ? `${options.filePrefix.slice(0, 12)}-` : '';
+  const rows = finals.flatMap((s) => (s.row ? [s.row] : []));
+  const keyRows = finals.filter((s) => s.deleteExisting).map((s) => keyRow(columns, s.key.values));
+  if (keyRows.length > 0 && !scope)
+    throw new ValidationError('a batch with equality deletes needs a delete scope');
+  const dataFiles = rows.length ? await writeRows(table, rows, { filePrefix: options.filePrefix }) : [];
+  try {
+    const deleteFiles =
+      scope && keyRows.length ? await writeDeleteFiles(table, keyRows, columns, scope, prefix) : [];
+    return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: keyRows.length };
+  } catch (error) {
+    await Promise.all(dataFiles.map((f) => table.io.delete(f.file_path).catch(() => undefined)));
+    throw error;
+  }
+}

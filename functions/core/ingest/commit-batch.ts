@@ -1,0 +1,270 @@
+/**
+ * Exactly-once commit of one table's share of a Kafka batch, whatever the files are (appended rows,
+ * or CDC rows plus equality deletes):
+ *   1. skip records at or below the table's committed offsets (a replay takes effect once);
+ *   2. let the caller write files for the records not yet committed;
+ *   3. commit one snapshot carrying `floe.batch-id` and the merged offsets.
+ * If another writer moved the offsets of these partitions (or the table's specs) while we wrote, our
+ * files are dropped and the batch is re-filtered against the new base — re-applying them could
+ * duplicate rows. Dead letters go first, to the DLQ table, through the same path.
+ */
+import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import { formatIdentifier } from '../catalog/catalog.js';
+import type { TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
+import { LakeError } from '../errors.js';
+import type { CommitLock } from '../lock/commit-lock.js';
+import type { DataFile, SnapshotId, SnapshotOperation, TableIdentifier } from '../spec/types.js';
+import type { CommitEvent, CommitResult } from '../table/commit-loop.js';
+import { commitWithRetry } from '../table/commit-loop.js';
+import { prepareSnapshot } from '../table/snapshot-producer.js';
+import {
+  BATCH_ID_KEY,
+  encodeOffsets,
+  mergeOffsets,
+  OFFSETS_KEY,
+  readCommittedOffsets,
+  type SourceOffsets,
+} from '../table/source-offsets.js';
+import { writeRows } from '../table/write-rows.js';
+import { DLQ_SCHEMA, type DeadLetter, deadLetterRow, dlqIdentifier } from './dead-letters.js';
+import type { RawRecord } from './esm-event.js';
+import { loadOrCreateTable } from './load-or-create-table.js';
+import type { IngestMode, TableRoute } from './routes.js';
+
+export interface IngestTableOptions {
+  catalog: Catalog;
+  lock?: CommitLock;
+  deadlineMs?: number;
+  onCommitEvent?: (table: string, event: CommitEvent) => void;
+  /** Told about things an operator should fix (also listed in the report's `warnings`). */
+  onWarning?: (table: string, message: string) => void;
+}
+
+export interface TableIngestReport {
+  table: string;
+  batchId: string;
+  recordsIn: number;
+  skippedAsReplayed: number;
+  rowsWritten: number;
+  deadLettered: number;
+  dataFiles: number;
+  bytesWritten: number;
+  snapshotId?: SnapshotId;
+  status: 'committed' | 'already-committed' | 'nothing-to-commit';
+  attempts: number;
+  conflicts: number;
+  unknownOutcomes: number;
+  mode?: IngestMode;
+  /** Equality-delete files committed (CDC tables). */
+  deleteFiles?: number;
+  /** Keys whose older rows the batch deleted or replaced (CDC tables). */
+  equalityDeletes?: number;
+  /** Records recognised as no change (tombstones, heartbeats, ...), by reason (CDC tables). */
+  ignored?: Record<string, number>;
+  /** Configuration problems worth fixing (e.g. one key on two Kafka partitions). */
+  warnings?: string[];
+}
+
+/** Thrown inside prepare when files written for one base do not fit the base being committed on. */
+export class StaleWriteError extends LakeError {
+  constructor(message: string) {
+    super(message, { retryable: true });
+  }
+}
+
+/** Highest offset per topic-partition of some records. */
+export function offsetsOf(records: RawRecord[]): SourceOffsets {
+  const out: SourceOffsets = new Map();
+  for (const r of records) {
+    if (r.offset < 0n) continue;
+    const parts = out.get(r.topic) ?? new Map<number, bigint>();
+    if ((parts.get(r.partition) ?? -1n) < r.offset) parts.set(r.partition, r.offset);
+    out.set(r.topic, parts);
+  }
+  return out;
+}
+
+/** The records above the committed offsets of their topic-partition. */
+export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecord[] {
+  return records.filter((r) => r.offset > (committed.get(r.topic)?.get(r.partition) ?? -1n));
+}
+
+function overlaps(records: RawRecord[], committed: SourceOffsets): boolean {
+  return records.some((r) => r.offset <= (committed.get(r.topic)?.get(r.partition) ?? -1n));
+}
+
+/** What a batch's writer produced for the records not yet committed. */
+export interface BatchFiles {
+  dataFiles: DataFile[];
+  deleteFiles: DataFile[];
+  /** The records the files stand for: their offsets must still be uncommitted at commit time. */
+  used: RawRecord[];
+  /** Rows in the data files. */
+  rows: number;
+  /**
+   * Checks the files against each commit attempt's base and returns schema/spec changes to commit
+   * with them. @throws StaleWriteError when the files no longer fit the base
+   */
+  checkBase?: (
+    base: LoadedTable,
+  ) => Promise<{ preUpdates?: TableUpdate[]; preRequirements?: TableRequirement[] }>;
+}
+
+export interface BatchOutcome<T extends BatchFiles> {
+  /** Absent when every record was already committed. */
+  result?: CommitResult;
+  written?: T;
+  skipped: number;
+}
+
+/** Iceberg Java's RowDelta rule: only data → append, only deletes → delete, both → overwrite. */
+function operationOf(files: BatchFiles): SnapshotOperation {
+  if (files.deleteFiles.length === 0) return 'append';
+  return files.dataFiles.length === 0 ? 'delete' : 'overwrite';
+}
+
+async function deleteFiles(table: LoadedTable, files: BatchFiles): Promise<void> {
+  await Promise.all(
+    [...files.dataFiles, ...files.deleteFiles].map((f) => table.io.delete(f.file_path).catch(() => {})),
+  );
+}
+
+async function commitFiles(
+  options: IngestTableOptions,
+  id: TableIdentifier,
+  batchId: string,
+  batchOffsets: SourceOffsets,
+  files: BatchFiles,
+): Promise<CommitResult> {
+  return commitWithRetry(
+    options.catalog,
+    id,
+    {
+      batchId,
+      prepare: async (base) => {
+        const committed = readCommittedOffsets(base.metadata);
+        if (overlaps(files.used, committed)) {
+          throw new StaleWriteError(
+            `${formatIdentifier(id)}: another writer committed some of these offsets meanwhile`,
+          );
+        }
+        const extra = files.checkBase ? await files.checkBase(base) : {};
+        return prepareSnapshot(base, {
+          operation: operationOf(files),
+          addedDataFiles: files.dataFiles,
+          addedDeleteFiles: files.deleteFiles,
+          preUpdates: extra.preUpdates,
+          preRequirements: extra.preRequirements,
+          summary: {
+            [BATCH_ID_KEY]: batchId,
+            [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, batchOffsets)),
+          },
+        });
+      },
+    },
+    {
+      lock: options.lock,
+      deadlineMs: options.deadlineMs,
+      onEvent: (e) => options.onCommitEvent?.(formatIdentifier(id), e),
+    },
+  );
+}
+
+/**
+ * Writes files for the records of `records` not yet committed (through `write`) and commits them
+ * with the batch's offsets; starts over (up to 3 times) when the base moved under the files.
+ * @throws LakeError subclasses from writing and committing; retryable ones mean "redeliver the batch"
+ */
+export async function commitBatch<T extends BatchFiles>(
+  options: IngestTableOptions,
+  id: TableIdentifier,
+  batchId: string,
+  records: RawRecord[],
+  write: (table: LoadedTable, fresh: RawRecord[]) => Promise<T>,
+): Promise<BatchOutcome<T>> {
+  const batchOffsets = offsetsOf(records);
+  for (let round = 0; ; round++) {
+    const table = await options.catalog.loadTable(id);
+    const fresh = unseen(records, readCommittedOffsets(table.metadata));
+    if (fresh.length === 0) return { skipped: records.length };
+    const written = await write(table, fresh);
+    try {
+      const result = await commitFiles(options, id, batchId, batchOffsets, written);
+      if (result.status === 'already-committed') await deleteFiles(table, written);
+      return { result, written, skipped: records.length - fresh.length };
+    } catch (error) {
+      if (error instanceof StaleWriteError && round < 3) {
+        await deleteFiles(table, written);
+        continue;
+      }
+      // After an unknown outcome the files may be part of the table: never delete them.
+      if (!(error instanceof LakeError && error.name === 'CommitStateUnknownError'))
+        await deleteFiles(table, written);
+      throw error;
+    }
+  }
+}
+
+/**
+ * Commits dead letters to the route's DLQ table (created on first use), exactly once per record.
+ * @throws as commitBatch
+ */
+export async function commitDeadLetters(
+  options: IngestTableOptions,
+  route: TableRoute,
+  batchId: string,
+  letters: DeadLetter[],
+): Promise<number> {
+  if (letters.length === 0) return 0;
+  const dlqRoute: TableRoute = {
+    table: dlqIdentifier(route.table, route.dlqTable),
+    topics: route.topics,
+    schema: DLQ_SCHEMA,
+    kafkaLineage: false,
+    properties: {},
+  };
+  await loadOrCreateTable(options.catalog, dlqRoute);
+  const target = formatIdentifier(route.table);
+  const now = Date.now();
+  const byRecord = new Map(letters.map((l) => [l.record, l]));
+  const out = await commitBatch(
+    options,
+    dlqRoute.table,
+    batchId,
+    [...byRecord.keys()],
+    async (table, fresh) => {
+      const rows = fresh.map((r) => deadLetterRow(byRecord.get(r)!, target, now));
+      const dataFiles = await writeRows(table, rows, { filePrefix: batchId });
+      return { dataFiles, deleteFiles: [], used: fresh, rows: rows.length };
+    },
+  );
+  return out.written?.rows ?? 0;
+}
+
+/** The report fields every mode shares. */
+export function baseReport(
+  route: TableRoute,
+  batchId: string,
+  records: RawRecord[],
+  deadLettered: number,
+  outcome: BatchOutcome<BatchFiles>,
+): TableIngestReport {
+  const result = outcome.result;
+  const committed = result?.status === 'committed';
+  const files = committed ? (outcome.written?.dataFiles ?? []) : [];
+  return {
+    table: formatIdentifier(route.table),
+    batchId,
+    recordsIn: records.length,
+    skippedAsReplayed: outcome.skipped,
+    rowsWritten: committed ? (outcome.written?.rows ?? 0) : 0,
+    deadLettered,
+    dataFiles: files.length,
+    bytesWritten: files.reduce((s, f) => s + Number(f.file_size_in_bytes), 0),
+    snapshotId: result?.snapshotId,
+    status: result ? result.status : 'nothing-to-commit',
+    attempts: result?.attempts ?? 0,
+    conflicts: result?.conflicts ?? 0,
+    unknownOutcomes: result?.unknownOutcomes ?? 0,
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * A route's table, created on first use from the route's schema and partition expression. A table
+ * floe creates records how it is fed: `floe.mode`, and for `debezium`/`upsert` the key as the
+ * schema's `identifier-field-ids` plus `floe.identifier-columns`, so later ingests need no flags.
+ */
+import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import { formatIdentifier } from '../catalog/catalog.js';
+import {
+  cdcCreateSchema,
+  cdcTableProperties,
+  MODE_PROPERTY,
+  withIdentifierFields,
+} from '../cdc/table-mode.js';
+import { NoSuchTableError, ValidationError } from '../errors.js';
+import { parsePartitionExpression } from '../spec/partition-spec.js';
+import type { Schema } from '../spec/types.js';
+import { withKafkaLineage } from './kafka-lineage.js';
+import type { IngestMode, TableRoute } from './routes.js';
+
+/**
+ * The schema and properties floe creates a route's table with.
+ * @throws ValidationError when the route has no schema, a CDC mode has no key, or a key column
+ *   cannot be a key (not a required primitive, or a float/double)
+ */
+export function creationRequest(route: TableRoute): { schema: Schema; properties: Record<string, string> } {
+  if (!route.schema) {
+    throw new ValidationError(
+      `table ${formatIdentifier(route.table)} does not exist and no schema was given to create it`,
+    );
+  }
+  const mode = route.mode ?? (route.properties[MODE_PROPERTY] as IngestMode | undefined) ?? 'append';
+  let schema = route.schema;
+  if (mode !== 'append') schema = cdcCreateSchema(schema, mode, route.identifierColumns, route.properties);
+  else if (route.identifierColumns?.length) schema = withIdentifierFields(schema, route.identifierColumns);
+  if (route.kafkaLineage) schema = withKafkaLineage(schema);
+  const properties = {
+    ...route.properties,
+    ...(mode === 'append' ? { [MODE_PROPERTY]: mode } : cdcTableProperties(mode, schema)),
+  };
+  return { schema, properties };
+}
+
+/**
+ * Loads the table, creating it from the route when missing.
+ * @throws ValidationError (see creationRequest); whatever the catalog throws
+ */
+export async function loadOrCreateTable(catalog: Catalog, route: TableRoute): Promise<LoadedTable> {
+  try {
+    return await catalog.loadTable(route.table);
+  } catch (error) {
+    if (!(error instanceof NoSuchTableError)) throw error;
+    const { schema, properties } = creationRequest(route);
+    const partitionSpec = route.partitionBy ? parsePartitionExpression(route.partitionBy, schema) : undefined;
+    try {
+      return await catalog.createTable(route.table, { schema, partitionSpec, properties });
+    } catch (createError) {
+      // Another writer created it first: theirs is as good as ours.
+      if (await catalog.tableExists(route.table)) return catalog.loadTable(route.table);
+      throw createError;
+    }
+  }
+}
