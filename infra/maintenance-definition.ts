@@ -61,7 +61,12 @@ export const LAMBDA_TRANSIENT_ERRORS = [
 ];
 
 /** floe errors whose `retryable` flag is true (functions/core/errors.ts): trying again can help. */
-export const FLOE_RETRYABLE_ERRORS = ['CommitFailedError', 'CommitStateUnknownError', 'TransientIOError'];
+export const FLOE_RETRYABLE_ERRORS = [
+  'CommitFailedError',
+  'CommitStateUnknownError',
+  'TransientIOError',
+  'LockTimeoutError',
+];
 
 export interface MaintenanceDefinitionOptions {
   /**

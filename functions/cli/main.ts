@@ -1,26 +1,41 @@
 /**
  * The `floe` command line: the same core the Lambda handlers run, on a local (or s3://) warehouse.
  *   floe ingest <event.json...> --warehouse DIR --table NS.NAME [--schema FILE] [--partition-by EXPR]
+ *               [--mode append|debezium|upsert] [--identifier COL[,COL]]
  *   floe scan --warehouse DIR --table NS.NAME [--where EXPR] [--json] [--limit N]
  *   floe inspect --warehouse DIR --table NS.NAME [--json]
+ *   floe maintain all|compact|expire-snapshots|remove-orphans|rewrite-manifests --warehouse DIR --table NS.NAME
+ *     [--dry-run] [--older-than DURATION] [--retain-last N]
  *   floe demo [--warehouse DIR]
  */
 import { parseArgs } from 'node:util';
 import { describeError, LakeError } from '../core/errors.js';
 import { runDemo } from './commands/demo.js';
+import { runDlq } from './commands/dlq.js';
 import { runIngest } from './commands/ingest.js';
 import { runInspect } from './commands/inspect.js';
+import { runMaintain } from './commands/maintain.js';
 import { runScan } from './commands/scan.js';
 
 const USAGE = `usage: floe <command> [options]
 
 commands:
   ingest <event.json...> --warehouse DIR --table NS.NAME [--schema FILE] [--partition-by EXPR] [--topics T1,T2]
-      feed Kafka ESM event files through the ingest handler's code; creates the table when missing
+         [--mode append|debezium|upsert] [--identifier COL[,COL]]
+      feed Kafka ESM event files through the ingest handler's code; creates the table when missing.
+      --mode: append (a row per record, the default), debezium (change events: the table keeps the
+      current rows), upsert (the key's latest value; a null value deletes). --identifier: the key
+      columns (stored with the table, like the mode, so later ingests need neither flag)
   scan --warehouse DIR --table NS.NAME [--where EXPR] [--json] [--limit N]
       print rows (deletes applied) and the pruning funnel; --json: NDJSON rows on stdout, funnel on stderr
   inspect --warehouse DIR --table NS.NAME [--json]
       snapshots with their summaries, files and sizes
+  maintain all|compact|expire-snapshots|remove-orphans|rewrite-manifests --warehouse DIR --table NS.NAME
+           [--dry-run] [--older-than DURATION] [--retain-last N]
+      table maintenance as the scheduled state machine runs it (all: compact, expire, remove orphans,
+      rewrite manifests); --older-than (30m, 6h, 3d) is the snapshot age and the orphan window
+  dlq redrive --warehouse DIR --table NS.NAME [--where EXPR]
+      re-ingest the table's dead letters after a fix, each exactly once (failing ones stay)
   demo [--warehouse DIR]
       ingest the sample events in events/ into ./warehouse and show the table (what \`npm start\` runs)
 `;
@@ -33,9 +48,14 @@ export const OPTIONS = {
   schema: { type: 'string' },
   'partition-by': { type: 'string' },
   topics: { type: 'string' },
+  mode: { type: 'string' },
+  identifier: { type: 'string' },
   where: { type: 'string' },
   json: { type: 'boolean' },
   limit: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  'older-than': { type: 'string' },
+  'retain-last': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -71,8 +91,12 @@ export async function main(argv: string[]): Promise<number> {
         return await runScan(values);
       case 'inspect':
         return await runInspect(values);
+      case 'dlq':
+        return await runDlq(values, positionals);
       case 'demo':
         return await runDemo(values);
+      case 'maintain':
+        return await runMaintain(values, positionals);
       default:
         throw new UsageError(`unknown command '${command}'`);
     }

@@ -1,0 +1,66 @@
+/**
+ * Keeps floe's committed offsets safe from snapshot expiry floe does not control (S3 Tables' own
+ * snapshot management). Readers find `floe.committed-offsets` by walking back from the current snapshot;
+ * when another engine's snapshots (S3 Tables compaction) sit on top, the walk passes them — until the
+ * older floe snapshots expire and the walk ends empty-handed. Anchoring commits a snapshot with no data
+ * change (same manifests, operation `replace`) that carries the offsets and the batch id again at the top.
+ */
+import type { Catalog } from '../catalog/catalog.js';
+import { currentSnapshot } from '../spec/metadata.js';
+import type { TableIdentifier } from '../spec/types.js';
+import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
+import { prepareSnapshot } from '../table/snapshot-producer.js';
+import { findInAncestry, OFFSETS_KEY } from '../table/source-offsets.js';
+import { carriedFloeSummary } from './carried-summary.js';
+
+export interface AnchorResult {
+  status: 'anchored' | 'not-needed';
+  snapshotId: string | null;
+}
+
+class NotNeeded extends Error {}
+
+/**
+ * Commits an offsets anchor when the current snapshot lacks floe's offsets and an ancestor has them.
+ * @throws CommitFailedError / CommitStateUnknownError / LockTimeoutError from the commit loop
+ */
+export async function anchorCommittedOffsets(
+  catalog: Catalog,
+  id: TableIdentifier,
+  options: CommitOptions = {},
+): Promise<AnchorResult> {
+  try {
+    const result = await commitWithRetry(
+      catalog,
+      id,
+      {
+        prepare: async (base) => {
+          const current = currentSnapshot(base.metadata);
+          const offsets = findInAncestry(base.metadata, OFFSETS_KEY);
+          if (!current || current.summary[OFFSETS_KEY] !== undefined || offsets === undefined) {
+            throw new NotNeeded();
+          }
+          // prepareSnapshot carries the offsets (and the other carried keys) up from the ancestry.
+          return prepareSnapshot(base, {
+            operation: 'replace',
+            addedDataFiles: [],
+            addedDeleteFiles: [],
+            summary: {
+              ...carriedFloeSummary(base.metadata),
+              [OFFSETS_KEY]: offsets,
+              'floe.offsets-anchor': 'true',
+            },
+          });
+        },
+      },
+      options,
+    );
+    return {
+      status: 'anchored',
+      snapshotId: result.snapshotId === undefined ? null : String(result.snapshotId),
+    };
+  } catch (error) {
+    if (error instanceof NotNeeded) return { status: 'not-needed', snapshotId: null };
+    throw error;
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * Commits a compaction run: one snapshot that replaces every accepted group's files with the files it
+ * wrote — `replace`, or `overwrite` when deletes were applied (or delete files left dangling are removed).
+ * Through the one commit loop: on a conflict the groups are validated again on the fresh base
+ * (rewrite-validation.ts), so a group that lost a race is abandoned, never merged wrongly.
+ *
+ * The new files keep the starting snapshot's sequence number (`dataSequenceNumber`), so equality deletes
+ * committed while the run worked still apply to them. The snapshot carries floe's committed offsets and
+ * batch id, and the run id (`floe.maintenance-run`): a retried commit step finds its own snapshot and
+ * reports it instead of committing twice.
+ *
+ * Clean-up happens only once the outcome is known: the files of abandoned groups and the run's plan and
+ * result files are deleted after a commit (or after every group was abandoned); after a failure they are
+ * kept, for the step's retry, and collected by orphan removal if the run never commits.
+ */
+import type { Catalog } from '../catalog/catalog.js';
+import { ValidationError } from '../errors.js';
+import type { FileIO } from '../io/file-io.js';
+import { currentSnapshot } from '../spec/metadata.js';
+import type { TableIdentifier, TableMetadata } from '../spec/types.js';
+import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
+import { prepareSnapshot } from '../table/snapshot-producer.js';
+import { carriedFloeSummary, MAINTENANCE_RUN_KEY } from './carried-summary.js';
+import type { GroupOutcome } from './compact-group.js';
+import { markRemoved } from './mark-removed.js';
+import { groupResultLocation, planLocation, readGroupResult, type RewritePlan } from './rewrite-run-files.js';
+import { type GroupToCommit, type RewriteValidation, validateRewrite } from './rewrite-validation.js';
+import { mapLimited, readSnapshotManifests } from './snapshot-entries.js';
+
+export interface RewriteCommitResult {
+  status: 'committed' | 'already-committed' | 'abandoned' | 'nothing-to-commit';
+  /** The snapshot committed (or found committed), as a decimal string. */
+  snapshotId: string | null;
+  operation: 'replace' | 'overwrite' | null;
+  groupsCommitted: number[];
+  groupsAbandoned: { index: number; reason: string }[];
+  dataFilesRemoved: number;
+  dataFilesAdded: number;
+  deleteFilesRemoved: number;
+  bytesRemoved: number;
+  bytesAdded: number;
+  attempts: number;
+  conflicts: number;
+}
+
+/** Thrown out of `prepare` to stop the commit loop: nothing is left to commit. */
+class StopCommit extends Error {
+  constructor(readonly reason: 'already-committed' | 'abandoned') {
+    super(reason);
+  }
+}
+
+function emptyResult(
+  status: RewriteCommitResult['status'],
+  snapshotId: string | null = null,
+): RewriteCommitResult {
+  return {
+    status,
+    snapshotId,
+    operation: null,
+    groupsCommitted: [],
+    groupsAbandoned: [],
+    dataFilesRemoved: 0,
+    dataFilesAdded: 0,
+    deleteFilesRemoved: 0,
+    bytesRemoved: 0,
+    bytesAdded: 0,
+    attempts: 0,
+    conflicts: 0,
+  };
+}
+
+/** The snapshot a compaction run committed, if it is still in the table's history. Never throws. */
+export function findRunSnapshot(metadata: TableMetadata, runId: string): string | undefined {
+  const snapshot = metadata.snapshots.find((s) => s.summary[MAINTENANCE_RUN_KEY] === runId);
+  return snapshot === undefined ? undefined : String(snapshot['snapshot-id']);
+}
+
+/** The result of a commit step retried after its commit landed. Never throws. */
+export function alreadyCommitted(snapshotId: string): RewriteCommitResult {
+  return emptyResult('already-committed', snapshotId);
+}
+
+async function deleteAll(io: FileIO, locations: readonly string[]): Promise<void> {
+  // Clean-up never fails the step: what is left behind is an orphan for orphan removal.
+  await mapLimited(locations, 8, (l) => io.delete(l).catch(() => undefined));
+}
+
+/**
+ * Commits the groups of a run that compacted.
+ * @throws ValidationError when an outcome names a group the plan does not have
+ * @throws CommitFailedError / CommitStateUnknownError / LockTimeoutError from the commit loop (files kept)
+ */
+export async function commitRewrite(
+  catalog: Catalog,
+  id: TableIdentifier,
+  plan: RewritePlan,
+  outcomes: readonly GroupOutcome[],
+  options: CommitOptions = {},
+): Promise<RewriteCommitResult> {
+  const table = await catalog.loadTable(id);
+  const mine = findRunSnapshot(table.metadata, plan.runId);
+  if (mine !== undefined) return alreadyCommitted(mine);
+  const io = table.io;
+  const runFiles = [planLocation(table.metadata.location, plan.runId)];
+  const groups: GroupToCommit[] = await mapLimited(outcomes, 8, async (outcome) => {
+    const groupPlan = plan.groups.find((g) => g.index === outcome.index);
+    if (!groupPlan) throw new ValidationError(`run ${plan.runId} has no group ${outcome.index}`);
+    const result = groupResultLocation(table.metadata.location, plan.runId, outcome.index);
+    if (outcome.written) runFiles.push(result);
+    const added = outcome.written ? await readGroupResult(io, result, groupPlan.specId) : [];
+    return { plan: groupPlan, added, deletesApplied: outcome.deletesApplied };
+  });
+  if (groups.length === 0) {
+    await deleteAll(io, runFiles);
+    return emptyResult('nothing-to-commit');
+  }
+
+  const startingSeq = BigInt(plan.sequenceNumber);
+  let last: RewriteValidation | undefined;
+  // What each attempt's snapshot holds: an earlier attempt may be the one that lands (late).
+  const attempts = new Map<bigint, { validation: RewriteValidation; operation: 'replace' | 'overwrite' }>();
+  let result: Awaited<ReturnType<typeof commitWithRetry>>;
+  try {
+    result = await commitWithRetry(
+      catalog,
+      id,
+      {
+        prepare: async (base) => {
+          if (findRunSnapshot(base.metadata, plan.runId) !== undefined) {
+            throw new StopCommit('already-committed');
+          }
+          const snapshot = currentSnapshot(base.metadata);
+          const manifests = snapshot ? await readSnapshotManifests(base.io, snapshot) : [];
+          const validation = await validateRewrite(base.io, base.metadata, manifests, groups, startingSeq);
+          last = validation;
+          if (validation.accepted.length === 0) {
+            throw new StopCommit(validation.alreadyCommitted.length > 0 ? 'already-committed' : 'abandoned');
+          }
+          const remove = new Set([
+            ...validation.accepted.flatMap((g) => g.plan.files),
+            ...validation.danglingDeletes,
+          ]);
+          const operation =
+            validation.danglingDeletes.size > 0 || validation.accepted.some((g) => g.deletesApplied)
+              ? 'overwrite'
+              : 'replace';
+          const loaded = new Map(manifests.map((m) => [m.manifest.manifest_path, m]));
+          const written: string[] = [];
+          const prepared = await prepareSnapshot(base, {
+            operation,
+            addedDataFiles: validation.accepted.flatMap((g) => g.added),
+            addedDeleteFiles: [],
+            summary: { ...carriedFloeSummary(base.metadata), [MAINTENANCE_RUN_KEY]: plan.runId },
+            dataSequenceNumber: startingSeq,
+            rewriteExisting: async (b, carried, snapshotId) => {
+              const marked = await markRemoved(b, carried, loaded, snapshotId, remove);
+              written.push(...marked.written);
+              return marked;
+            },
+          });
+          prepared.attemptFiles.push(...written);
+          attempts.set(prepared.snapshot['snapshot-id'], { validation, operation });
+          return prepared;
+        },
+      },
+      options,
+    );
+  } catch (error) {
+    if (!(error instanceof StopCommit)) throw error;
+    await deleteAll(io, [...abandonedOutputs(groups, last), ...runFiles]);
+    return {
+      ...emptyResult(error.reason),
+      groupsCommitted: error.reason === 'already-committed' ? (last?.alreadyCommitted ?? []) : [],
+      groupsAbandoned: last?.abandoned ?? [],
+    };
+  }
+
+  const landed = result.snapshotId === undefined ? undefined : attempts.get(result.snapshotId);
+  if (!landed)
+    throw new Error(`commit of run ${plan.runId} reported snapshot ${result.snapshotId}, not one of its own`);
+  const { validation, operation } = landed;
+  await deleteAll(io, [...abandonedOutputs(groups, validation), ...runFiles]);
+  const accepted = validation.accepted;
+  return {
+    status: 'committed',
+    snapshotId: result.snapshotId === undefined ? null : String(result.snapshotId),
+    operation,
+    groupsCommitted: accepted.map((g) => g.plan.index),
+    groupsAbandoned: validation.abandoned,
+    dataFilesRemoved: accepted.reduce((s, g) => s + g.plan.files.length, 0),
+    dataFilesAdded: accepted.reduce((s, g) => s + g.added.length, 0),
+    deleteFilesRemoved: validation.danglingDeletes.size,
+    bytesRemoved: accepted.reduce((s, g) => s + g.plan.bytes, 0),
+    bytesAdded: accepted.reduce(
+      (s, g) => s + g.added.reduce((t, f) => t + Number(f.file_size_in_bytes), 0),
+      0,
+    ),
+    attempts: result.attempts,
+    conflicts: result.conflicts,
+  };
+}
+
+/** The new files of the groups the last validation abandoned (never those it found committed). */
+function abandonedOutputs(
+  groups: readonly GroupToCommit[],
+  validation: RewriteValidation | undefined,
+): string[] {
+  if (!validation) return [];
+  const indexes = new Set(validation.abandoned.map((a) => a.index));
+  return groups.filter((g) => indexes.has(g.plan.index)).flatMap((g) => g.added.map((f) => f.file_path));
+}

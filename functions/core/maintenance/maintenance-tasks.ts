@@ -1,0 +1,221 @@
+/**
+ * The six maintenance tasks as the state machine runs them (and the CLI, in the same order): each takes
+ * the state's JSON and returns its result's JSON. Plan → Compact (per group) → Commit → ExpireSnapshots →
+ * RemoveOrphans → RewriteManifests. The Lambda handlers and `floe maintain` are thin shells around these.
+ *
+ * S3 Tables tables: S3 Tables compacts, expires snapshots and removes unreferenced files itself (and
+ * forbids floe to list or delete there): Plan plans nothing, ExpireSnapshots configures S3 Tables'
+ * maintenance and re-anchors floe's offsets at the top of the history, RemoveOrphans does nothing,
+ * RewriteManifests runs as for any table.
+ */
+import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import type { CommitLock } from '../lock/commit-lock.js';
+import type { TableIdentifier } from '../spec/types.js';
+import { anchorCommittedOffsets } from './anchor-offsets.js';
+import {
+  alreadyCommitted,
+  commitRewrite,
+  findRunSnapshot,
+  type RewriteCommitResult,
+} from './commit-rewrite.js';
+import { compactGroup, type GroupOutcome } from './compact-group.js';
+import { type ExpireResult, expireReport, expireSnapshots } from './expire-snapshots.js';
+import { type MaintenanceSummary, summarizeRun } from './maintenance-summary.js';
+import { resolveSettings } from './maintenance-settings.js';
+import { planCompaction, readTableFileStats } from './plan-compaction.js';
+import { type OrphanResult, removeOrphanFiles } from './remove-orphans.js';
+import { type RewriteManifestsResult, rewriteManifests } from './rewrite-manifests.js';
+import { newRunId, planLocation, readRewritePlan, writeRewritePlan } from './rewrite-run-files.js';
+import {
+  configureS3TablesMaintenance,
+  isS3TablesLocation,
+  type S3TablesAccess,
+  type S3TablesMaintenanceResult,
+  s3TablesAccessOf,
+} from './s3tables-maintenance.js';
+import {
+  type GroupRef,
+  type PlanOutput,
+  parseCommitInput,
+  parseCompactInput,
+  parseRunOptions,
+  tableIdentifier,
+} from './task-input.js';
+
+export interface MaintenanceContext {
+  catalog: Catalog;
+  lock?: CommitLock;
+  /** Absolute time (ms) after which no commit attempt starts (a Lambda's remaining time). */
+  deadlineMs?: number;
+  now?: () => number;
+  /** The S3 Tables maintenance API. @default the S3 Tables catalog's own client, when it is one */
+  s3tables?: S3TablesAccess;
+  /** Orphans named in RemoveOrphans' result (a Step Functions state holds 256 KB). @default 100 */
+  orphanListLimit?: number;
+}
+
+export type ExpireOutput = ExpireResult & {
+  skipped?: string;
+  s3Tables?: S3TablesMaintenanceResult;
+  offsetsAnchor?: 'anchored' | 'not-needed';
+};
+export type RemoveOrphansOutput = OrphanResult & { skipped?: string };
+export type RewriteManifestsOutput = RewriteManifestsResult & { summary: MaintenanceSummary };
+
+const S3TABLES_SKIP =
+  'S3 Tables maintains this table itself (compaction, snapshot expiry, unreferenced files)';
+
+async function load(
+  ctx: MaintenanceContext,
+  name: string,
+): Promise<{ id: TableIdentifier; table: LoadedTable }> {
+  const id = tableIdentifier(name);
+  return { id, table: await ctx.catalog.loadTable(id) };
+}
+
+function s3TablesOf(ctx: MaintenanceContext, table: LoadedTable): { access?: S3TablesAccess } | undefined {
+  const access = ctx.s3tables ?? s3TablesAccessOf(ctx.catalog);
+  if (access || isS3TablesLocation(table.metadata.location)) return { access };
+  return undefined;
+}
+
+function commitOptions(ctx: MaintenanceContext) {
+  return { lock: ctx.lock, deadlineMs: ctx.deadlineMs };
+}
+
+/**
+ * Plans compaction and writes the plan file; its groups are the Map's items.
+ * @throws ValidationError for bad input; NoSuchTableError; errors reading or writing metadata
+ */
+export async function planTask(ctx: MaintenanceContext, event: unknown): Promise<PlanOutput> {
+  const options = parseRunOptions(event);
+  const { table } = await load(ctx, options.table);
+  const runId = newRunId(ctx.now?.() ?? Date.now());
+  const empty = {
+    table: options.table,
+    runId,
+    planLocation: null,
+    snapshotId: null,
+    groups: [],
+    smallFiles: 0,
+  };
+  if (s3TablesOf(ctx, table))
+    return { ...empty, before: await readTableFileStats(table), skipped: S3TABLES_SKIP };
+  const settings = resolveSettings(table.metadata, { maxGroupBytes: options.maxGroupBytes });
+  const { plan, before, smallFiles } = await planCompaction(table, settings, runId, options.table);
+  if (!plan || plan.groups.length === 0)
+    return { ...empty, before, smallFiles, snapshotId: plan?.snapshotId ?? null };
+  const location = planLocation(table.metadata.location, runId);
+  const groups: GroupRef[] = plan.groups.map((g) => ({
+    runId,
+    index: g.index,
+    files: g.files.length,
+    bytes: g.bytes,
+    partition: g.partition,
+  }));
+  if (options.dryRun)
+    return { ...empty, before, smallFiles, snapshotId: plan.snapshotId, wouldRewrite: groups };
+  await writeRewritePlan(table.io, location, plan);
+  return { ...empty, before, smallFiles, snapshotId: plan.snapshotId, planLocation: location, groups };
+}
+
+/**
+ * Compacts one group of a plan (a Map iteration).
+ * @throws ValidationError for bad input or a plan that does not match the table; I/O errors
+ */
+export async function compactTask(ctx: MaintenanceContext, event: unknown): Promise<GroupOutcome> {
+  const { table: name, group } = parseCompactInput(event);
+  const { table } = await load(ctx, name);
+  const plan = await readRewritePlan(table.io, planLocation(table.metadata.location, group.runId));
+  return compactGroup(table, plan, group.index);
+}
+
+/**
+ * Commits what the groups wrote.
+ * @throws ValidationError for bad input; CommitFailedError / CommitStateUnknownError / LockTimeoutError
+ */
+export async function commitTask(ctx: MaintenanceContext, event: unknown): Promise<RewriteCommitResult> {
+  const { table: name, plan, rewrites } = parseCommitInput(event);
+  const { id, table } = await load(ctx, name);
+  // A retry after the commit landed finds the run's snapshot; the plan file is gone by then.
+  const committed = findRunSnapshot(table.metadata, plan.runId);
+  if (committed !== undefined) return alreadyCommitted(committed);
+  const rewritePlan = await readRewritePlan(table.io, plan.planLocation!);
+  return commitRewrite(ctx.catalog, id, rewritePlan, rewrites, commitOptions(ctx));
+}
+
+/**
+ * Expires snapshots (or, for S3 Tables, configures its snapshot management and anchors the offsets).
+ * @throws ValidationError for bad input; commit-loop errors; TransientIOError / LakeError from S3 Tables
+ */
+export async function expireTask(ctx: MaintenanceContext, event: unknown): Promise<ExpireOutput> {
+  const options = parseRunOptions(event);
+  const { id, table } = await load(ctx, options.table);
+  const now = ctx.now?.() ?? Date.now();
+  const s3 = s3TablesOf(ctx, table);
+  if (!s3) {
+    return expireSnapshots(ctx.catalog, id, (md) => resolveSettings(md, options), {
+      ...commitOptions(ctx),
+      nowMs: now,
+      dryRun: options.dryRun,
+    });
+  }
+  const out: ExpireOutput = { ...expireReport('skipped'), skipped: S3TABLES_SKIP };
+  if (options.dryRun) return out;
+  if (s3.access) {
+    out.s3Tables = await configureS3TablesMaintenance(
+      s3.access,
+      id,
+      resolveSettings(table.metadata, options),
+    );
+  }
+  out.offsetsAnchor = (await anchorCommittedOffsets(ctx.catalog, id, commitOptions(ctx))).status;
+  return out;
+}
+
+/**
+ * Removes (or, dry, lists) orphan files older than the window.
+ * @throws ValidationError for bad input; errors listing, reading or deleting
+ */
+export async function removeOrphansTask(
+  ctx: MaintenanceContext,
+  event: unknown,
+): Promise<RemoveOrphansOutput> {
+  const options = parseRunOptions(event);
+  const { table } = await load(ctx, options.table);
+  if (s3TablesOf(ctx, table)) {
+    return {
+      status: 'skipped',
+      skipped: S3TABLES_SKIP,
+      filesScanned: 0,
+      orphans: 0,
+      orphanBytes: 0,
+      removed: 0,
+      failures: 0,
+      sample: [],
+    };
+  }
+  const settings = resolveSettings(table.metadata, options);
+  return removeOrphanFiles(table, {
+    olderThanMs: settings.orphanFileAgeMs,
+    nowMs: ctx.now?.(),
+    dryRun: options.dryRun,
+    sampleSize: ctx.orphanListLimit,
+  });
+}
+
+/**
+ * Rewrites manifests, then summarises the whole run from the state it was given.
+ * @throws ValidationError for bad input; commit-loop errors; errors reading metadata
+ */
+export async function rewriteManifestsTask(
+  ctx: MaintenanceContext,
+  event: unknown,
+): Promise<RewriteManifestsOutput> {
+  const options = parseRunOptions(event);
+  const id = tableIdentifier(options.table);
+  const result = await rewriteManifests(ctx.catalog, id, { ...commitOptions(ctx), dryRun: options.dryRun });
+  const after = await readTableFileStats(await ctx.catalog.loadTable(id));
+  const state = { ...(event as Record<string, unknown>), rewriteManifests: result };
+  return { ...result, summary: summarizeRun(options.table, state, after) };
+}

@@ -1,0 +1,203 @@
+/**
+ * Manifest rewrite (Iceberg Java's RewriteManifests): the current snapshot's manifests of one content
+ * type and spec are rewritten into as few as `commit.manifest.target-size-bytes` allows, their entries
+ * clustered by partition tuple, so planning a filtered scan opens few manifests and prunes the rest by
+ * their partition summaries. Committed as a `replace` snapshot with no data change: entries keep their
+ * snapshot ids and sequence numbers (EXISTING), DELETED entries are dropped.
+ *
+ * A content/spec group is rewritten when it has more manifests than its size needs or holds DELETED
+ * entries; otherwise it is carried as it is (a table already in shape commits nothing).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import { joinLocation } from '../io/location.js';
+import { writeManifest } from '../manifest/manifest-writer.js';
+import { compareValues } from '../spec/conversions.js';
+import { currentSchema, currentSnapshot, specById } from '../spec/metadata.js';
+import type { ManifestEntry, ManifestFile, PartitionSpec, TableIdentifier } from '../spec/types.js';
+import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
+import { prepareSnapshot } from '../table/snapshot-producer.js';
+import { avroCodec, intProperty } from '../table/table-properties.js';
+import { carriedFloeSummary } from './carried-summary.js';
+import { type ManifestWithEntries, readSnapshotManifests } from './snapshot-entries.js';
+
+export interface RewriteManifestsResult {
+  status: 'rewritten' | 'nothing-to-rewrite' | 'dry-run';
+  snapshotId: string | null;
+  manifestsBefore: number;
+  manifestsAfter: number;
+  manifestsReplaced: number;
+  manifestsCreated: number;
+  entriesRewritten: number;
+}
+
+export interface RewriteManifestsOptions extends CommitOptions {
+  dryRun?: boolean;
+}
+
+interface GroupDecision {
+  manifests: ManifestWithEntries[];
+  rewrite: boolean;
+  /** Manifests the rewrite writes for the group. */
+  outputs: number;
+  entries: ManifestEntry[];
+}
+
+class NothingToRewrite extends Error {}
+
+function comparePartitions(spec: PartitionSpec, a: ManifestEntry, b: ManifestEntry): number {
+  for (const field of spec.fields) {
+    const x = a.data_file.partition[field.name] ?? null;
+    const y = b.data_file.partition[field.name] ?? null;
+    if (x === null || y === null) {
+      if (x !== y) return x === null ? -1 : 1;
+      continue;
+    }
+    const c = compareValues(x, y);
+    if (c !== 0) return c;
+  }
+  return a.data_file.file_path < b.data_file.file_path
+    ? -1
+    : a.data_file.file_path > b.data_file.file_path
+      ? 1
+      : 0;
+}
+
+function decide(manifests: ManifestWithEntries[], targetBytes: number): GroupDecision {
+  const bytes = manifests.reduce((s, m) => s + Number(m.manifest.manifest_length), 0);
+  const allEntries = manifests.reduce((s, m) => s + m.entries.length, 0);
+  const entries = manifests.flatMap((m) => m.entries.filter((e) => e.status !== 2));
+  const liveBytes = allEntries === 0 ? 0 : (bytes * entries.length) / allEntries;
+  const outputs = Math.max(1, Math.ceil(liveBytes / targetBytes));
+  const hasDeleted = entries.length < allEntries;
+  return { manifests, rewrite: manifests.length > outputs || hasDeleted, outputs, entries };
+}
+
+/** How many entries go in each new manifest of a group, and so how many manifests it gets. */
+function manifestsFor(d: GroupDecision): { perManifest: number; count: number } {
+  const n = d.entries.length;
+  if (n === 0) return { perManifest: 1, count: 0 };
+  const perManifest = Math.ceil(n / Math.min(d.outputs, n));
+  return { perManifest, count: Math.ceil(n / perManifest) };
+}
+
+function decideAll(manifests: ManifestWithEntries[], targetBytes: number): GroupDecision[] {
+  const groups = new Map<string, ManifestWithEntries[]>();
+  for (const m of manifests) {
+    const key = `${m.manifest.content}/${m.manifest.partition_spec_id}`;
+    groups.set(key, [...(groups.get(key) ?? []), m]);
+  }
+  return [...groups.values()].map((g) => decide(g, targetBytes));
+}
+
+/**
+ * Rewrites the current snapshot's manifests of a table where that helps.
+ * @throws CommitFailedError / CommitStateUnknownError / LockTimeoutError from the commit loop
+ * @throws NotFoundError / TransientIOError / ValidationError from reading metadata
+ */
+export async function rewriteManifests(
+  catalog: Catalog,
+  id: TableIdentifier,
+  options: RewriteManifestsOptions = {},
+): Promise<RewriteManifestsResult> {
+  let outcome: RewriteManifestsResult | undefined;
+  const plan = async (base: LoadedTable) => {
+    const snapshot = currentSnapshot(base.metadata);
+    const manifests = snapshot ? await readSnapshotManifests(base.io, snapshot) : [];
+    const target = intProperty(
+      base.metadata.properties ?? {},
+      'commit.manifest.target-size-bytes',
+      8 * 1024 * 1024,
+    );
+    const decisions = decideAll(manifests, target);
+    const rewritten = decisions.filter((d) => d.rewrite);
+    const replaced = rewritten.reduce((s, d) => s + d.manifests.length, 0);
+    const created = rewritten.reduce((s, d) => s + manifestsFor(d).count, 0);
+    outcome = {
+      status: rewritten.length === 0 ? 'nothing-to-rewrite' : options.dryRun ? 'dry-run' : 'rewritten',
+      snapshotId: null,
+      manifestsBefore: manifests.length,
+      manifestsAfter: manifests.length - replaced + created,
+      manifestsReplaced: replaced,
+      manifestsCreated: created,
+      entriesRewritten: rewritten.reduce((s, d) => s + d.entries.length, 0),
+    };
+    return { decisions, rewritten };
+  };
+  if (options.dryRun) {
+    await plan(await catalog.loadTable(id));
+    return outcome!;
+  }
+  try {
+    const result = await commitWithRetry(
+      catalog,
+      id,
+      {
+        prepare: async (base) => {
+          const { decisions, rewritten } = await plan(base);
+          if (rewritten.length === 0) throw new NothingToRewrite();
+          const written: string[] = [];
+          const prepared = await prepareSnapshot(base, {
+            operation: 'replace',
+            addedDataFiles: [],
+            addedDeleteFiles: [],
+            summary: {
+              ...carriedFloeSummary(base.metadata),
+              'manifests-created': String(outcome!.manifestsCreated),
+              'manifests-replaced': String(outcome!.manifestsReplaced),
+              'manifests-kept': String(outcome!.manifestsBefore - outcome!.manifestsReplaced),
+              'entries-processed': String(outcome!.entriesRewritten),
+            },
+            rewriteExisting: async (b, _carried, snapshotId) => {
+              const manifests: ManifestFile[] = [];
+              for (const d of decisions) {
+                if (!d.rewrite) manifests.push(...d.manifests.map((m) => m.manifest));
+                else manifests.push(...(await writeClustered(b, d, snapshotId, written)));
+              }
+              return { manifests, removed: [] };
+            },
+          });
+          prepared.attemptFiles.push(...written);
+          return prepared;
+        },
+      },
+      options,
+    );
+    return { ...outcome!, snapshotId: result.snapshotId === undefined ? null : String(result.snapshotId) };
+  } catch (error) {
+    if (error instanceof NothingToRewrite) return outcome!;
+    throw error;
+  }
+}
+
+async function writeClustered(
+  base: LoadedTable,
+  decision: GroupDecision,
+  snapshotId: bigint,
+  written: string[],
+): Promise<ManifestFile[]> {
+  const md = base.metadata;
+  const first = decision.manifests[0].manifest;
+  const spec = specById(md, first.partition_spec_id);
+  const entries = [...decision.entries].sort((a, b) => comparePartitions(spec, a, b));
+  const { perManifest } = manifestsFor(decision);
+  const attempt = randomUUID();
+  const out: ManifestFile[] = [];
+  for (let start = 0; start < entries.length; start += perManifest) {
+    const location = joinLocation(md.location, 'metadata', `${attempt}-c${out.length}.avro`);
+    written.push(location);
+    out.push(
+      await writeManifest({
+        io: base.io,
+        location,
+        schema: currentSchema(md),
+        spec,
+        content: first.content,
+        snapshotId,
+        entries: entries.slice(start, start + perManifest).map((e) => ({ ...e, status: 0 as const })),
+        codec: avroCodec(md.properties ?? {}),
+      }),
+    );
+  }
+  return out;
+}

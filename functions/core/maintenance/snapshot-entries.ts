@@ -1,0 +1,49 @@
+/**
+ * Every manifest and manifest entry of a snapshot, read once, for the maintenance steps that need the
+ * whole picture (rewrite validation, manifest rewrites, reachability).
+ */
+import type { FileIO } from '../io/file-io.js';
+import { readManifestEntries } from '../manifest/manifest-reader.js';
+import { readManifestList } from '../manifest/manifest-list.js';
+import type { ManifestEntry, ManifestFile, Snapshot } from '../spec/types.js';
+
+export interface ManifestWithEntries {
+  manifest: ManifestFile;
+  /** Inheritance applied: snapshot ids and sequence numbers are explicit. */
+  entries: ManifestEntry[];
+}
+
+/** Maps with at most `limit` calls in flight; results keep the input order. */
+export async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}
+
+/**
+ * The manifests of a snapshot with their entries (DELETED ones included), in manifest-list order.
+ * @throws NotFoundError / TransientIOError / ValidationError from reading the list and the manifests
+ */
+export async function readSnapshotManifests(io: FileIO, snapshot: Snapshot): Promise<ManifestWithEntries[]> {
+  const manifests = await readManifestList(io, snapshot['manifest-list']);
+  return mapLimited(manifests, 8, async (manifest) => ({
+    manifest,
+    entries: await readManifestEntries(io, manifest),
+  }));
+}
+
+/** Live (ADDED or EXISTING) entries of the manifests. Never throws. */
+export function liveEntries(manifests: readonly ManifestWithEntries[]): ManifestEntry[] {
+  return manifests.flatMap((m) => m.entries.filter((e) => e.status !== 2));
+}
