@@ -76,7 +76,10 @@ export class EmbeddedCatalog implements Catalog {
     return joinLocation(this.tableLocation(id), 'metadata', 'version-hint.text');
   }
 
-  /** The latest version: start at the hint, probe forward while the next file exists. */
+  /**
+   * The latest version: start at the hint, probe forward while the next file exists. Without a usable
+   * hint, list the metadata folder (old versions may have been removed, so counting up from v1 is not enough).
+   */
   private async latestVersion(id: TableIdentifier): Promise<number | undefined> {
     let version = 0;
     try {
@@ -86,8 +89,18 @@ export class EmbeddedCatalog implements Catalog {
       if (error instanceof LakeError && error.retryable) throw error;
     }
     if (version > 0 && !(await this.io.exists(this.metadataFile(id, version)))) version = 0;
+    if (version === 0) version = await this.listedVersion(id);
     while (await this.io.exists(this.metadataFile(id, version + 1))) version++;
     return version === 0 ? undefined : version;
+  }
+
+  private async listedVersion(id: TableIdentifier): Promise<number> {
+    let max = 0;
+    for (const object of await this.io.list(joinLocation(this.tableLocation(id), 'metadata'))) {
+      const m = /\/v(\d+)\.metadata\.json$/.exec(object.location);
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+    return max;
   }
 
   async tableExists(id: TableIdentifier): Promise<boolean> {
@@ -163,7 +176,21 @@ export class EmbeddedCatalog implements Catalog {
       );
     }
     await this.writeHint(id, version + 1);
+    await this.deleteDroppedMetadata(current.metadata, next);
     return { identifier: id, metadata: next, metadataLocation: nextLocation, io: this.io };
+  }
+
+  /**
+   * Iceberg's `write.metadata.delete-after-commit.enabled`: metadata files that fell out of the
+   * metadata-log (longer than `write.metadata.previous-versions-max`) are deleted after a commit.
+   * Best effort: a leftover file is only an orphan.
+   */
+  private async deleteDroppedMetadata(before: TableMetadata, after: TableMetadata): Promise<void> {
+    if (after.properties?.['write.metadata.delete-after-commit.enabled'] !== 'true') return;
+    const kept = new Set(after['metadata-log'].map((e) => e['metadata-file']));
+    for (const e of before['metadata-log']) {
+      if (!kept.has(e['metadata-file'])) await this.io.delete(e['metadata-file']).catch(() => {});
+    }
   }
 
   /** The hint is only an optimisation: a failure to write it never fails a commit that landed. */

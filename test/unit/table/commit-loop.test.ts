@@ -203,3 +203,30 @@ describe('summary properties carried forward', () => {
     }
   });
 });
+
+describe('embedded catalog metadata files', () => {
+  it('deletes metadata that fell out of the log when asked, and still finds the table without a hint', async () => {
+    const { catalog, dir, cleanup } = await tempWarehouse();
+    try {
+      const table = await catalog.createTable(ORDERS_ID, {
+        schema: SIMPLE_SCHEMA,
+        properties: {
+          'write.metadata.delete-after-commit.enabled': 'true',
+          'write.metadata.previous-versions-max': '2',
+        },
+      });
+      for (let i = 0; i < 5; i++)
+        await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, `f${i}`)]));
+      const { readdir, rm } = await import('node:fs/promises');
+      const metadataDir = `${dir}/sales/orders/metadata`;
+      const versions = (await readdir(metadataDir)).filter((f) => f.endsWith('.metadata.json')).sort();
+      expect(versions).toEqual(['v4.metadata.json', 'v5.metadata.json', 'v6.metadata.json']);
+      await rm(`${metadataDir}/version-hint.text`);
+      const reloaded = await catalog.loadTable(ORDERS_ID);
+      expect(reloaded.metadataLocation).toMatch(/v6\.metadata\.json$/);
+      expect(reloaded.metadata.snapshots).toHaveLength(5);
+    } finally {
+      await cleanup();
+    }
+  });
+});
