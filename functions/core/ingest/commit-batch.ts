@@ -86,11 +86,13 @@ export function offsetsOf(records: RawRecord[]): SourceOffsets {
 
 /** The records above the committed offsets of their topic-partition. */
 export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecord[] {
-  return records.filter((r) => r.offset > (committed.get(r.topic)?.get(r.partition) ?? -1n));
+  // A record whose offset could not be read (-1) always carries a decode error: it is never "seen"
+  // by offsets, so it reaches the DLQ; a replay of the same batch is recognised by its batch id.
+  return records.filter((r) => r.offset < 0n || r.offset > (committed.get(r.topic)?.get(r.partition) ?? -1n));
 }
 
 function overlaps(records: RawRecord[], committed: SourceOffsets): boolean {
-  return records.some((r) => r.offset <= (committed.get(r.topic)?.get(r.partition) ?? -1n));
+  return records.some((r) => r.offset >= 0n && r.offset <= (committed.get(r.topic)?.get(r.partition) ?? -1n));
 }
 
 /** What a batch's writer produced for the records not yet committed. */

@@ -19,6 +19,7 @@ const INT_MAX = 2 ** 31 - 1;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
 const MAX_DEPTH = 64;
+const LONE_SURROGATE = /\p{Cs}/u;
 
 function fail(path: string, message: string): never {
   throw new RecordDecodeError(`${path}: ${message}`, 'map');
@@ -35,6 +36,8 @@ function describe(v: unknown): string {
 
 function numberText(v: unknown): string | undefined {
   if (v instanceof JsonNumberText) return v.text;
+  // Decoders of typed formats (Avro longs, ...) hand over bigints; they are exact integers.
+  if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined;
   return undefined;
 }
@@ -63,7 +66,12 @@ export function parseDecimalText(text: string, precision: number, scale: number,
 function toLong(v: unknown, path: string, what: string): bigint {
   const text = numberText(v);
   if (text === undefined || !/^-?\d+$/.test(text)) {
-    if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+    if (typeof v === 'number' && Number.isInteger(v)) {
+      // Large doubles print in exponent form (1e+21): still integers, but they must be range-checked too.
+      const n = BigInt(v);
+      if (n < LONG_MIN || n > LONG_MAX) fail(path, `${String(v)} is out of range for a long`);
+      return n;
+    }
     fail(path, `expected an integer ${what}, got ${describe(v)}`);
   }
   const n = BigInt(text);
@@ -73,11 +81,15 @@ function toLong(v: unknown, path: string, what: string): bigint {
 
 function toEpochMicros(v: unknown, path: string): bigint {
   if (typeof v === 'string') {
+    let micros: bigint;
     try {
-      return parseIsoTimestamp(v);
+      micros = parseIsoTimestamp(v);
     } catch (error) {
       fail(path, (error as Error).message);
     }
+    // Six-digit ISO years parse, but most of them do not fit Iceberg's 64-bit microseconds.
+    if (micros < LONG_MIN || micros > LONG_MAX) fail(path, `'${v}' is out of the timestamp range`);
+    return micros;
   }
   // Numbers are epoch milliseconds (Kafka's and most producers' convention).
   const ms = toLong(v, path, 'epoch milliseconds or an ISO-8601 string');
@@ -87,6 +99,8 @@ function toEpochMicros(v: unknown, path: string): bigint {
 }
 
 function toBytes(v: unknown, path: string): Uint8Array {
+  // Bytes decoded from a typed format (Avro bytes, a header) arrive as they are.
+  if (v instanceof Uint8Array) return v;
   if (typeof v !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v))
     fail(path, `expected base64 bytes, got ${describe(v)}`);
   const buf = Buffer.from(v, 'base64');
@@ -139,6 +153,10 @@ function toPrimitive(type: string, v: unknown, path: string): Value {
       return toEpochMicros(v, path);
     case 'string':
       if (typeof v !== 'string') fail(path, `expected a string, got ${describe(v)}`);
+      // JSON may escape half a surrogate pair ("\ud800"); UTF-8 cannot hold it, so Parquet would
+      // silently store U+FFFD instead. Refuse it rather than alter the text.
+      if (LONE_SURROGATE.test(v))
+        fail(path, 'the string holds an unpaired UTF-16 surrogate (not valid Unicode)');
       return v;
     case 'uuid':
       if (typeof v !== 'string') fail(path, `expected a uuid string, got ${describe(v)}`);
@@ -228,4 +246,9 @@ export function jsonToRow(type: StructType, obj: Record<string, unknown>, path =
     row[field.name] = value;
   }
   return row;
+}
+
+/** A short description of a decoded value for error messages (strings cut at 40 characters). */
+export function describeJsonValue(v: unknown): string {
+  return describe(v);
 }

@@ -1,0 +1,195 @@
+/**
+ * A mapping compiled against a table schema: projection (project-record.ts) plus the row conversion,
+ * which applies coercion rules at their column paths and the plain JSON conversion elsewhere, and
+ * adds the `_kafka` lineage struct when the schema has it. Compile once per schema (cheap); the
+ * schema changes only when evolution commits a new one.
+ */
+import { RecordDecodeError, ValidationError } from '../../errors.js';
+import type {
+  IcebergType,
+  PrimitiveType,
+  Row,
+  Schema,
+  StructField,
+  StructType,
+  Value,
+} from '../../spec/types.js';
+import { canPromote, samePrimitive } from '../evolution/promotions.js';
+import type { RawRecord } from '../esm-event.js';
+import { describeJsonValue, jsonToRow, jsonToValue } from '../json-to-value.js';
+import { KAFKA_FIELD, kafkaLineageRow } from '../kafka-lineage.js';
+import { type Coercion, coerceValue, fitValue } from './coercions.js';
+import type { DecodedRecord } from './decoded-record.js';
+import type { MappingConfig } from './mapping-config.js';
+import { projectRecord } from './project-record.js';
+import { isFieldObject, type ValueObject } from './value-paths.js';
+
+export interface RecordMapper {
+  readonly config: MappingConfig;
+  readonly schema: Schema;
+  /**
+   * Types the mapping itself decides, by column path (dotted through structs and list elements): the
+   * type rules, the key, header and timestamp columns. Schema evolution uses them for new columns
+   * instead of guessing from the decoded value.
+   */
+  readonly typeHints: ReadonlyMap<string, PrimitiveType>;
+  /** @throws RecordDecodeError */
+  project(decoded: DecodedRecord): ValueObject;
+  /** @throws RecordDecodeError (stage map) naming the column path */
+  toRow(projected: ValueObject, record: RawRecord): Row;
+  /** project + toRow. @throws RecordDecodeError (stage map) naming the column path */
+  map(decoded: DecodedRecord): Row;
+}
+
+const MAX_DEPTH = 64;
+
+function fail(path: string, message: string): never {
+  throw new RecordDecodeError(`${path}: ${message}`, 'map');
+}
+
+/** The field at a dotted path, going through structs and through list elements transparently. */
+export function fieldAtPath(struct: StructType, path: readonly string[]): StructField | undefined {
+  let current: IcebergType = struct;
+  let field: StructField | undefined;
+  for (const step of path) {
+    while (typeof current !== 'string' && current.type === 'list') current = current.element;
+    if (typeof current === 'string' || current.type !== 'struct') return undefined;
+    field = current.fields.find((f) => f.name === step);
+    if (!field) return undefined;
+    current = field.type;
+  }
+  return field;
+}
+
+function hintsOf(
+  config: MappingConfig,
+  path: string,
+): Map<string, { type: PrimitiveType; configPath: string }> {
+  const hints = new Map<string, { type: PrimitiveType; configPath: string }>();
+  if (config.key?.kind === 'column' && config.key.as !== 'json') {
+    hints.set(config.key.column, { type: config.key.as, configPath: `${path}.key.as` });
+  }
+  config.headers.forEach((h, i) => {
+    hints.set(h.column, { type: h.as, configPath: `${path}.headers[${i}].as` });
+  });
+  if (config.timestamp)
+    hints.set(config.timestamp.column, { type: 'timestamptz', configPath: `${path}.timestamp` });
+  for (const rule of config.columns) {
+    if (rule.type)
+      hints.set(rule.column, { type: rule.type, configPath: `${path}.columns.${rule.column}.type` });
+  }
+  return hints;
+}
+
+/**
+ * Compiles a mapping for a schema, checking that its rules fit the table: a type rule on an existing
+ * column must be that column's type, one it can be promoted to (evolution promotes it), or one that
+ * widens into it; a default must convert. `path` prefixes error paths (e.g. `routes[0].mapping`).
+ * @throws ValidationError naming the mapping path
+ */
+export function compileMapping(config: MappingConfig, schema: Schema, path = 'mapping'): RecordMapper {
+  const hints = hintsOf(config, path);
+  const coercions = new Map<string, Coercion>();
+  for (const [column, hint] of hints) {
+    const rule = config.columns.find((r) => r.column === column);
+    coercions.set(column, { ...rule, type: hint.type });
+    const field = fieldAtPath(schema, column.split('.'));
+    if (!field) continue;
+    if (typeof field.type !== 'string') {
+      throw new ValidationError(
+        `${hint.configPath}: column '${column}' is a ${field.type.type}; a type rule needs a primitive column`,
+      );
+    }
+    const t = field.type;
+    if (!samePrimitive(t, hint.type) && !canPromote(t, hint.type) && !canPromote(hint.type, t)) {
+      throw new ValidationError(
+        `${hint.configPath}: the mapping makes '${column}' a ${hint.type}, but the table column is ${t} (not a compatible change)`,
+      );
+    }
+  }
+  for (const rule of config.columns) {
+    if (rule.default === undefined) continue;
+    const field = fieldAtPath(schema, rule.column.split('.'));
+    try {
+      // The same conversion the rows get: the rule's coercion, else the column's plain conversion.
+      if (rule.type) coerceValue({ ...rule, type: rule.type }, rule.default, rule.column);
+      else if (field) jsonToValue(field.type, rule.default, rule.column);
+    } catch (error) {
+      throw new ValidationError(`${path}.columns.${rule.column}.default: ${(error as Error).message}`);
+    }
+  }
+  const lineage = schema.fields.some((f) => f.name === KAFKA_FIELD);
+  const valueStruct: StructType = {
+    type: 'struct',
+    fields: schema.fields.filter((f) => f.name !== KAFKA_FIELD),
+  };
+
+  const convert = (type: IcebergType, v: unknown, path: string, rulePath: string, depth: number): Value => {
+    if (v === null || v === undefined) return null;
+    if (depth > MAX_DEPTH) fail(path, `nested deeper than ${MAX_DEPTH} levels`);
+    const coercion = coercions.get(rulePath);
+    if (typeof type === 'string') {
+      if (!coercion) return jsonToValue(type, v, path);
+      return fitValue(coerceValue(coercion, v, path), coercion.type, type, path);
+    }
+    if (type.type === 'struct') {
+      if (!isFieldObject(v)) fail(path, `expected an object, got ${describeJsonValue(v)}`);
+      return convertStruct(type, v, path, rulePath, depth + 1);
+    }
+    if (type.type === 'list') {
+      if (!Array.isArray(v)) fail(path, `expected an array, got ${describeJsonValue(v)}`);
+      return v.map((item, i) => {
+        const value = convert(type.element, item, `${path}[${i}]`, rulePath, depth + 1);
+        if (value === null && type['element-required']) fail(`${path}[${i}]`, 'element is required but null');
+        return value;
+      });
+    }
+    return jsonToValue(type, v, path, depth);
+  };
+  const convertStruct = (
+    type: StructType,
+    obj: ValueObject,
+    path: string,
+    rulePath: string,
+    depth: number,
+  ): Row => {
+    const row: Row = {};
+    for (const field of type.fields) {
+      const fieldPath = path ? `${path}.${field.name}` : field.name;
+      const fieldRulePath = rulePath ? `${rulePath}.${field.name}` : field.name;
+      const value = convert(field.type, obj[field.name], fieldPath, fieldRulePath, depth);
+      if (value === null && field.required) fail(fieldPath, 'is required but missing or null');
+      row[field.name] = value;
+    }
+    return row;
+  };
+
+  const mapper: RecordMapper = {
+    config,
+    schema,
+    typeHints: new Map([...hints].map(([column, h]) => [column, h.type])),
+    project(decoded) {
+      const projected = projectRecord(config, decoded);
+      if (lineage && projected[KAFKA_FIELD] !== undefined) {
+        fail(
+          KAFKA_FIELD,
+          `the value has a field '${KAFKA_FIELD}', which is the lineage column; rename or exclude it`,
+        );
+      }
+      return projected;
+    },
+    toRow(projected, record) {
+      // Without coercion rules the plain JSON conversion does it all (the hot path of most tables).
+      const row =
+        coercions.size === 0
+          ? jsonToRow(valueStruct, projected)
+          : convertStruct(valueStruct, projected, '', '', 0);
+      if (lineage) row[KAFKA_FIELD] = kafkaLineageRow(record);
+      return row;
+    },
+    map(decoded) {
+      return mapper.toRow(mapper.project(decoded), decoded.record);
+    },
+  };
+  return mapper;
+}
