@@ -65,7 +65,7 @@ export async function ingestEvent(options: IngestEventOptions, event: unknown): 
   }
   const batchId = batchIdOf(decoded.records);
   const tables = await Promise.all(
-    [...byRoute].map(([route, records]) => ingestTable(options, route, batchId, records)),
+    [...byRoute].map(([route, records]) => ingestTable(options, route, batchId, records, options.routes)),
   );
   return { records: decoded.records.length, batchId, tables };
 }

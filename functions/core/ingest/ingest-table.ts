@@ -20,10 +20,67 @@ import {
 import type { RawRecord } from './esm-event.js';
 import { ingestCdcTable } from './ingest-cdc.js';
 import { loadOrCreateTable } from './load-or-create-table.js';
-import { mapRecords } from './map-records.js';
-import type { TableRoute } from './routes.js';
+import type { DeadLetter } from './dead-letters.js';
+import { describeChanges } from './evolution/reconcile-schema.js';
+import { evolutionPolicyOf } from './evolution/evolution-policy.js';
+import { writeEvolvedRows } from './evolution/write-evolved-rows.js';
+import { decodeRecords } from './formats/decode-records.js';
+import { createPayloadDecoder, type PayloadDecoder } from './formats/payload-decoder.js';
+import {
+  type DecodedBatch,
+  type DecodedRecord,
+  decodeJsonRecords,
+  fromFormatDecoded,
+} from './mapping/decoded-record.js';
+import { mapBatch } from './mapping/map-batch.js';
+import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
+import { routeMatches } from './mapping/route-condition.js';
+import { routesForTopic, type TableRoute } from './routes.js';
 
 export type { IngestTableOptions, TableIngestReport } from './commit-batch.js';
+
+const decoders = new WeakMap<TableRoute, PayloadDecoder>();
+
+/** Decodes the records' payloads by the route's format (one decoder per route: its caches live on). */
+async function decodeFor(route: TableRoute, records: RawRecord[]): Promise<DecodedBatch> {
+  if (!route.format) return decodeJsonRecords(records);
+  let decoder = decoders.get(route);
+  if (!decoder) {
+    decoder = createPayloadDecoder(route.format);
+    decoders.set(route, decoder);
+  }
+  const out = await decodeRecords(decoder, records);
+  return { decoded: out.decoded.map(fromFormatDecoded), deadLetters: out.deadLetters };
+}
+
+/**
+ * The records this route takes (its `when` condition). A record no route of its topic takes is
+ * dead-lettered by the first of those routes, so it is kept exactly once.
+ */
+function selectForRoute(
+  route: TableRoute,
+  allRoutes: TableRoute[],
+  decoded: DecodedRecord[],
+): { mine: DecodedRecord[]; unrouted: DeadLetter[] } {
+  if (!route.when) return { mine: decoded, unrouted: [] };
+  const mine: DecodedRecord[] = [];
+  const unrouted: DeadLetter[] = [];
+  for (const d of decoded) {
+    if (routeMatches(route.when, d)) {
+      mine.push(d);
+      continue;
+    }
+    const siblings = routesForTopic(allRoutes, d.record.topic);
+    if (siblings[0] === route && !siblings.some((r) => routeMatches(r.when, d))) {
+      unrouted.push({
+        record: d.record,
+        stage: 'map',
+        error: `no table route's condition matches this record (topic ${d.record.topic})`,
+      });
+    }
+  }
+  return { mine, unrouted };
+}
 export { offsetsOf } from './commit-batch.js';
 export { loadOrCreateTable } from './load-or-create-table.js';
 
@@ -37,17 +94,29 @@ export async function ingestTable(
   route: TableRoute,
   batchId: string,
   records: RawRecord[],
+  allRoutes: TableRoute[] = [route],
 ): Promise<TableIngestReport> {
   const table = await loadOrCreateTable(options.catalog, route);
   const mode = resolveMode(route, table.metadata.properties ?? {});
   if (mode !== 'append') return ingestCdcTable(options, route, table, mode, batchId, records);
 
-  const schema = currentSchema(table.metadata);
+  const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
+  const mapping = route.mapping ?? DEFAULT_MAPPING;
   // Dead letters are decided against the offsets the main table has not committed yet.
   const fresh = unseen(records, readCommittedOffsets(table.metadata));
-  const mapped = mapRecords(fresh, schema);
-  const deadLettered = await commitDeadLetters(options, route, batchId, mapped.deadLetters);
-  const letters = new Set(mapped.deadLetters.map((l) => l.record));
+  const { decoded, deadLetters: decodeLetters } = await decodeFor(route, fresh);
+  const { mine, unrouted } = selectForRoute(route, allRoutes, decoded);
+  const mapped = mapBatch(mine, { mapping, metadata: table.metadata, policy });
+  const letters = [...decodeLetters, ...unrouted, ...mapped.deadLetters];
+  if (mapped.reconciliation.changed) {
+    options.onWarning?.(
+      formatIdentifier(route.table),
+      `schema evolves: ${describeChanges(mapped.reconciliation.changes)}`,
+    );
+  }
+  const deadLettered = await commitDeadLetters(options, route, batchId, letters);
+  const lettered = new Set(letters.map((l) => l.record));
+  const byRecord = new Map(mine.map((d) => [d.record, d]));
 
   const outcome = await commitBatch(
     options,
@@ -55,24 +124,25 @@ export async function ingestTable(
     batchId,
     records,
     async (current, unseenRecords) => {
-      const good = unseenRecords.filter((r) => !letters.has(r));
       // The first round maps once; only a moved base (new schema or offsets) maps again.
       const same =
-        current.metadata['current-schema-id'] === schema['schema-id'] &&
-        unseenRecords.length === fresh.length;
-      let rows = mapped.rows;
+        unseenRecords.length === fresh.length &&
+        current.metadata['current-schema-id'] === table.metadata['current-schema-id'] &&
+        current.metadata['last-column-id'] === table.metadata['last-column-id'];
+      let batch = mapped;
       if (!same) {
-        const again = mapRecords(good, currentSchema(current.metadata));
-        if (again.deadLetters.length > 0) {
+        const good = unseenRecords
+          .filter((r) => byRecord.has(r) && !lettered.has(r))
+          .map((r) => byRecord.get(r)!);
+        batch = mapBatch(good, { mapping, metadata: current.metadata, policy });
+        if (batch.deadLetters.length > 0) {
           // Never drop them: fail the batch, the redelivery decides dead letters against the new schema.
           throw new LakeError(`${formatIdentifier(route.table)}: the table schema changed during the batch`, {
             retryable: true,
           });
         }
-        rows = again.rows;
       }
-      const dataFiles = rows.length ? await writeRows(current, rows, { filePrefix: batchId }) : [];
-      return { dataFiles, deleteFiles: [], used: good, rows: rows.length };
+      return writeEvolvedRows(current, batch, batchId);
     },
   );
   return { ...baseReport(route, batchId, records, deadLettered, outcome), mode };

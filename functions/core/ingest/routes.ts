@@ -5,6 +5,10 @@
 import { parseIdentifier } from '../catalog/catalog.js';
 import { ValidationError } from '../errors.js';
 import { parseSchema } from '../spec/schema.js';
+import { type EvolutionPolicy, parseEvolutionPolicy } from './evolution/evolution-policy.js';
+import { type FormatConfig, parseFormatConfig } from './formats/format-config.js';
+import { type MappingConfig, parseMappingConfig } from './mapping/mapping-config.js';
+import { parseRouteCondition, type RouteCondition } from './mapping/route-condition.js';
 import type { Schema, TableIdentifier } from '../spec/types.js';
 
 export interface TableRoute {
@@ -28,6 +32,14 @@ export interface TableRoute {
   mode?: IngestMode;
   /** Identifier columns for debezium/upsert (Iceberg `identifier-field-ids`). */
   identifierColumns?: string[];
+  /** How value (and key) bytes are decoded: JSON, Confluent/Glue registry formats. @default JSON values */
+  format?: FormatConfig;
+  /** What becomes columns (value fields, key, headers, timestamp; renames, coercions, defaults). */
+  mapping?: MappingConfig;
+  /** Schema evolution policy. @default the table property `floe.schema-evolution`, else evolve */
+  schemaEvolution?: EvolutionPolicy;
+  /** Only records matching this condition (a value field or a header) go to this table. */
+  when?: RouteCondition;
 }
 
 export type IngestMode = 'append' | 'debezium' | 'upsert';
@@ -78,6 +90,13 @@ export function parseRoutes(json: unknown): TableRoute[] {
     }
     return {
       table,
+      format: r.format === undefined ? undefined : parseFormatConfig(r.format, `routes[${i}].format`),
+      mapping: r.mapping === undefined ? undefined : parseMappingConfig(r.mapping, `routes[${i}].mapping`),
+      schemaEvolution:
+        r.schemaEvolution === undefined
+          ? undefined
+          : parseEvolutionPolicy(r.schemaEvolution, `routes[${i}].schemaEvolution`),
+      when: r.when === undefined ? undefined : parseRouteCondition(r.when, `routes[${i}].when`),
       mode: r.mode as IngestMode | undefined,
       identifierColumns: r.identifierColumns as string[] | undefined,
       topics: r.topics as string[],

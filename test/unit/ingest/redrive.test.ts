@@ -23,12 +23,14 @@ const SCHEMA: Schema = {
     { id: 2, name: 'country', required: true, type: 'string' },
   ],
 };
+// Policy dlq: a record missing the required column is dead-lettered instead of relaxing the column.
 const route: TableRoute = {
   table: ID,
   topics: ['orders'],
   schema: SCHEMA,
   kafkaLineage: false,
   properties: {},
+  schemaEvolution: 'dlq',
 };
 
 const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64');
