@@ -1,0 +1,137 @@
+/**
+ * The ingest of one batch split into phases, by timing (from the outside) the same functions the
+ * handler calls, one after the other, on the same batch:
+ *
+ *   runtime parse   JSON.parse of the event text (the Lambda runtime does it before the handler)
+ *   decode          decodeEsmEvent (base64 key/value, headers)
+ *   map             mapRecords (one JSON parse per value, typed Iceberg values, `_kafka` lineage)
+ *   arrow build     buildRecordBatch (typed-array columns + column bounds)
+ *   parquet encode  Arrow IPC + parquet-wasm writeParquet (ZSTD)
+ *   file + stats    writeRows minus the two above: footer read-back, bounds encoding, the file write
+ *   commit          commitWithRetry + prepareSnapshot (manifest, manifest list, metadata.json, swap)
+ *
+ * The handler's own total minus the sum of these is "other" (table loads, offset checks, batch id).
+ */
+import * as arrow from 'apache-arrow';
+import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
+import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
+import { toArrowSchema } from '../../functions/core/data/arrow-schema.js';
+import { buildRecordBatch } from '../../functions/core/data/build-record-batch.js';
+import { decodeEsmEvent } from '../../functions/core/ingest/esm-event.js';
+import { batchIdOf } from '../../functions/core/ingest/ingest-event.js';
+import { loadOrCreateTable, offsetsOf } from '../../functions/core/ingest/ingest-table.js';
+import { mapRecords } from '../../functions/core/ingest/map-records.js';
+import { parseRoutes, type TableRoute } from '../../functions/core/ingest/routes.js';
+import { currentSchema } from '../../functions/core/spec/metadata.js';
+import { commitWithRetry } from '../../functions/core/table/commit-loop.js';
+import { prepareSnapshot } from '../../functions/core/table/snapshot-producer.js';
+import {
+  BATCH_ID_KEY,
+  encodeOffsets,
+  mergeOffsets,
+  OFFSETS_KEY,
+  readCommittedOffsets,
+} from '../../functions/core/table/source-offsets.js';
+import { writeRows } from '../../functions/core/table/write-rows.js';
+import { type OrderMessage, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
+import { collectGarbage, median } from './stats.js';
+
+export const PHASES = [
+  'runtime_parse',
+  'decode',
+  'map',
+  'arrow_build',
+  'parquet_encode',
+  'file_and_stats',
+  'commit',
+] as const;
+export type Phase = (typeof PHASES)[number];
+
+export interface PhaseTimes {
+  wall: Record<Phase, number>;
+  /** Process CPU time per phase: steadier than wall time when other work shares the CPUs. */
+  cpu: Record<Phase, number>;
+}
+
+/**
+ * Runs the phases of one batch, one after the other, on a table of its own in `warehouse`; each call is
+ * a new batch (offsets continue). The first call warms up (JIT, WASM instantiation): discard it.
+ */
+export class PhaseRunner {
+  private readonly catalog: EmbeddedCatalog;
+  private readonly route: TableRoute;
+  private run = 0;
+
+  constructor(
+    warehouse: string,
+    private readonly messages: OrderMessage[],
+  ) {
+    this.catalog = new EmbeddedCatalog({ warehouse });
+    [this.route] = parseRoutes([
+      { table: 'phases.orders', topics: [ORDERS_TOPIC], schema: readOrdersSchema() },
+    ]);
+  }
+
+  async measure(): Promise<PhaseTimes> {
+    const { catalog, route, messages } = this;
+    const run = this.run++;
+    const perPartition = Math.max(...messages.map((m) => m.index)) + 1;
+    const eventJson = JSON.stringify(makeOrdersEvent(messages, run * perPartition));
+    const table = await loadOrCreateTable(catalog, route);
+    const schema = currentSchema(table.metadata);
+    const arrowSchema = toArrowSchema(schema);
+    const wall = {} as Record<Phase, number>;
+    const cpu = {} as Record<Phase, number>;
+    collectGarbage();
+    let t = performance.now();
+    let c = process.cpuUsage();
+    const lap = (phase: Phase) => {
+      const now = performance.now();
+      const used = process.cpuUsage(c);
+      wall[phase] = now - t;
+      cpu[phase] = (used.user + used.system) / 1000;
+      t = now;
+      c = process.cpuUsage();
+    };
+
+    const event = JSON.parse(eventJson);
+    lap('runtime_parse');
+    const decoded = decodeEsmEvent(event);
+    lap('decode');
+    const mapped = mapRecords(decoded.records, schema);
+    lap('map');
+    const batch = buildRecordBatch(schema, arrowSchema, mapped.rows, 0, mapped.rows.length, new Map());
+    lap('arrow_build');
+    const ipc = arrow.tableToIPC(new arrow.Table([batch]), 'stream');
+    const props = new WriterPropertiesBuilder().setCompression(Compression.ZSTD).build();
+    writeParquet(WasmTable.fromIPCStream(ipc), props);
+    lap('parquet_encode');
+    const files = await writeRows(table, mapped.rows, { filePrefix: `phases-${run}` });
+    lap('file_and_stats');
+    // writeRows builds and encodes again: what is left once those are taken out is its own work.
+    wall.file_and_stats = Math.max(0, wall.file_and_stats - wall.arrow_build - wall.parquet_encode);
+    cpu.file_and_stats = Math.max(0, cpu.file_and_stats - cpu.arrow_build - cpu.parquet_encode);
+    const batchId = batchIdOf(decoded.records);
+    const batchOffsets = offsetsOf(decoded.records);
+    await commitWithRetry(catalog, route.table, {
+      batchId,
+      prepare: (base) =>
+        prepareSnapshot(base, {
+          operation: 'append',
+          addedDataFiles: files,
+          addedDeleteFiles: [],
+          summary: {
+            [BATCH_ID_KEY]: batchId,
+            [OFFSETS_KEY]: encodeOffsets(mergeOffsets(readCommittedOffsets(base.metadata), batchOffsets)),
+          },
+        }),
+    });
+    lap('commit');
+    return { wall, cpu };
+  }
+}
+
+/** Medians per phase of several runs. */
+export function medianPhases(runs: Record<Phase, number>[]): Record<Phase, number> {
+  return Object.fromEntries(PHASES.map((p) => [p, median(runs.map((r) => r[p]))])) as Record<Phase, number>;
+}

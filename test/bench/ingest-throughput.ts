@@ -1,0 +1,164 @@
+/**
+ * Section 1: ingest throughput. The 10,000-record (≈ 6 MB) MSK batch through the real handler into a
+ * local embedded warehouse, against DuckDB (one thread) turning the same records from NDJSON into ZSTD
+ * Parquet. Runs alternate floe / DuckDB so a change in the machine's load hits both alike; medians.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDuckdbAnchor } from './duckdb-anchor.js';
+import { getHandlerHarness } from './floe-handler.js';
+import { medianPhases, type Phase, PhaseRunner, type PhaseTimes } from './ingest-phases.js';
+import { makeOrderMessages, makeOrdersNdjson } from './orders-batch.js';
+import { median, perSecond, timed } from './stats.js';
+
+export interface IngestSettings {
+  records: number;
+  partitions: number;
+  seed: number;
+  warmups: number;
+  repeats: number;
+}
+
+export interface EngineFigures {
+  /** Median wall time of one batch. */
+  wall_ms: number;
+  /** Median process CPU time of one batch. */
+  cpu_ms: number;
+  records_per_s: number;
+  /** Over the records' JSON values (the same bytes for both engines). */
+  value_mb_per_s: number;
+  /** Over the engine's own input: the ESM event text for floe, the NDJSON file for DuckDB. */
+  input_mb_per_s: number;
+  parquet_bytes: number;
+  runs_wall_ms: number[];
+}
+
+export interface IngestFigures {
+  records: number;
+  event_bytes: number;
+  ndjson_bytes: number;
+  value_bytes: number;
+  floe: EngineFigures;
+  duckdb: EngineFigures;
+  floe_records_per_s: number;
+  duckdb_records_per_s: number;
+  /** floe records/s ÷ DuckDB records/s, wall time (≥ 1.0 is the target). */
+  ratio: number;
+  /** The same ratio on CPU time: steadier on a loaded machine. */
+  ratio_cpu: number;
+  /** The CPU ratio without the Lambda runtime's JSON.parse of the event (which no handler code can avoid). */
+  ratio_without_runtime_parse: number;
+  /** Median wall time per phase (measured in the same loop as the handler and DuckDB). */
+  phases_ms: Record<Phase, number>;
+  /** Median CPU time per phase. */
+  phases_cpu_ms: Record<Phase, number>;
+  /** Handler CPU median minus the phases' CPU (table loads, offset checks, batch id, logging). */
+  other_cpu_ms: number;
+}
+
+const MB = 1_000_000;
+
+function figures(
+  walls: number[],
+  cpus: number[],
+  records: number,
+  valueBytes: number,
+  inputBytes: number,
+  parquetBytes: number,
+): EngineFigures {
+  const wall = median(walls);
+  return {
+    wall_ms: wall,
+    cpu_ms: median(cpus),
+    records_per_s: perSecond(records, wall),
+    value_mb_per_s: perSecond(valueBytes / MB, wall),
+    input_mb_per_s: perSecond(inputBytes / MB, wall),
+    parquet_bytes: parquetBytes,
+    runs_wall_ms: walls,
+  };
+}
+
+export async function runIngestThroughput(
+  settings: IngestSettings,
+  progress: (line: string) => void,
+): Promise<IngestFigures> {
+  const messages = makeOrderMessages({
+    records: settings.records,
+    partitions: settings.partitions,
+    seed: settings.seed,
+  });
+  const valueBytes = messages.reduce((s, m) => s + Buffer.byteLength(m.value), 0);
+  const ndjson = makeOrdersNdjson(messages, 0);
+  const harness = await getHandlerHarness();
+  const dir = await mkdtemp(join(tmpdir(), 'floe-bench-duckdb-'));
+  const duck = await openDuckdbAnchor(dir, ndjson);
+  try {
+    const floeWall: number[] = [];
+    const floeCpu: number[] = [];
+    const duckWall: number[] = [];
+    const duckCpu: number[] = [];
+    let eventBytes = 0;
+    let floeParquet = 0;
+    let duckParquet = 0;
+    const phaseRunner = new PhaseRunner(harness.warehouse, messages);
+    const phaseRuns: PhaseTimes[] = [];
+    for (let run = 0; run < settings.warmups + settings.repeats; run++) {
+      const counted = run >= settings.warmups;
+      const eventJson = harness.nextEventJson(messages);
+      eventBytes = Buffer.byteLength(eventJson);
+      const f = await timed(() => harness.invoke(eventJson));
+      const table = f.result.tables[0];
+      if (table?.rowsWritten !== settings.records) {
+        throw new Error(
+          `floe wrote ${table?.rowsWritten} rows of ${settings.records}: ${JSON.stringify(table)}`,
+        );
+      }
+      floeParquet = table.bytesWritten;
+      const d = await timed(() => duck.run(run));
+      duckParquet = d.result.parquetBytes;
+      const phases = await phaseRunner.measure();
+      if (counted) {
+        phaseRuns.push(phases);
+        floeWall.push(f.wallMs);
+        floeCpu.push(f.cpuMs);
+        duckWall.push(d.wallMs);
+        duckCpu.push(d.cpuMs);
+      }
+      progress(
+        `ingest ${counted ? 'run' : 'warm-up'} ${run + 1}: floe ${f.wallMs.toFixed(0)} ms, duckdb ${d.wallMs.toFixed(0)} ms`,
+      );
+    }
+    const phases = medianPhases(phaseRuns.map((p) => p.wall));
+    const phasesCpu = medianPhases(phaseRuns.map((p) => p.cpu));
+    const floe = figures(floeWall, floeCpu, settings.records, valueBytes, eventBytes, floeParquet);
+    const duckdb = figures(
+      duckWall,
+      duckCpu,
+      settings.records,
+      valueBytes,
+      Buffer.byteLength(ndjson),
+      duckParquet,
+    );
+    const phaseCpuSum = Object.values(phasesCpu).reduce((s, v) => s + v, 0);
+    return {
+      records: settings.records,
+      event_bytes: eventBytes,
+      ndjson_bytes: Buffer.byteLength(ndjson),
+      value_bytes: valueBytes,
+      floe,
+      duckdb,
+      floe_records_per_s: floe.records_per_s,
+      duckdb_records_per_s: duckdb.records_per_s,
+      ratio: floe.records_per_s / duckdb.records_per_s,
+      ratio_cpu: duckdb.cpu_ms / floe.cpu_ms,
+      ratio_without_runtime_parse: duckdb.cpu_ms / Math.max(1e-9, floe.cpu_ms - phasesCpu.runtime_parse),
+      phases_ms: phases,
+      phases_cpu_ms: phasesCpu,
+      other_cpu_ms: floe.cpu_ms - phaseCpuSum,
+    };
+  } finally {
+    duck.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}

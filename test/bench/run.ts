@@ -1,0 +1,172 @@
+/**
+ * `npm run bench` — floe measured against anchors in the same run (see README.md here).
+ *
+ *   npm run bench                      full run (several minutes)
+ *   npm run bench -- --quick           about a minute
+ *   npm run bench -- --json            one JSON object on stdout (progress on stderr)
+ *   npm run bench -- --only=ingest,memory
+ *
+ * Sections: ingest, hotspots, commit, contention, planning, memory, freshness. The moto sections (commit on S3,
+ * contention, freshness on S3) start their own moto_server and are skipped, with the reason, without it.
+ * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
+ */
+import { parseArgs } from 'node:util';
+import { describeMachine } from './machine.js';
+import type { MotoServer } from './moto-process.js';
+import { type BenchReport, formatReport, roundDeep, summarizeCommits } from './report.js';
+
+const SECTIONS = ['ingest', 'hotspots', 'commit', 'contention', 'planning', 'memory', 'freshness'] as const;
+type Section = (typeof SECTIONS)[number];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+});
+const quick = values.quick ?? false;
+const only = new Set(
+  (values.only ?? SECTIONS.join(','))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
+for (const s of only) {
+  if (!SECTIONS.includes(s as Section))
+    throw new Error(`unknown section '${s}' (sections: ${SECTIONS.join(', ')})`);
+}
+
+// With --json, stdout carries the JSON object only: anything else printing to it goes to stderr.
+const stdoutWrite = process.stdout.write.bind(process.stdout);
+if (values.json) {
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+}
+const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+const RECORDS = 10_000;
+const PARTITIONS = 6;
+const SEED = 7;
+
+async function main(): Promise<number> {
+  const started = performance.now();
+  const report: BenchReport = {
+    machine: describeMachine(),
+    mode: quick ? 'quick' : 'full',
+    sections_skipped: {},
+    duration_s: 0,
+  };
+  const needsMoto = only.has('commit') || only.has('contention') || only.has('freshness');
+  let moto: MotoServer | undefined;
+  if (needsMoto) {
+    const { startMoto } = await import('./moto-process.js');
+    progress('starting moto_server');
+    moto = await startMoto();
+    if (!moto) progress('moto_server not found or did not start: moto sections are skipped');
+  }
+  const attempt = async (section: Section, run: () => Promise<void>) => {
+    if (!only.has(section)) return;
+    try {
+      await run();
+    } catch (error) {
+      report.sections_skipped[section] =
+        `failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+      progress(`${section} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  try {
+    await attempt('ingest', async () => {
+      const { runIngestThroughput } = await import('./ingest-throughput.js');
+      report.ingest = await runIngestThroughput(
+        {
+          records: RECORDS,
+          partitions: PARTITIONS,
+          seed: SEED,
+          warmups: quick ? 1 : 2,
+          repeats: quick ? 3 : 7,
+        },
+        progress,
+      );
+    });
+    await attempt('hotspots', async () => {
+      progress('hot spots: current code against the prototypes');
+      const { runHotPaths } = await import('./hot-paths.js');
+      const paths = runHotPaths(quick ? 5 : 9);
+      // The map-phase row already contains the JSON parse and JSON → row rows.
+      const counted = [
+        'base64 key + value',
+        'header bytes',
+        'map phase (both above + lineage)',
+        'Parquet encode (ZSTD)',
+      ];
+      const saved = paths.filter((p) => counted.includes(p.name)).reduce((s, p) => s + p.saved_ms, 0);
+      const handler = report.ingest?.floe.cpu_ms ?? Number.NaN;
+      const duckdb = report.ingest?.duckdb.cpu_ms ?? Number.NaN;
+      report.hotspots = {
+        paths,
+        saved_cpu_ms: saved,
+        estimated_handler_cpu_ms: handler - saved,
+        estimated_ratio_cpu: duckdb / (handler - saved),
+      };
+    });
+    await attempt('commit', async () => {
+      const { runRequestsPerCommit } = await import('./requests-per-commit.js');
+      report.commit = summarizeCommits(await runRequestsPerCommit(moto, progress));
+      if (!moto) report.sections_skipped['commit on moto'] = 'moto_server not available';
+    });
+    await attempt('contention', async () => {
+      if (!moto) {
+        report.sections_skipped.contention = 'moto_server not available';
+        return;
+      }
+      const { runContention } = await import('./contention.js');
+      report.contention = await runContention(
+        moto,
+        {
+          writers: [1, 4, 16],
+          commitsPerWriter: quick ? 1 : 3,
+          recordsPerCommit: 100,
+          withoutLock: !quick,
+          prototypeCatalog: true,
+        },
+        progress,
+      );
+    });
+    await attempt('planning', async () => {
+      const { runPlanningCost } = await import('./planning-cost.js');
+      report.planning = await runPlanningCost(
+        { checkpoints: quick ? [10, 100] : [10, 100, 1000], recordsPerCommit: 10 },
+        progress,
+      );
+    });
+    await attempt('memory', async () => {
+      const { runMemory } = await import('./memory.js');
+      report.memory = await runMemory(
+        { records: RECORDS, partitions: PARTITIONS, seed: SEED, invocations: quick ? 2 : 5 },
+        progress,
+      );
+    });
+    await attempt('freshness', async () => {
+      const { runFreshness } = await import('./freshness.js');
+      const rows = await runFreshness(moto, { sizes: [100, RECORDS], repeats: quick ? 2 : 5 }, progress);
+      const headline = rows.find((r) => r.target === 'embedded, local' && r.records === RECORDS);
+      report.freshness = { ms: headline?.ms ?? Number.NaN, rows };
+      if (!moto) report.sections_skipped['freshness on moto'] = 'moto_server not available';
+    });
+  } finally {
+    await moto?.stop();
+    if (only.has('ingest') || only.has('freshness')) {
+      const { getHandlerHarness } = await import('./floe-handler.js');
+      await (await getHandlerHarness()).cleanup();
+    }
+  }
+  report.duration_s = (performance.now() - started) / 1000;
+  const rounded = roundDeep(report) as BenchReport;
+  if (values.json) stdoutWrite(`${JSON.stringify(rounded, null, 2)}\n`);
+  else stdoutWrite(formatReport(report));
+  const broken = (report.contention ?? []).some((r) => r.lost > 0 || r.duplicated > 0);
+  if (broken) progress('FAILED: records were lost or duplicated under contention');
+  return broken ? 1 : 0;
+}
+
+process.exitCode = await main();

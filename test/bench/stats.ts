@@ -1,0 +1,52 @@
+/** Small measuring helpers: medians, wall + CPU time of one run, a full GC between runs. */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+// `global.gc` without restarting node with --expose-gc: a fresh context picks up the flag.
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+
+/**
+ * Collects garbage before a timed run, so a run does not pay for the garbage of the one before it
+ * (which belongs to the other engine, or to the other variant, in alternating measurements).
+ */
+export function collectGarbage(): void {
+  gc();
+}
+
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+export interface Timed<T> {
+  result: T;
+  wallMs: number;
+  /** User + system CPU of the whole process (every thread: DuckDB's and the WASM's count too). */
+  cpuMs: number;
+}
+
+/** Wall and process CPU time of one call. */
+export async function timed<T>(fn: () => Promise<T> | T): Promise<Timed<T>> {
+  collectGarbage();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const result = await fn();
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { result, wallMs, cpuMs: (cpu.user + cpu.system) / 1000 };
+}
+
+/** Rounds to `digits` significant-looking decimals for printing and JSON. */
+export function round(value: number, digits = 1): number {
+  if (!Number.isFinite(value)) return value;
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
+
+/** Per-second rate of `count` items done in `ms`. */
+export function perSecond(count: number, ms: number): number {
+  return ms > 0 ? count / (ms / 1000) : Number.NaN;
+}
