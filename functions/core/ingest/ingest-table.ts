@@ -6,9 +6,7 @@
 import { formatIdentifier } from '../catalog/catalog.js';
 import { resolveMode } from '../cdc/table-mode.js';
 import { LakeError } from '../errors.js';
-import { currentSchema } from '../spec/metadata.js';
 import { readCommittedOffsets } from '../table/source-offsets.js';
-import { writeRows } from '../table/write-rows.js';
 import {
   baseReport,
   commitBatch,

@@ -73,8 +73,8 @@ export function addOffsets(
       const merged: [bigint, bigint][] = [];
       for (const [a, b] of ranges) {
         const last = merged[merged.length - 1];
-        if (last && a <= last[1] + 1n) last[1] = b > last[1] ? b : last[1];
-        else merged.push([a, b]);
+        if (!last || a > last[1] + 1n) merged.push([a, b]);
+        else if (b > last[1]) last[1] = b; // bigint: Math.max does not apply
       }
       parts.set(p, merged);
     }
