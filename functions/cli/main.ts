@@ -10,6 +10,7 @@
  */
 import { parseArgs } from 'node:util';
 import { describeError, LakeError } from '../core/errors.js';
+import { runAlter } from './commands/alter.js';
 import { runDemo } from './commands/demo.js';
 import { runDlq } from './commands/dlq.js';
 import { runIngest } from './commands/ingest.js';
@@ -21,7 +22,8 @@ const USAGE = `usage: floe <command> [options]
 
 commands:
   ingest <event.json...> --warehouse DIR --table NS.NAME [--schema FILE] [--partition-by EXPR] [--topics T1,T2]
-         [--mode append|debezium|upsert] [--identifier COL[,COL]]
+         [--mode append|debezium|upsert] [--identifier COL[,COL]] [--sort-by EXPR]
+         [--schema-evolution evolve|dlq|block]
       feed Kafka ESM event files through the ingest handler's code; creates the table when missing.
       --mode: append (a row per record, the default), debezium (change events: the table keeps the
       current rows), upsert (the key's latest value; a null value deletes). --identifier: the key
@@ -34,6 +36,8 @@ commands:
            [--dry-run] [--older-than DURATION] [--retain-last N]
       table maintenance as the scheduled state machine runs it (all: compact, expire, remove orphans,
       rewrite manifests); --older-than (30m, 6h, 3d) is the snapshot age and the orphan window
+  alter --warehouse DIR --table NS.NAME --partition-by EXPR
+      partition evolution: new data uses the new spec, files already written keep theirs
   dlq redrive --warehouse DIR --table NS.NAME [--where EXPR]
       re-ingest the table's dead letters after a fix, each exactly once (failing ones stay)
   demo [--warehouse DIR]
@@ -49,6 +53,8 @@ export const OPTIONS = {
   'partition-by': { type: 'string' },
   topics: { type: 'string' },
   mode: { type: 'string' },
+  'sort-by': { type: 'string' },
+  'schema-evolution': { type: 'string' },
   identifier: { type: 'string' },
   where: { type: 'string' },
   json: { type: 'boolean' },
@@ -91,6 +97,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runScan(values);
       case 'inspect':
         return await runInspect(values);
+      case 'alter':
+        return await runAlter(values);
       case 'dlq':
         return await runDlq(values, positionals);
       case 'demo':

@@ -38,6 +38,15 @@ export async function ingestHandler(
         onCommitEvent: (table, e) => {
           if (e.type !== 'attempt') logger.info('commit', { table, ...e });
         },
+        // Schema changes, keys seen on two partitions, ...: worth a log line and a metric each.
+        onWarning: (table, message) => {
+          logger.warn(message, { table });
+          metrics.addMetric(
+            message.startsWith('schema evolves') ? 'SchemaChanges' : 'IngestWarnings',
+            MetricUnit.Count,
+            1,
+          );
+        },
       },
       event,
     );

@@ -4,6 +4,7 @@ import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { ValidationError } from '../../core/errors.js';
 import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-event.js';
 import { INGEST_MODES, type IngestMode, type TableRoute } from '../../core/ingest/routes.js';
+import { parseEvolutionPolicy } from '../../core/ingest/evolution/evolution-policy.js';
 import { parseSchema } from '../../core/spec/schema.js';
 import { type ParsedOptions, requireOption, UsageError } from '../main.js';
 
@@ -92,6 +93,11 @@ export async function routeFromOptions(values: ParsedOptions, events: unknown[])
     topics,
     schema,
     partitionBy: values['partition-by'],
+    sortBy: values['sort-by'],
+    schemaEvolution:
+      values['schema-evolution'] === undefined
+        ? undefined
+        : parseEvolutionPolicy(values['schema-evolution'], '--schema-evolution'),
     mode: modeFromOptions(values),
     identifierColumns: identifierFromOptions(values),
     kafkaLineage: true,

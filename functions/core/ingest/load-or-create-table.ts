@@ -12,7 +12,8 @@ import {
   withIdentifierFields,
 } from '../cdc/table-mode.js';
 import { NoSuchTableError, ValidationError } from '../errors.js';
-import { parsePartitionExpression } from '../spec/partition-spec.js';
+import { parsePartitionExpression, parseSortOrder } from '../spec/partition-spec.js';
+import { EVOLUTION_PROPERTY } from './evolution/evolution-policy.js';
 import type { Schema } from '../spec/types.js';
 import { withKafkaLineage } from './kafka-lineage.js';
 import type { IngestMode, TableRoute } from './routes.js';
@@ -35,6 +36,7 @@ export function creationRequest(route: TableRoute): { schema: Schema; properties
   if (route.kafkaLineage) schema = withKafkaLineage(schema);
   const properties = {
     ...route.properties,
+    ...(route.schemaEvolution ? { [EVOLUTION_PROPERTY]: route.schemaEvolution } : {}),
     ...(mode === 'append' ? { [MODE_PROPERTY]: mode } : cdcTableProperties(mode, schema)),
   };
   return { schema, properties };
@@ -51,8 +53,9 @@ export async function loadOrCreateTable(catalog: Catalog, route: TableRoute): Pr
     if (!(error instanceof NoSuchTableError)) throw error;
     const { schema, properties } = creationRequest(route);
     const partitionSpec = route.partitionBy ? parsePartitionExpression(route.partitionBy, schema) : undefined;
+    const sortOrder = route.sortBy ? parseSortOrder(route.sortBy, schema) : undefined;
     try {
-      return await catalog.createTable(route.table, { schema, partitionSpec, properties });
+      return await catalog.createTable(route.table, { schema, partitionSpec, sortOrder, properties });
     } catch (createError) {
       // Another writer created it first: theirs is as good as ours.
       if (await catalog.tableExists(route.table)) return catalog.loadTable(route.table);

@@ -18,6 +18,8 @@ export interface TableRoute {
   schema?: Schema;
   /** Partition expression for creating the table, e.g. `day(order_ts), bucket(16, customer_id)`. */
   partitionBy?: string;
+  /** Sort order for creating the table, e.g. `customer_id, order_ts desc nulls last`. */
+  sortBy?: string;
   /** Add the `_kafka` lineage struct (default true). */
   kafkaLineage: boolean;
   /** Dead-letter table name (default `<table>__dlq` in the same namespace). */
@@ -102,6 +104,7 @@ export function parseRoutes(json: unknown): TableRoute[] {
       topics: r.topics as string[],
       schema: r.schema === undefined ? undefined : parseSchema(r.schema, `routes[${i}].schema`),
       partitionBy: typeof r.partitionBy === 'string' ? r.partitionBy : undefined,
+      sortBy: typeof r.sortBy === 'string' ? r.sortBy : undefined,
       kafkaLineage: r.kafkaLineage !== false,
       dlqTable: typeof r.dlqTable === 'string' ? r.dlqTable : undefined,
       properties,

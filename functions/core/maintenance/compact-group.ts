@@ -15,7 +15,7 @@ import { readScanRows } from '../scan/read-scan.js';
 import { currentSchema, sortOrderById, specById } from '../spec/metadata.js';
 import { partitionPath } from '../spec/transforms.js';
 import { groupResultLocation, type RewritePlan, writeGroupResult } from './rewrite-run-files.js';
-import { sortRows } from './sort-rows.js';
+import { sortRows } from '../table/sort-rows.js';
 
 export interface GroupOutcome {
   index: number;

@@ -5,7 +5,12 @@
  *   lock → load base → [already committed? done] → prepare(base) → catalog.commitTable
  *     CommitFailedError       → it did not land: delete this attempt's manifests, back off, retry on a fresh base
  *     CommitStateUnknownError → it may have landed: reload and look for this change (batch id / snapshot id);
- *                               found → success; not found → retry as a failure; never delete its files first
+ *     (or an error the          found → success; not found → retry; never delete its files. A request still on
+ *     catalog did not classify)  the wire may land later, until the branch head moves past the one it was
+ *                               prepared on: while such an attempt is open, every failure this loop throws is
+ *                               CommitStateUnknownError (callers delete their files on any other error)
+ *   A snapshot of one of this call's attempts found in the table (one that landed late) is `committed`, never
+ *   `already-committed`: callers drop their files on `already-committed`, and these files are in the table.
  *
  * Retries follow the table's `commit.retry.*` properties (Iceberg's names and defaults).
  */
@@ -15,6 +20,7 @@ import type { TableChange } from '../catalog/requirements-updates.js';
 import { CommitFailedError, CommitStateUnknownError, describeError } from '../errors.js';
 import type { CommitLock, LockLease } from '../lock/commit-lock.js';
 import { noLock } from '../lock/commit-lock.js';
+import { currentSnapshot } from '../spec/metadata.js';
 import type { SnapshotId, TableIdentifier } from '../spec/types.js';
 import { findBatch } from './source-offsets.js';
 
@@ -90,9 +96,11 @@ const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /**
  * Commits an action to a table with retries and reconciliation.
- * @throws CommitFailedError when retries are exhausted (nothing landed)
- * @throws CommitStateUnknownError when the outcome could not be settled (files are kept)
+ * @throws CommitFailedError when retries are exhausted and nothing this call sent can still land
+ * @throws CommitStateUnknownError when an attempt may have landed, or may still land (files are kept)
  * @throws LockTimeoutError when the lock could not be had
+ * @throws the catalog's own error when it refused an attempt in a way it does not classify and that
+ *   attempt is not in the table (files are kept)
  */
 export async function commitWithRetry(
   catalog: Catalog,
@@ -103,85 +111,110 @@ export async function commitWithRetry(
   const lock = options.lock ?? noLock;
   const sleep = options.sleep ?? defaultSleep;
   const emit = options.onEvent ?? (() => {});
+  const what = formatIdentifier(id);
   const started = Date.now();
   let lease: LockLease | undefined;
   let conflicts = 0;
   let unknownOutcomes = 0;
+  // Snapshots this call's attempts added: finding one in the table means one of them landed (maybe late).
+  const ours = new Set<SnapshotId>();
+  // An attempt that was not found in the table but may still land: its swap was conditional on the branch
+  // head it was prepared on, so it is settled only once the head has moved past that.
+  let open: { head: SnapshotId | null } | undefined;
+  const outcome = (
+    status: CommitResult['status'],
+    table: LoadedTable,
+    snapshotId: SnapshotId | undefined,
+    attempts: number,
+  ): CommitResult => ({ status, table, snapshotId, attempts, conflicts, unknownOutcomes });
+  const reload = async (): Promise<LoadedTable> => {
+    const table = await catalog.loadTable(id);
+    if (open && headOf(table) !== open.head) open = undefined;
+    return table;
+  };
   try {
-    lease = await lock.acquire(formatIdentifier(id));
+    lease = await lock.acquire(what);
     let base = await catalog.loadTable(id);
     const policy = retryPolicyFrom(base.metadata.properties ?? {}, options.retry);
     for (let attempt = 1; ; attempt++) {
-      if (action.batchId !== undefined) {
-        const existing = findBatch(base.metadata, action.batchId);
-        if (existing !== undefined) {
-          return {
-            status: 'already-committed',
-            table: base,
-            snapshotId: existing,
-            attempts: attempt - 1,
-            conflicts,
-            unknownOutcomes,
-          };
-        }
+      const existing = findLanded(base, action, ours);
+      if (existing !== undefined) {
+        // Ours (an attempt that landed late) is `committed`: the caller's files are in it, not spare.
+        return outcome(ours.has(existing) ? 'committed' : 'already-committed', base, existing, attempt - 1);
       }
       emit({ type: 'attempt', attempt });
       const prepared = await action.prepare(base, attempt);
+      const snapshotId = prepared.snapshot?.['snapshot-id'];
+      if (snapshotId !== undefined) ours.add(snapshotId);
       const t0 = Date.now();
+      let failure: unknown;
       try {
         const table = await catalog.commitTable(id, prepared.requirements, prepared.updates);
-        const snapshotId = prepared.snapshot?.['snapshot-id'];
         emit({ type: 'committed', attempt, snapshotId, ms: Date.now() - t0 });
-        return { status: 'committed', table, snapshotId, attempts: attempt, conflicts, unknownOutcomes };
+        return outcome('committed', table, snapshotId, attempt);
       } catch (error) {
-        if (error instanceof CommitStateUnknownError) {
-          unknownOutcomes++;
-          const refreshed = await catalog.loadTable(id);
-          const landed = hasLanded(refreshed, action, prepared);
-          emit({ type: 'unknown', attempt, error: describeError(error), landed });
-          if (landed) {
-            return {
-              status: 'committed',
-              table: refreshed,
-              snapshotId: prepared.snapshot?.['snapshot-id'],
-              attempts: attempt,
-              conflicts,
-              unknownOutcomes,
-            };
-          }
-          // Certainly absent now; its manifests may still be referenced by nothing, but a late
-          // landing is impossible only if the catalog's swap is conditional (it is): safe to retry.
-          base = refreshed;
-        } else if (error instanceof CommitFailedError) {
-          conflicts++;
-          emit({ type: 'conflict', attempt, error: describeError(error) });
-          await deleteQuietly(base, prepared.attemptFiles);
-          base = await catalog.loadTable(id);
-        } else {
-          await deleteQuietly(base, prepared.attemptFiles);
-          throw error;
-        }
-        const outOfTime =
-          Date.now() - started > policy.totalTimeoutMs ||
-          (options.deadlineMs !== undefined && Date.now() + policy.minWaitMs > options.deadlineMs);
-        if (attempt > policy.numRetries || outOfTime) {
-          throw new CommitFailedError(
-            `${formatIdentifier(id)}: commit gave up after ${attempt} attempt(s) (${conflicts} conflict(s), ${unknownOutcomes} unknown outcome(s))`,
-            { cause: error },
-          );
-        }
-        await sleep(backoffMs(policy, attempt));
+        failure = error;
       }
+      if (failure instanceof CommitFailedError) {
+        conflicts++;
+        emit({ type: 'conflict', attempt, error: describeError(failure) });
+        await deleteQuietly(base, prepared.attemptFiles);
+        base = await reload();
+      } else {
+        // Unknown outcome, or an error the catalog does not classify (a 2xx answer it could not read):
+        // it may have landed. Look before anything else, and never delete its files.
+        unknownOutcomes++;
+        open = { head: headOf(base) };
+        const refreshed = await reload();
+        const landed = findLanded(refreshed, action, ours);
+        emit({ type: 'unknown', attempt, error: describeError(failure), landed: landed !== undefined });
+        if (landed !== undefined) {
+          return outcome(ours.has(landed) ? 'committed' : 'already-committed', refreshed, landed, attempt);
+        }
+        if (!(failure instanceof CommitStateUnknownError)) {
+          // Not in the table: the catalog refused it in its own words; pass those on (files are kept).
+          open = undefined;
+          throw failure;
+        }
+        base = refreshed;
+      }
+      const outOfTime =
+        Date.now() - started > policy.totalTimeoutMs ||
+        (options.deadlineMs !== undefined && Date.now() + policy.minWaitMs > options.deadlineMs);
+      if (attempt > policy.numRetries || outOfTime) {
+        const gaveUp = `${what}: commit gave up after ${attempt} attempt(s) (${conflicts} conflict(s), ${unknownOutcomes} unknown outcome(s))`;
+        if (open) {
+          throw new CommitStateUnknownError(`${gaveUp}; an attempt may still land`, { cause: failure });
+        }
+        throw new CommitFailedError(gaveUp, { cause: failure });
+      }
+      await sleep(backoffMs(policy, attempt));
     }
+  } catch (error) {
+    // While an attempt may still land, no failure may read as "did not land": callers delete files then.
+    if (open && !(error instanceof CommitStateUnknownError)) {
+      throw new CommitStateUnknownError(
+        `${what}: ${describeError(error)}; an earlier attempt may still land`,
+        {
+          cause: error,
+        },
+      );
+    }
+    throw error;
   } finally {
     if (lease) await lease.release().catch(() => {});
   }
 }
 
-function hasLanded(table: LoadedTable, action: CommitAction, prepared: PreparedChange): boolean {
-  if (action.batchId !== undefined && findBatch(table.metadata, action.batchId) !== undefined) return true;
-  const id = prepared.snapshot?.['snapshot-id'];
-  return id !== undefined && table.metadata.snapshots.some((s) => s['snapshot-id'] === id);
+/** The head of `main`: what every snapshot-adding swap is conditional on. */
+function headOf(table: LoadedTable): SnapshotId | null {
+  return currentSnapshot(table.metadata)?.['snapshot-id'] ?? null;
+}
+
+/** A snapshot of this call's attempts in the table, else one carrying the action's batch id. */
+function findLanded(table: LoadedTable, action: CommitAction, ours: Set<SnapshotId>): SnapshotId | undefined {
+  for (const s of table.metadata.snapshots) if (ours.has(s['snapshot-id'])) return s['snapshot-id'];
+  return action.batchId === undefined ? undefined : findBatch(table.metadata, action.batchId);
 }
 
 /** Cleanup never hides the error that caused it. */

@@ -1,15 +1,17 @@
 /**
- * Rows → DataFiles for a table: split by the default partition spec, one or more Parquet files per
- * partition (rolled at `write.target-file-size-bytes`), under `<location>/data/<partition path>/`.
+ * Rows → DataFiles for a table: split by the default partition spec, sorted by the default sort order
+ * (so file stats prune well), one or more Parquet files per partition (rolled at
+ * `write.target-file-size-bytes`), under `<location>/data/<partition path>/`.
  */
 import { randomUUID } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { writeDataFiles } from '../data/write-data-file.js';
 import { joinLocation } from '../io/location.js';
-import { currentSchema, defaultSpec } from '../spec/metadata.js';
+import { currentSchema, defaultSpec, sortOrderById } from '../spec/metadata.js';
 import { partitionPath } from '../spec/transforms.js';
 import type { DataFile, Row, Schema } from '../spec/types.js';
 import { partitionRows } from './partition-rows.js';
+import { sortRows } from './sort-rows.js';
 
 export interface WriteRowsOptions {
   /** Prefix for file names (e.g. the batch id), so files can be traced to the batch that wrote them. */
@@ -26,6 +28,8 @@ export async function writeRows(
   const md = table.metadata;
   const schema = options.schema ?? currentSchema(md);
   const spec = defaultSpec(md);
+  const order = sortOrderById(md, md['default-sort-order-id']);
+  const sorted = order !== undefined && order.fields.length > 0;
   const props = md.properties ?? {};
   const target = Number(props['write.target-file-size-bytes'] ?? 512 * 1024 * 1024);
   const codec = (props['write.parquet.compression-codec'] ?? 'zstd').toLowerCase() as
@@ -43,7 +47,7 @@ export async function writeRows(
     );
     const id = randomUUID();
     files.push(
-      ...(await writeDataFiles(group.rows, {
+      ...(await writeDataFiles(sorted ? sortRows(group.rows, order, schema) : group.rows, {
         io: table.io,
         schema,
         specId: spec['spec-id'],
@@ -51,6 +55,7 @@ export async function writeRows(
         nextLocation: (i) => joinLocation(dir, `${prefix}${id}-${String(i).padStart(5, '0')}.parquet`),
         targetFileSizeBytes: target,
         codec,
+        sortOrderId: order?.['order-id'],
       })),
     );
   }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { binPack } from '../../../functions/core/maintenance/bin-pack.js';
-import { sortRows } from '../../../functions/core/maintenance/sort-rows.js';
+import { sortRows } from '../../../functions/core/table/sort-rows.js';
 import type { Row, SortOrder } from '../../../functions/core/spec/types.js';
 import { EVENTS_SCHEMA } from './maintenance-fixture.js';
 

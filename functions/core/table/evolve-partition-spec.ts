@@ -1,0 +1,71 @@
+/**
+ * Partition evolution: a new default spec applies to data written from now on; files already written
+ * keep the spec they were written with (the planner and readers handle every spec). A field that the
+ * new spec shares with an earlier one (same source column and transform) keeps its field id and name,
+ * as Iceberg Java does, so partition summaries and filters stay comparable across specs.
+ */
+import type { Catalog } from '../catalog/catalog.js';
+import { currentSchema } from '../spec/metadata.js';
+import { parsePartitionExpression } from '../spec/partition-spec.js';
+import type { PartitionSpec, TableIdentifier } from '../spec/types.js';
+import { type CommitOptions, type CommitResult, commitWithRetry } from './commit-loop.js';
+
+/**
+ * Makes `expression` the table's default partition spec (unchanged if it already is).
+ * @throws ValidationError for an expression that does not fit the current schema
+ * @throws CommitFailedError / CommitStateUnknownError from the commit loop
+ */
+export async function evolvePartitionSpec(
+  catalog: Catalog,
+  id: TableIdentifier,
+  expression: string,
+  options: CommitOptions = {},
+): Promise<CommitResult & { spec: PartitionSpec }> {
+  let spec: PartitionSpec | undefined;
+  const result = await commitWithRetry(
+    catalog,
+    id,
+    {
+      prepare: async (base) => {
+        const md = base.metadata;
+        const specs = md['partition-specs'];
+        const parsed = parsePartitionExpression(
+          expression,
+          currentSchema(md),
+          Math.max(...specs.map((s) => s['spec-id'])) + 1,
+          md['last-partition-id'] + 1,
+        );
+        const earlier = specs.flatMap((s) => s.fields);
+        let nextId = md['last-partition-id'];
+        const fields = parsed.fields.map((f) => {
+          const same = earlier.find((e) => e['source-id'] === f['source-id'] && e.transform === f.transform);
+          return same
+            ? { ...f, 'field-id': same['field-id'], name: same.name }
+            : { ...f, 'field-id': ++nextId };
+        });
+        const existing = specs.find((s) => JSON.stringify(s.fields) === JSON.stringify(fields));
+        spec = existing ?? { ...parsed, fields };
+        const requirements = [
+          { type: 'assert-table-uuid' as const, uuid: md['table-uuid'] },
+          { type: 'assert-default-spec-id' as const, 'default-spec-id': md['default-spec-id'] },
+          {
+            type: 'assert-last-assigned-partition-id' as const,
+            'last-assigned-partition-id': md['last-partition-id'],
+          },
+        ];
+        if (existing) {
+          return { requirements, updates: [{ action: 'set-default-spec', 'spec-id': existing['spec-id'] }] };
+        }
+        return {
+          requirements,
+          updates: [
+            { action: 'add-spec', spec },
+            { action: 'set-default-spec', 'spec-id': -1 },
+          ],
+        };
+      },
+    },
+    options,
+  );
+  return { ...result, spec: spec! };
+}
