@@ -9,7 +9,7 @@ import type { DeadLetter } from '../ingest/dead-letters.js';
 import type { RawRecord } from '../ingest/esm-event.js';
 import { jsonToRow, jsonToValue } from '../ingest/json-to-value.js';
 import { KAFKA_FIELD, kafkaLineageRow } from '../ingest/kafka-lineage.js';
-import { parseJsonBytes } from '../ingest/parse-json.js';
+import { type DecodedRecord, decodeJsonRecords } from '../ingest/mapping/decoded-record.js';
 import { readPath } from '../scan/read-columns.js';
 import { valueKey } from '../scan/value-key.js';
 import type { Row, Schema, StructType, Value } from '../spec/types.js';
@@ -106,14 +106,19 @@ function setPath(row: Row, path: readonly string[], value: Value): void {
   target[path[path.length - 1]] = value;
 }
 
+/** Whether the record has a Kafka key (raw bytes or decoded). */
+function hasKey(decoded: DecodedRecord): boolean {
+  return decoded.key !== null && decoded.key !== undefined;
+}
+
 function debeziumChanges(
   mapper: Mapper,
-  record: RawRecord,
-  json: unknown,
+  decoded: DecodedRecord,
   ignored: ExtractedChanges['ignored'],
 ): Change[] {
+  const { record } = decoded;
   const columns = mapper.settings.key;
-  const event = parseDebeziumValue(json);
+  const event = parseDebeziumValue(decoded.value);
   if (event.kind === 'ignored') {
     ignored[event.reason] = (ignored[event.reason] ?? 0) + 1;
     return [];
@@ -121,7 +126,7 @@ function debeziumChanges(
   if (event.op === 'd') {
     const key =
       (event.before && keyFromJson(event.before, columns, 'before')) ??
-      (record.key ? keyFromKafkaKey(record.key, columns) : undefined);
+      (hasKey(decoded) ? keyFromKafkaKey(decoded.key, columns) : undefined);
     if (!key) {
       throw new RecordDecodeError(
         "no usable key: a delete whose 'before' lacks the key and no Kafka key",
@@ -142,14 +147,16 @@ function debeziumChanges(
   return changes;
 }
 
-function upsertChanges(mapper: Mapper, record: RawRecord): Change[] {
+function upsertChanges(mapper: Mapper, decoded: DecodedRecord): Change[] {
+  const { record } = decoded;
   const columns = mapper.settings.key;
-  const kafkaKey = record.key ? keyFromKafkaKey(record.key, columns) : undefined;
+  const kafkaKey = hasKey(decoded) ? keyFromKafkaKey(decoded.key, columns) : undefined;
+  // A tombstone is a record without a value, not a value that decodes to null.
   if (record.value === null) {
     if (!kafkaKey) throw new RecordDecodeError('no usable key: a tombstone without a Kafka key', 'map');
     return [{ record, key: kafkaKey, row: null, mayExist: true }];
   }
-  const value = unwrapConnectEnvelope(parseJsonBytes(record.value));
+  const value = unwrapConnectEnvelope(decoded.value);
   if (!isJsonObject(value)) {
     throw new RecordDecodeError(
       `value is JSON but not an object (${Array.isArray(value) ? 'an array' : typeof value})`,
@@ -178,27 +185,44 @@ function upsertChanges(mapper: Mapper, record: RawRecord): Change[] {
   return [{ record, key: keyFromRow(row, columns), row, mayExist: true }];
 }
 
-/** Extracts the changes of records (in the order given). Never throws: failures are dead letters. */
+/**
+ * A record as extraction takes it: decoded (ingest decodes by the route's format first), or raw,
+ * whose value is then read as JSON (keys stay raw bytes) — a record that does not decode is a dead
+ * letter, stage `decode`, in its place in the order.
+ */
+function decodeOne(item: DecodedRecord | RawRecord): DecodedRecord | DeadLetter {
+  if ('record' in item) return item;
+  const { decoded, deadLetters } = decodeJsonRecords([item]);
+  return decoded[0] ?? deadLetters[0];
+}
+
+/**
+ * Extracts the changes of records (in the order given): decoded records (values and keys JSON-like;
+ * a key may be raw bytes when the route decodes no keys), or raw records with JSON values.
+ * Never throws: failures are dead letters.
+ */
 export function extractChanges(
-  records: RawRecord[],
+  records: ReadonlyArray<DecodedRecord | RawRecord>,
   schema: Schema,
   settings: CdcSettings,
 ): ExtractedChanges {
   const mapper = makeMapper(schema, settings);
   const out: ExtractedChanges = { changes: [], deadLetters: [], ignored: {} };
-  for (const record of records) {
-    if (record.decodeError !== undefined) {
-      out.deadLetters.push({ record, stage: 'decode', error: record.decodeError });
+  for (const item of records) {
+    const decoded = decodeOne(item);
+    if ('stage' in decoded) {
+      out.deadLetters.push(decoded);
       continue;
     }
+    const { record } = decoded;
     try {
       if (settings.mode === 'upsert') {
-        out.changes.push(...upsertChanges(mapper, record));
+        out.changes.push(...upsertChanges(mapper, decoded));
       } else if (record.value === null) {
         // Debezium follows each delete with a tombstone for log compaction; the delete did the work.
         out.ignored.tombstone = (out.ignored.tombstone ?? 0) + 1;
       } else {
-        out.changes.push(...debeziumChanges(mapper, record, parseJsonBytes(record.value), out.ignored));
+        out.changes.push(...debeziumChanges(mapper, decoded, out.ignored));
       }
     } catch (error) {
       out.deadLetters.push({

@@ -1,8 +1,9 @@
 /**
  * A change's key: the identifier columns' values, from a mapped row, from a Debezium row image, or
- * from the Kafka key. Kafka keys come as JSON objects (Debezium and Kafka Connect write the primary
- * key columns as `{ "id": 1 }`, possibly inside `{ schema, payload }`), as JSON primitives, or as
- * plain text (a string key that is not JSON); the last two only for a single key column.
+ * from the Kafka key. Kafka keys come decoded by the route's key format (Avro, ...) or as raw bytes:
+ * JSON objects (Debezium and Kafka Connect write the primary key columns as `{ "id": 1 }`, possibly
+ * inside `{ schema, payload }`), JSON primitives, or plain text (a string key that is not JSON); the
+ * last two only for a single key column.
  */
 import { RecordDecodeError } from '../errors.js';
 import { JsonNumberText, jsonToValue } from '../ingest/json-to-value.js';
@@ -77,37 +78,44 @@ export function keyFromJson(
   return makeKey(values);
 }
 
+/** Raw key bytes → the decoded key: JSON when they parse, else their text (a plain string key). */
+function decodeRawKey(bytes: Uint8Array): { json: unknown } | { text: string } {
+  try {
+    return { json: parseJsonBytes(bytes, 'key') };
+  } catch {
+    return { text: Buffer.from(bytes).toString('utf8') };
+  }
+}
+
 /**
- * The key a Kafka record key gives.
+ * The key a Kafka record key gives: a decoded key (JSON-like, from the route's key format) or the
+ * raw key bytes (Uint8Array, when the route decodes no keys: read as JSON, else as plain text).
  * @throws RecordDecodeError when the key lacks a key column, does not fit the column types, or is a
  *   primitive while the table has several key columns
  */
-export function keyFromKafkaKey(bytes: Uint8Array, columns: readonly KeyColumn[]): ChangeKey {
-  let json: unknown;
-  let text: string | undefined;
-  try {
-    json = unwrapConnectEnvelope(parseJsonBytes(bytes, 'key'));
-  } catch {
-    // Not JSON: plain text, usable as a single string key.
-    text = Buffer.from(bytes).toString('utf8');
-  }
+export function keyFromKafkaKey(key: unknown, columns: readonly KeyColumn[]): ChangeKey {
+  const raw = key instanceof Uint8Array ? key : undefined;
+  const decoded = raw ? decodeRawKey(raw) : { json: key };
+  const text = 'text' in decoded ? decoded.text : undefined;
+  const json = 'json' in decoded ? unwrapConnectEnvelope(decoded.json) : undefined;
   if (text === undefined && isJsonObject(json)) {
-    const key = keyFromJson(json, columns, 'key');
-    if (!key) noKey(`the Kafka key has no ${columns.map((c) => `'${c.name}'`).join(', ')}`);
-    return key;
+    const found = keyFromJson(json, columns, 'key');
+    if (!found) noKey(`the Kafka key has no ${columns.map((c) => `'${c.name}'`).join(', ')}`);
+    return found;
   }
   if (columns.length !== 1) {
     noKey(`the Kafka key is not a JSON object, but the table's key has ${columns.length} columns`);
   }
   const [column] = columns;
   if (column.type === 'string') {
-    // A string column takes the key's text as it is, whether or not it happens to parse as JSON.
     if (text === undefined && typeof json === 'string') return makeKey([json]);
-    return makeKey([Buffer.from(bytes).toString('utf8')]);
+    // A string column takes raw key bytes' text as it is, whether or not it happens to parse as JSON.
+    if (raw) return makeKey([Buffer.from(raw).toString('utf8')]);
   }
   if (text !== undefined) noKey(`the Kafka key '${text.slice(0, 40)}' is neither JSON nor a string column`);
-  if (json === null) noKey('the Kafka key is JSON null');
-  if (Array.isArray(json)) noKey('the Kafka key is a JSON array');
+  const kind = raw ? 'JSON ' : '';
+  if (json === null || json === undefined) noKey(`the Kafka key is ${kind}null`);
+  if (Array.isArray(json)) noKey(`the Kafka key is ${raw ? 'a JSON' : 'an'} array`);
   // Keys are often numbers serialised as strings ("1000"): an integer column reads their digits.
   const integer = column.type === 'int' || column.type === 'long';
   const value = integer && typeof json === 'string' && /^-?\d+$/.test(json) ? new JsonNumberText(json) : json;

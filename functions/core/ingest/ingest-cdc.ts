@@ -1,6 +1,6 @@
 /**
  * One CDC table's share of a Kafka batch (mode `debezium` or `upsert`), exactly once like appends
- * (commit-batch.ts): records → changes (dead letters first, to the DLQ table) → collapsed per key in
+ * (commit-batch.ts): records → decoded by the route's format (decode-for-route.ts) → changes (dead letters first, to the DLQ table) → collapsed per key in
  * offset order → data files for the final rows + equality deletes for every key the batch replaces
  * or deletes → one snapshot. Reading applies the deletes (merge-on-read), so the table shows the
  * source table's current state.
@@ -25,6 +25,8 @@ import {
   type TableIngestReport,
   unseen,
 } from './commit-batch.js';
+import type { DeadLetter } from './dead-letters.js';
+import { decodeFor } from './decode-for-route.js';
 import type { RawRecord } from './esm-event.js';
 import type { TableRoute } from './routes.js';
 
@@ -32,10 +34,17 @@ interface CdcFiles extends BatchFiles {
   equalityDeletes: number;
 }
 
+/** Dead letters in their records' batch order, as one pass over the records would have met them. */
+function inRecordOrder(records: RawRecord[], letters: DeadLetter[]): DeadLetter[] {
+  const position = new Map(records.map((r, i) => [r, i]));
+  return [...letters].sort((a, b) => (position.get(a.record) ?? 0) - (position.get(b.record) ?? 0));
+}
+
 /**
  * Ingests a CDC table's records of a batch (the table is loaded; `mode` is its resolved mode).
  * @throws ValidationError when the table has no usable key (see resolveCdcSettings)
- * @throws LakeError subclasses from writing and committing; retryable ones mean "redeliver the batch"
+ * @throws LakeError subclasses from decoding (a registry outage), writing and committing; retryable
+ *   ones mean "redeliver the batch"
  */
 export async function ingestCdcTable(
   options: IngestTableOptions,
@@ -50,9 +59,13 @@ export async function ingestCdcTable(
   const settings = resolveCdcSettings(mode, schema, route, table.metadata.properties ?? {});
   // Dead letters are decided against the offsets the main table has not committed yet.
   const fresh = unseen(records, readCommittedOffsets(table.metadata));
-  const extracted = extractChanges(fresh, schema, settings);
-  const deadLettered = await commitDeadLetters(options, route, batchId, extracted.deadLetters);
-  const letters = new Set(extracted.deadLetters.map((l) => l.record));
+  // A registry outage throws here, before anything is dead-lettered: the batch is redelivered.
+  const { decoded, deadLetters: decodeLetters } = await decodeFor(route, fresh);
+  const extracted = extractChanges(decoded, schema, settings);
+  const deadLetters = inRecordOrder(fresh, [...decodeLetters, ...extracted.deadLetters]);
+  const deadLettered = await commitDeadLetters(options, route, batchId, deadLetters);
+  const letters = new Set(deadLetters.map((l) => l.record));
+  const byRecord = new Map(decoded.map((d) => [d.record, d]));
   let ignored: ExtractedChanges['ignored'] = extracted.ignored;
   let warnings: string[] = [];
 
@@ -62,7 +75,7 @@ export async function ingestCdcTable(
     batchId,
     records,
     async (current, unseenRecords) => {
-      const good = unseenRecords.filter((r) => !letters.has(r));
+      const good = unseenRecords.filter((r) => byRecord.has(r) && !letters.has(r));
       let changes = extracted.changes;
       let columns = settings.key;
       // The first round extracts once; only a moved base (new schema or offsets) extracts again.
@@ -72,7 +85,11 @@ export async function ingestCdcTable(
       if (!same) {
         const now = currentSchema(current.metadata);
         const nowSettings = resolveCdcSettings(mode, now, route, current.metadata.properties ?? {});
-        const again = extractChanges(good, now, nowSettings);
+        const again = extractChanges(
+          good.map((r) => byRecord.get(r)!),
+          now,
+          nowSettings,
+        );
         if (again.deadLetters.length > 0) {
           // Never drop them: fail the batch, the redelivery decides dead letters against the new schema.
           throw new LakeError(`${name}: the table schema changed during the batch`, { retryable: true });

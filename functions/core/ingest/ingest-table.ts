@@ -16,40 +16,20 @@ import {
   unseen,
 } from './commit-batch.js';
 import type { RawRecord } from './esm-event.js';
+import { decodeFor } from './decode-for-route.js';
 import { ingestCdcTable } from './ingest-cdc.js';
 import { loadOrCreateTable } from './load-or-create-table.js';
 import type { DeadLetter } from './dead-letters.js';
 import { describeChanges } from './evolution/reconcile-schema.js';
 import { evolutionPolicyOf } from './evolution/evolution-policy.js';
 import { writeEvolvedRows } from './evolution/write-evolved-rows.js';
-import { decodeRecords } from './formats/decode-records.js';
-import { createPayloadDecoder, type PayloadDecoder } from './formats/payload-decoder.js';
-import {
-  type DecodedBatch,
-  type DecodedRecord,
-  decodeJsonRecords,
-  fromFormatDecoded,
-} from './mapping/decoded-record.js';
+import type { DecodedRecord } from './mapping/decoded-record.js';
 import { mapBatch } from './mapping/map-batch.js';
 import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
 import { routeMatches } from './mapping/route-condition.js';
 import { routesForTopic, type TableRoute } from './routes.js';
 
 export type { IngestTableOptions, TableIngestReport } from './commit-batch.js';
-
-const decoders = new WeakMap<TableRoute, PayloadDecoder>();
-
-/** Decodes the records' payloads by the route's format (one decoder per route: its caches live on). */
-async function decodeFor(route: TableRoute, records: RawRecord[]): Promise<DecodedBatch> {
-  if (!route.format) return decodeJsonRecords(records);
-  let decoder = decoders.get(route);
-  if (!decoder) {
-    decoder = createPayloadDecoder(route.format);
-    decoders.set(route, decoder);
-  }
-  const out = await decodeRecords(decoder, records);
-  return { decoded: out.decoded.map(fromFormatDecoded), deadLetters: out.deadLetters };
-}
 
 /**
  * The records this route takes (its `when` condition). A record no route of its topic takes is
