@@ -4,11 +4,11 @@
  * keeps the exact text (Node 22's `JSON.parse` source access), so longs and decimals stay exact.
  * The common case pays for one plain native parse and one regex scan.
  */
+import { isUtf8 } from 'node:buffer';
 import { RecordDecodeError } from '../errors.js';
 import { JsonNumberText } from './json-to-value.js';
 
 const LONG_NUMBER = /[\d.][\d.eE+-]{15,}/;
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 interface ReviverContext {
   source?: string;
@@ -23,12 +23,11 @@ function keepExactNumbers(this: unknown, _key: string, value: unknown, context?:
 
 /** @throws RecordDecodeError (stage decode) for invalid UTF-8 or JSON */
 export function parseJsonBytes(bytes: Uint8Array, what = 'value'): unknown {
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    throw new RecordDecodeError(`${what} is not valid UTF-8`, 'decode');
-  }
+  // isUtf8 + toString: the same strictness as a fatal TextDecoder, at a fraction of its per-call cost.
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!isUtf8(buf)) throw new RecordDecodeError(`${what} is not valid UTF-8`, 'decode');
+  let text = buf.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a byte-order mark, as TextDecoder drops it
   try {
     if (LONG_NUMBER.test(text))
       return JSON.parse(text, keepExactNumbers as (k: string, v: unknown) => unknown);

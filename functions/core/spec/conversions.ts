@@ -9,11 +9,18 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** `decimal(P,S)` → { precision, scale }, or undefined for other types. */
+const decimalCache = new Map<string, { precision: number; scale: number }>();
+
 export function decimalParams(type: IcebergType): { precision: number; scale: number } | undefined {
   if (typeof type !== 'string' || !type.startsWith('decimal')) return undefined;
+  // Called for every decimal value on the ingest path: parse each type string once.
+  const cached = decimalCache.get(type);
+  if (cached) return cached;
   const m = /^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$/.exec(type);
   if (!m) throw new ValidationError(`malformed decimal type '${type}'`);
-  return { precision: Number(m[1]), scale: Number(m[2]) };
+  const params = { precision: Number(m[1]), scale: Number(m[2]) };
+  decimalCache.set(type, params);
+  return params;
 }
 
 /** `fixed[L]` → L, or undefined. */

@@ -91,6 +91,21 @@ function pathOf(parent: string, key: string | number): string {
   return parent ? `${parent}.${key}` : key;
 }
 
+/**
+ * A field path, built only when a message needs it. The walk visits every value of every record, so
+ * it allocates one small object per value instead of a string (or a closure, which the bundler's
+ * name-keeping wraps on every creation).
+ */
+class LazyPath {
+  constructor(
+    private readonly parent: string,
+    private readonly key: string | number,
+  ) {}
+  text(): string {
+    return pathOf(this.parent, this.key);
+  }
+}
+
 const INT_MIN = -(2n ** 31n);
 const INT_MAX = 2n ** 31n - 1n;
 const LONG_MIN = -(2n ** 63n);
@@ -125,14 +140,17 @@ function retype(ctx: WalkContext, slot: Slot, from: IcebergType, to: IcebergType
   );
 }
 
-function makeOptional(ctx: WalkContext, slot: Slot, path: () => string): void {
+function makeOptional(ctx: WalkContext, slot: Slot, path: LazyPath): void {
   if (!slotRequired(slot)) return;
   if (ctx.identifierIds.has(slotId(slot))) {
-    reject(path(), 'is null or missing, but it is an identifier column (identifier columns stay required)');
+    reject(
+      path.text(),
+      'is null or missing, but it is an identifier column (identifier columns stay required)',
+    );
   }
   change(
     ctx,
-    `${path()}: required → optional`,
+    `${path.text()}: required → optional`,
     () => setSlotRequired(slot, false),
     () => setSlotRequired(slot, true),
   );
@@ -143,7 +161,7 @@ function walkPrimitive(
   slot: Slot,
   type: PrimitiveType,
   v: unknown,
-  path: () => string,
+  path: LazyPath,
   rulePath: string,
 ): void {
   const isNew = slotId(slot) > ctx.baseLastColumnId;
@@ -151,53 +169,56 @@ function walkPrimitive(
   if (hint) {
     if (samePrimitive(hint, type) || canPromote(hint, type)) return;
     if (canPromote(type, hint)) {
-      promote(ctx, slot, hint, path());
+      promote(ctx, slot, hint, path.text());
       return;
     }
-    reject(path(), `the mapping makes it a ${hint}, but the column is ${type} (not a compatible change)`);
+    reject(
+      path.text(),
+      `the mapping makes it a ${hint}, but the column is ${type} (not a compatible change)`,
+    );
   }
   if (!acceptsKind(type, v)) {
     if (isNew) {
-      const inferred = inferType(v, path(), rulePath, ctx.hints);
+      const inferred = inferType(v, path.text(), rulePath, ctx.hints);
       if (inferred !== undefined) {
-        const unified = unifyTypes(type, inferred, path());
+        const unified = unifyTypes(type, inferred, path.text());
         if (unified !== type)
-          retype(ctx, slot, type, unified, `${path()}: ${type} → ${String(unified)} (new column)`);
+          retype(ctx, slot, type, unified, `${path.text()}: ${type} → ${String(unified)} (new column)`);
       }
       return;
     }
     reject(
-      path(),
+      path.text(),
       `${describeJsonValue(v)} cannot go into the ${type} column (${kindOf(v)} → ${type} is not a compatible change)`,
     );
   }
   if (type === 'int' || type === 'long') {
     if (typeof v === 'number' && Number.isSafeInteger(v)) {
       // The common case, without bigints.
-      if (type === 'int' && (v < -2147483648 || v > 2147483647)) promote(ctx, slot, 'long', path());
+      if (type === 'int' && (v < -2147483648 || v > 2147483647)) promote(ctx, slot, 'long', path.text());
       return;
     }
     const n = integerOf(v);
     if (n === undefined) {
       if (isNew && type === 'long') {
-        retype(ctx, slot, type, 'double', `${path()}: long → double (new column)`);
+        retype(ctx, slot, type, 'double', `${path.text()}: long → double (new column)`);
         return;
       }
       reject(
-        path(),
+        path.text(),
         `${describeJsonValue(v)} is not an integer (${type} → double is not a compatible change)`,
       );
     }
     if (n < LONG_MIN || n > LONG_MAX)
-      reject(path(), `${n} is beyond the long range (long cannot be widened further)`);
-    if (type === 'int' && (n < INT_MIN || n > INT_MAX)) promote(ctx, slot, 'long', path());
+      reject(path.text(), `${n} is beyond the long range (long cannot be widened further)`);
+    if (type === 'int' && (n < INT_MIN || n > INT_MAX)) promote(ctx, slot, 'long', path.text());
     return;
   }
   if (type === 'float') {
     const text = numericTextOf(v);
     if (text === undefined) return;
     const n = Number(text);
-    if (Number.isFinite(n) && !Number.isFinite(Math.fround(n))) promote(ctx, slot, 'double', path());
+    if (Number.isFinite(n) && !Number.isFinite(Math.fround(n))) promote(ctx, slot, 'double', path.text());
     return;
   }
   if (type.startsWith('decimal')) {
@@ -207,16 +228,17 @@ function walkPrimitive(
     if (needs === undefined) return;
     if (needs.scaleNeeded !== undefined) {
       reject(
-        path(),
+        path.text(),
         `${describeJsonValue(v)} has ${needs.scaleNeeded} decimal places, the column is ${type} (a scale change is not compatible; no rounding is done)`,
       );
     }
     if (needs.precision > 38)
       reject(
-        path(),
+        path.text(),
         `${describeJsonValue(v)} needs ${needs.precision} digits, more than a decimal holds (38)`,
       );
-    if (needs.precision > dec.precision) promote(ctx, slot, decimalType(needs.precision, dec.scale), path());
+    if (needs.precision > dec.precision)
+      promote(ctx, slot, decimalType(needs.precision, dec.scale), path.text());
   }
 }
 
@@ -224,11 +246,11 @@ function walkValue(
   ctx: WalkContext,
   slot: Slot,
   v: unknown,
-  path: () => string,
+  path: LazyPath,
   rulePath: string,
   depth: number,
 ): void {
-  if (depth > MAX_DEPTH) reject(path(), `nested deeper than ${MAX_DEPTH} levels`);
+  if (depth > MAX_DEPTH) reject(path.text(), `nested deeper than ${MAX_DEPTH} levels`);
   const type = slotType(slot);
   if (typeof type === 'string') {
     walkPrimitive(ctx, slot, type, v, path, rulePath);
@@ -237,24 +259,24 @@ function walkValue(
   if (type.type === 'struct') {
     if (!isFieldObject(v)) {
       reject(
-        path(),
+        path.text(),
         `${describeJsonValue(v)} cannot go into a struct column (${kindOf(v)} → struct is not a compatible change)`,
       );
     }
-    walkStruct(ctx, type, v, path(), rulePath, depth + 1);
+    walkStruct(ctx, type, v, path.text(), rulePath, depth + 1);
     return;
   }
   if (type.type === 'list') {
     if (!Array.isArray(v)) {
       reject(
-        path(),
+        path.text(),
         `${describeJsonValue(v)} cannot go into a list column (${kindOf(v)} → list is not a compatible change)`,
       );
     }
-    const parent = path();
+    const parent = path.text();
     for (let i = 0; i < v.length; i++) {
       const item = v[i];
-      const itemPath = () => pathOf(parent, i);
+      const itemPath = new LazyPath(parent, i);
       if (item === null || item === undefined) makeOptional(ctx, type, itemPath);
       else walkValue(ctx, type, item, itemPath, rulePath, depth + 1);
     }
@@ -268,12 +290,12 @@ function walkValue(
         : isFieldObject(v)
           ? Object.entries(v)
           : reject(
-              path(),
+              path.text(),
               `${describeJsonValue(v)} cannot go into a map column (${kindOf(v)} → map is not a compatible change)`,
             );
-  const parent = path();
+  const parent = path.text();
   for (const [k, item] of entries) {
-    const itemPath = () => pathOf(parent, k);
+    const itemPath = new LazyPath(parent, k);
     // Rule paths do not reach into maps: their keys are data, not field names.
     if (item === null || item === undefined) makeOptional(ctx, type, itemPath);
     else walkValue(ctx, type, item, itemPath, `${rulePath}\u0000`, depth + 1);
@@ -298,7 +320,7 @@ export function walkStruct(
   for (const field of struct.fields) {
     if (skip?.has(field.name)) continue;
     const v = obj[field.name];
-    const fieldPath = () => pathOf(path, field.name);
+    const fieldPath = new LazyPath(path, field.name);
     if (v === undefined) {
       makeOptional(ctx, field, fieldPath);
       continue;
