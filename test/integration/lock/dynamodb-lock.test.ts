@@ -6,27 +6,10 @@ import {
   DynamoDbLock,
   LOCK_ATTRIBUTES,
 } from '../../../functions/core/lock/dynamodb-lock.js';
+import { oneRequestAtATime } from '../../support/one-request-at-a-time.js';
 import { describeWithMoto, motoEndpoint, resetMoto, TEST_CREDENTIALS, TEST_REGION } from '../moto.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * moto's UpdateItem reads the item, checks the condition and writes without a lock, so two requests in
- * flight at the same moment can both pass one condition; real DynamoDB serialises writes to an item.
- * This client sends one request at a time, which gives moto DynamoDB's per-item linearizability while
- * the 8 writers still interleave freely between requests.
- */
-function oneRequestAtATime(client: DynamoDBClient): DynamoDBClient {
-  const send = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  let tail: Promise<unknown> = Promise.resolve();
-  const serialised = Object.create(client) as DynamoDBClient;
-  serialised.send = ((...args: unknown[]) => {
-    const run = tail.then(() => send(...args));
-    tail = run.catch(() => undefined);
-    return run;
-  }) as DynamoDBClient['send'];
-  return serialised;
-}
 
 describeWithMoto('DynamoDbLock on moto', () => {
   let client: DynamoDBClient;
