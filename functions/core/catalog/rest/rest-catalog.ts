@@ -246,7 +246,17 @@ export class RestCatalog implements Catalog {
       try {
         const response = await this.http.send(call);
         if (response.status >= 200 && response.status < 300) {
-          return this.toLoadedTable(id, parseJsonObject(response, what));
+          try {
+            return await this.toLoadedTable(id, parseJsonObject(response, what));
+          } catch (error) {
+            // The server accepted the commit; only its answer is unreadable: the commit landed.
+            throw new CommitStateUnknownError(
+              `${what}: the commit was accepted but its response cannot be read`,
+              {
+                cause: error,
+              },
+            );
+          }
         }
         outcome = mapCommitStatus(
           what,
