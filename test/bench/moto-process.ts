@@ -130,20 +130,4 @@ export async function startMoto(): Promise<MotoServer | undefined> {
   };
 }
 
-/**
- * moto's UpdateItem reads, checks the condition and writes without a lock, so two requests in flight
- * at once can both pass one condition; real DynamoDB serialises writes to an item. Sending one request
- * at a time restores that (as test/integration/lock/dynamodb-lock.test.ts does); writers still
- * interleave freely between requests.
- */
-export function oneRequestAtATime(client: DynamoDBClient): DynamoDBClient {
-  const send = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
-  let tail: Promise<unknown> = Promise.resolve();
-  const serialised = Object.create(client) as DynamoDBClient;
-  serialised.send = ((...args: unknown[]) => {
-    const run = tail.then(() => send(...args));
-    tail = run.catch(() => undefined);
-    return run;
-  }) as DynamoDBClient['send'];
-  return serialised;
-}
+export { oneRequestAtATime } from '../support/one-request-at-a-time.js';

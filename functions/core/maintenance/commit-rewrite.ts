@@ -25,7 +25,8 @@ import type { GroupOutcome } from './compact-group.js';
 import { markRemoved } from './mark-removed.js';
 import { groupResultLocation, planLocation, readGroupResult, type RewritePlan } from './rewrite-run-files.js';
 import { type GroupToCommit, type RewriteValidation, validateRewrite } from './rewrite-validation.js';
-import { mapLimited, readSnapshotManifests } from './snapshot-entries.js';
+import { mapLimited } from '../table/map-limited.js';
+import { readSnapshotManifests } from './snapshot-entries.js';
 
 export interface RewriteCommitResult {
   status: 'committed' | 'already-committed' | 'abandoned' | 'nothing-to-commit';

@@ -15,7 +15,7 @@ import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
 import { type ExpireSelection, selectExpiredSnapshots } from './expire-selection.js';
 import type { MaintenanceSettings } from './maintenance-settings.js';
 import { collectReachable } from './reachable-files.js';
-import { mapLimited } from './snapshot-entries.js';
+import { mapLimited } from '../table/map-limited.js';
 
 export interface ExpireResult {
   /** `skipped`: the table's snapshots are managed elsewhere (S3 Tables). */

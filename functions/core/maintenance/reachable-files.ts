@@ -6,7 +6,7 @@ import type { FileIO } from '../io/file-io.js';
 import { readManifestEntries } from '../manifest/manifest-reader.js';
 import { readManifestList } from '../manifest/manifest-list.js';
 import type { ManifestEntry, ManifestFile, Snapshot } from '../spec/types.js';
-import { mapLimited } from './snapshot-entries.js';
+import { mapLimited } from '../table/map-limited.js';
 
 export interface ReachableFiles {
   manifestLists: Set<string>;

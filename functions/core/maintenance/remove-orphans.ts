@@ -11,7 +11,7 @@
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { collectReachable } from './reachable-files.js';
-import { mapLimited } from './snapshot-entries.js';
+import { mapLimited } from '../table/map-limited.js';
 
 export interface OrphanOptions {
   /** Only files last modified before `now - olderThanMs` may go. */

@@ -16,6 +16,7 @@ import { readManifestList } from '../manifest/manifest-list.js';
 import { currentSchema, currentSnapshot, snapshotById, specById } from '../spec/metadata.js';
 import type { ManifestEntry, ManifestFile, PartitionSpec, Snapshot } from '../spec/types.js';
 import { bindExpression } from './bind-expression.js';
+import { mapLimited } from '../table/map-limited.js';
 import { CountingFileIO } from './counting-file-io.js';
 import { DeleteIndex } from './delete-index.js';
 import { fileMightMatch } from './evaluate-metrics.js';
@@ -91,7 +92,7 @@ export async function planScan(table: LoadedTable, options: PlanScanOptions = {}
     toOpen.push({ manifest, spec, projection });
   }
 
-  const opened = await mapWithConcurrency(toOpen, options.concurrency ?? 8, async (m) => ({
+  const opened = await mapLimited(toOpen, options.concurrency ?? 8, async (m) => ({
     ...m,
     entries: await readManifestEntries(io, m.manifest),
   }));
@@ -163,22 +164,4 @@ function liveFileCount(manifest: ManifestFile): number {
     return Math.max(1, (added ?? 0) + (existing ?? 0));
   }
   return added + existing;
-}
-
-/** Maps with at most `limit` calls in flight; results keep the input order. */
-async function mapWithConcurrency<T, R>(
-  items: T[],
-  limit: number,
-  fn: (item: T) => Promise<R>,
-): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }
