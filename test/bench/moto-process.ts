@@ -3,10 +3,10 @@
  * PID — the same recipe as test/integration/global-setup.ts, which is written for Vitest's setup hook.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3TablesClient } from '@aws-sdk/client-s3tables';
+import { findFreePort } from '../support/free-port.js';
 
 const STARTUP_TIMEOUT_MS = 30_000;
 const REGION = 'us-east-1';
@@ -20,18 +20,6 @@ export interface MotoServer {
   s3tables(): S3TablesClient;
   createBucket(prefix: string): Promise<string>;
   stop(): Promise<void>;
-}
-
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('could not read a free port');
-  return address.port;
 }
 
 async function answers(url: string): Promise<boolean> {

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants as fsConstants } from 'node:fs';
-import { createServer } from 'node:net';
 import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { findFreePort } from '../support/free-port.js';
 
 /**
  * Integration-test services: one moto server (S3, DynamoDB, S3 Tables) for the whole run.
@@ -90,19 +90,6 @@ async function startMotoWithRetries(): Promise<MotoServer> {
       if (!(error instanceof MotoStartError && error.exitedEarly) || attempt >= START_ATTEMPTS) throw error;
     }
   }
-}
-
-/** Listens on 127.0.0.1:0 to let the kernel pick a free port, then releases it. */
-async function findFreePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('could not read a free port');
-  return address.port;
 }
 
 /** @throws Error with moto's stderr when it exits early or does not answer within 30 s */
