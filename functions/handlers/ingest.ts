@@ -28,6 +28,8 @@ export async function ingestHandler(
   config ??= loadHandlerConfig();
   const { catalog, lock, routes } = await config;
   const deadlineMs = Date.now() + context.getRemainingTimeInMillis() - SAFETY_MARGIN_MS;
+  // Every log line of this batch carries its topic-partition offset ranges.
+  logger.appendKeys({ offsets: offsetRanges(event) });
   try {
     const report = await ingestEvent(
       {
@@ -37,6 +39,7 @@ export async function ingestHandler(
         deadlineMs,
         onCommitEvent: (table, e) => {
           if (e.type !== 'attempt') logger.info('commit', { table, ...e });
+          if (e.type === 'committed') metrics.addMetric('CommitLatency', MetricUnit.Milliseconds, e.ms);
         },
         // Schema changes, keys seen on two partitions, ...: worth a log line and a metric each.
         onWarning: (table, message) => {
@@ -62,6 +65,18 @@ export async function ingestHandler(
     metrics.addMetric('FailedBatches', MetricUnit.Count, 1);
     throw error;
   }
+}
+
+/** `{ "topic-partition": "first..last" }` from the raw event, for logs (no decoding). */
+function offsetRanges(event: unknown): Record<string, string> {
+  const records = (event as { records?: Record<string, { offset?: unknown }[]> } | null)?.records;
+  const out: Record<string, string> = {};
+  if (!records || typeof records !== 'object') return out;
+  for (const [key, list] of Object.entries(records)) {
+    if (!Array.isArray(list) || list.length === 0) continue;
+    out[key] = `${list[0]?.offset}..${list[list.length - 1]?.offset}`;
+  }
+  return out;
 }
 
 export const handler = middy(ingestHandler).use(logMetrics(metrics));
