@@ -123,5 +123,9 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0); // `floe scan ... | head` closed the pipe: not an error
+    throw error;
+  });
   process.exitCode = await main(process.argv.slice(2));
 }
