@@ -25,7 +25,11 @@ export async function ingestHandler(
   event: unknown,
   context: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<IngestEventReport> {
-  config ??= loadHandlerConfig();
+  // Loaded once per cold start; a failed load (a secret not reachable yet) is retried next time.
+  config ??= loadHandlerConfig().catch((error: unknown) => {
+    config = undefined;
+    throw error;
+  });
   const { catalog, lock, routes } = await config;
   const deadlineMs = Date.now() + context.getRemainingTimeInMillis() - SAFETY_MARGIN_MS;
   // Every log line of this batch carries its topic-partition offset ranges.
