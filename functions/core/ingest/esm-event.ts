@@ -78,9 +78,10 @@ function headerBytes(value: unknown[]): Uint8Array | undefined {
   const out = new Uint8Array(value.length);
   for (let i = 0; i < value.length; i++) {
     const b = value[i];
-    if (typeof b !== 'number' || !Number.isInteger(b) || b < -128 || b > 255) return undefined;
     // Java-based producers may deliver signed bytes; & 0xff maps them to unsigned.
-    out[i] = b & 0xff;
+    if (typeof b === 'number' && Number.isInteger(b) && b >= -128 && b <= 255) out[i] = b & 0xff;
+    // A hole of a sparse array stays 0, as the former `every` + `Uint8Array.from` left it.
+    else if (b !== undefined || i in value) return undefined;
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { RecordDecodeError } from '../errors.js';
 import { floorDivBig } from '../spec/epoch-time.js';
 import { decimalParams, fixedLength, uuidToBytes } from '../spec/conversions.js';
 import type { IcebergType, ListType, MapType, Row, StructType, Value } from '../spec/types.js';
+import { parseDecimalText } from './decimal-text.js';
 import { parseIsoDate, parseIsoTime, parseIsoTimestamp } from './parse-temporal.js';
 
 /** A JSON number's exact text, kept when JSON.parse would round it (see parse-json.ts). */
@@ -19,7 +20,6 @@ const INT_MAX = 2 ** 31 - 1;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
 const MAX_DEPTH = 64;
-const LONE_SURROGATE = /\p{Cs}/u;
 
 function fail(path: string, message: string): never {
   throw new RecordDecodeError(`${path}: ${message}`, 'map');
@@ -40,27 +40,6 @@ function numberText(v: unknown): string | undefined {
   if (typeof v === 'bigint') return v.toString();
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : undefined;
   return undefined;
-}
-
-/** Exact decimal text (`-12.345`, `1e-3`) → unscaled bigint at `scale`. */
-export function parseDecimalText(text: string, precision: number, scale: number, path: string): bigint {
-  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
-  if (!m || (m[2] === '' && (m[3] ?? '') === '')) fail(path, `'${text}' is not a decimal number`);
-  let digits = (m[2] ?? '') + (m[3] ?? '');
-  let exponent = Number(m[4] ?? 0) - (m[3] ?? '').length; // value = digits × 10^exponent
-  // Bring to the target scale: exponent must become -scale.
-  while (exponent < -scale) {
-    if (!digits.endsWith('0'))
-      fail(path, `${text} has more than ${scale} decimal places (no rounding is done)`);
-    digits = digits.slice(0, -1);
-    exponent++;
-  }
-  digits += '0'.repeat(exponent + scale);
-  const unscaled = BigInt(digits === '' ? '0' : digits) * (m[1] === '-' ? -1n : 1n);
-  const abs = unscaled < 0n ? -unscaled : unscaled;
-  if (abs.toString().length > precision && abs !== 0n)
-    fail(path, `${text} does not fit decimal(${precision}, ${scale})`);
-  return unscaled;
 }
 
 function toLong(v: unknown, path: string, what: string): bigint {
@@ -155,8 +134,7 @@ function toPrimitive(type: string, v: unknown, path: string): Value {
       if (typeof v !== 'string') fail(path, `expected a string, got ${describe(v)}`);
       // JSON may escape half a surrogate pair ("\ud800"); UTF-8 cannot hold it, so Parquet would
       // silently store U+FFFD instead. Refuse it rather than alter the text.
-      if (LONE_SURROGATE.test(v))
-        fail(path, 'the string holds an unpaired UTF-16 surrogate (not valid Unicode)');
+      if (!v.isWellFormed()) fail(path, 'the string holds an unpaired UTF-16 surrogate (not valid Unicode)');
       return v;
     case 'uuid':
       if (typeof v !== 'string') fail(path, `expected a uuid string, got ${describe(v)}`);

@@ -44,8 +44,92 @@ function clockMicros(
   return BigInt((hour * 60 + minute) * 60 + second) * 1_000_000n + fractionMicros(f);
 }
 
+/*
+ * Fast paths for the canonical forms producers send (`YYYY-MM-DD`, `YYYY-MM-DDTHH:MM:SS[.f](Z|±HH:MM)`),
+ * read with charCodeAt instead of a regex, Number and string slices: ingest parses one per value. They
+ * return undefined for anything else and for every invalid value, so the regex path below gives the
+ * result or the error, exactly as before; test/unit/ingest/parse-temporal-fast.test.ts holds them equal.
+ */
+
+const POW10 = [1, 10, 100, 1000, 10_000, 100_000, 1_000_000];
+/** |seconds| below this keeps seconds × 10^6 + µs under 2^53, so Number arithmetic is exact. */
+const EXACT_SECONDS = 9_000_000_000;
+
+/** The value of two ASCII digits at i, i + 1; -1 when either is not a digit (or past the end). */
+function twoDigits(text: string, i: number): number {
+  const a = text.charCodeAt(i) - 48;
+  const b = text.charCodeAt(i + 1) - 48;
+  // NaN (past the end) fails the range tests too.
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
+/** Days of a valid `YYYY-MM-DD` opening `text`; undefined otherwise. */
+function fastDays(text: string): number | undefined {
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined;
+  const century = twoDigits(text, 0);
+  const yy = twoDigits(text, 2);
+  const month = twoDigits(text, 5);
+  const day = twoDigits(text, 8);
+  if (century < 0 || yy < 0 || month < 1 || month > 12 || day < 1) return undefined;
+  const year = century * 100 + yy;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  if (day > (month === 2 && !leap ? 28 : DAYS_IN_MONTH[month - 1])) return undefined;
+  return daysFromCivil(year, month, day);
+}
+
+/** µs of a valid canonical timestamp (T or space, optional fraction and zone); undefined otherwise. */
+function fastTimestamp(text: string): bigint | undefined {
+  const len = text.length;
+  const sep = text.charCodeAt(10);
+  if (len < 19 || (sep !== 84 && sep !== 32) || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58)
+    return undefined;
+  const days = fastDays(text);
+  const hour = twoDigits(text, 11);
+  const minute = twoDigits(text, 14);
+  const second = twoDigits(text, 17);
+  if (days === undefined || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59)
+    return undefined;
+  let i = 19;
+  let micros = 0;
+  if (text.charCodeAt(i) === 46) {
+    const start = ++i;
+    for (let d = text.charCodeAt(i) - 48; d >= 0 && d <= 9; d = text.charCodeAt(++i) - 48) {
+      if (i - start < 6) micros = micros * 10 + d; // digits past µs are truncated, as fractionMicros does
+    }
+    const count = i - start;
+    if (count === 0 || count > 9) return undefined;
+    if (count < 6) micros *= POW10[6 - count];
+  }
+  let offsetSeconds = 0;
+  if (i < len) {
+    const c = text.charCodeAt(i);
+    if (c === 90 || c === 122) {
+      if (i + 1 !== len) return undefined;
+    } else if (c === 43 || c === 45) {
+      // ±HH, ±HHMM or ±HH:MM; the offset is not range-checked, as on the regex path.
+      const hh = twoDigits(text, i + 1);
+      let mm = 0;
+      let end = i + 3;
+      if (end < len) {
+        if (text.charCodeAt(end) === 58) end++;
+        mm = twoDigits(text, end);
+        end += 2;
+      }
+      if (hh < 0 || mm < 0 || end !== len) return undefined;
+      offsetSeconds = (c === 45 ? -60 : 60) * (hh * 60 + mm);
+    } else return undefined;
+  }
+  const seconds = days * 86_400 + (hour * 60 + minute) * 60 + second - offsetSeconds;
+  if (seconds < EXACT_SECONDS && seconds > -EXACT_SECONDS) return BigInt(seconds * 1_000_000 + micros);
+  return BigInt(seconds) * 1_000_000n + BigInt(micros);
+}
+
 /** `YYYY-MM-DD` → days since 1970-01-01. @throws ValidationError */
 export function parseIsoDate(text: string): number {
+  if (text.length === 10) {
+    const days = fastDays(text);
+    if (days !== undefined) return days;
+  }
   const m = DATE.exec(text.trim());
   if (!m) throw new ValidationError(`'${text}' is not an ISO-8601 date (YYYY-MM-DD)`);
   return checkedDays(m[1], m[2], m[3], text);
@@ -64,6 +148,8 @@ export function parseIsoTime(text: string): bigint {
  * @throws ValidationError
  */
 export function parseIsoTimestamp(text: string): bigint {
+  const fast = fastTimestamp(text);
+  if (fast !== undefined) return fast;
   const m = TIMESTAMP.exec(text.trim());
   if (!m) throw new ValidationError(`'${text}' is not an ISO-8601 timestamp`);
   const days = checkedDays(m[1], m[2], m[3], text);

@@ -7,11 +7,8 @@
  * when a value fails, while the error unwinds. Types it has no fast path for go to jsonToValue.
  */
 import { RecordDecodeError } from '../../../functions/core/errors.js';
-import {
-  JsonNumberText,
-  jsonToValue,
-  parseDecimalText,
-} from '../../../functions/core/ingest/json-to-value.js';
+import { parseDecimalText } from '../../../functions/core/ingest/decimal-text.js';
+import { JsonNumberText, jsonToValue } from '../../../functions/core/ingest/json-to-value.js';
 import { decimalParams } from '../../../functions/core/spec/conversions.js';
 import type {
   IcebergType,

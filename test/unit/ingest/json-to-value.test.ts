@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RecordDecodeError } from '../../../functions/core/errors.js';
-import { jsonToRow, jsonToValue, parseDecimalText } from '../../../functions/core/ingest/json-to-value.js';
+import { parseDecimalText } from '../../../functions/core/ingest/decimal-text.js';
+import { jsonToRow, jsonToValue } from '../../../functions/core/ingest/json-to-value.js';
 import { parseJsonBytes } from '../../../functions/core/ingest/parse-json.js';
 import {
   parseIsoDate,

@@ -8,7 +8,8 @@ import { RecordDecodeError } from '../../errors.js';
 import { decimalParams } from '../../spec/conversions.js';
 import { floorDivBig, MICROS_PER_DAY } from '../../spec/epoch-time.js';
 import type { PrimitiveType, Value } from '../../spec/types.js';
-import { describeJsonValue, JsonNumberText, jsonToValue, parseDecimalText } from '../json-to-value.js';
+import { parseDecimalText } from '../decimal-text.js';
+import { describeJsonValue, JsonNumberText, jsonToValue } from '../json-to-value.js';
 import type { ColumnRule, EpochUnit } from './mapping-config.js';
 
 const LONG_MIN = -(2n ** 63n);
