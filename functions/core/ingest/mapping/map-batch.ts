@@ -10,14 +10,15 @@
  */
 import { describeError, RecordDecodeError } from '../../errors.js';
 import { currentSchema } from '../../spec/metadata.js';
-import type { PrimitiveType, Row, TableMetadata } from '../../spec/types.js';
+import type { PrimitiveType, Row, Schema, TableMetadata } from '../../spec/types.js';
 import type { DeadLetter } from '../dead-letters.js';
 import type { RawRecord } from '../esm-event.js';
 import type { EvolutionPolicy } from '../evolution/evolution-policy.js';
+import { canPromote, samePrimitive } from '../evolution/promotions.js';
 import { reconcileSchema, type SchemaReconciliation } from '../evolution/reconcile-schema.js';
 import type { DecodedRecord } from './decoded-record.js';
 import type { MappingConfig } from './mapping-config.js';
-import { compileMapping } from './record-mapper.js';
+import { compileMapping, fieldAtPath } from './record-mapper.js';
 import type { ValueObject } from './value-paths.js';
 
 export interface MapBatchOptions {
@@ -31,6 +32,18 @@ export interface MapBatchOptions {
    * timestamp arrives as ISO text but should make a timestamptz column). The mapping's own rules win.
    */
   typeHints?: ReadonlyMap<string, PrimitiveType>;
+  /**
+   * false: every record goes through reconciliation and the general conversion (the reference the
+   * fast path is tested against). @default true
+   */
+  fastPath?: boolean;
+}
+
+interface Candidate {
+  value: ValueObject;
+  record: RawRecord;
+  /** The row, when the value fits the schema as it is. */
+  fitting: Row | undefined;
 }
 
 export interface MappedBatch {
@@ -51,63 +64,95 @@ function letterOf(record: RawRecord, error: unknown, stage: DeadLetter['stage'])
 }
 
 /**
+ * Whether type hints leave the existing columns as they are: a hint that would promote an existing
+ * column must go through reconciliation for every record, fitting or not.
+ */
+function hintsKeepSchema(schema: Schema, hints: ReadonlyMap<string, PrimitiveType>): boolean {
+  for (const [path, hint] of hints) {
+    const field = fieldAtPath(schema, path.split('.'));
+    if (!field) continue;
+    if (typeof field.type !== 'string') return false;
+    if (!samePrimitive(hint, field.type) && !canPromote(hint, field.type)) return false;
+  }
+  return true;
+}
+
+/**
  * Maps one table's decoded records.
+ *
+ * Records whose value already fits the schema (RecordMapper.fittingRow) become rows at once; only the
+ * others are reconciled with the schema (a fitting record never changes it nor is refused by it) and
+ * converted by the general path. When the reconciliation changes the schema, every record is converted
+ * again against the new one.
  * @throws ValidationError when the mapping does not fit the table (configuration, not data)
  * @throws SchemaEvolutionError under policy block when a record needs an incompatible change
  */
 export function mapBatch(decoded: readonly DecodedRecord[], options: MapBatchOptions): MappedBatch {
-  const mapper = compileMapping(options.mapping, currentSchema(options.metadata));
+  const schema = currentSchema(options.metadata);
+  const mapper = compileMapping(options.mapping, schema);
   const deadLetters: DeadLetter[] = [];
-  let candidates: { value: ValueObject; record: RawRecord }[] = [];
+  const candidates: Candidate[] = [];
   for (const d of decoded) {
     try {
-      candidates.push({ value: mapper.project(d), record: d.record });
+      candidates.push({ value: mapper.project(d), record: d.record, fitting: undefined });
     } catch (error) {
       if (!(error instanceof RecordDecodeError)) throw error;
       deadLetters.push(letterOf(d.record, error, 'map'));
     }
   }
   const typeHints = new Map([...(options.typeHints ?? []), ...mapper.typeHints]);
+  const fittingRow =
+    options.fastPath !== false && hintsKeepSchema(schema, typeHints) ? mapper.fittingRow : undefined;
+  if (fittingRow) {
+    for (const c of candidates) c.fitting = fittingRow(c.value, c.record);
+  }
   // A record that shaped the new schema but then fails to convert must not leave a column or a
   // promotion behind: reconcile again without it. Each pass drops at least one record.
+  let current = candidates;
   for (;;) {
-    const current = candidates;
+    const pending = current.filter((c) => c.fitting === undefined);
     const reconciliation = reconcileSchema(
       options.metadata,
-      current.map((p) => p.value),
+      pending.map((p) => p.value),
       {
         policy: options.policy,
         typeHints,
         label: (i) => {
-          const r = current[i].record;
+          const r = pending[i].record;
           return `${r.topic}-${r.partition}@${r.offset}`;
         },
       },
     );
+    const rejected = new Map([...reconciliation.rejected].map(([i, reason]) => [pending[i], reason]));
     const target = reconciliation.changed ? compileMapping(options.mapping, reconciliation.schema) : mapper;
     const rows: Row[] = [];
     const used: RawRecord[] = [];
     const letters: DeadLetter[] = [];
     const failed = new Set<RawRecord>();
-    current.forEach((p, i) => {
-      const reason = reconciliation.rejected.get(i);
+    for (const c of current) {
+      if (c.fitting !== undefined && !reconciliation.changed) {
+        rows.push(c.fitting);
+        used.push(c.record);
+        continue;
+      }
+      const reason = rejected.get(c);
       if (reason !== undefined) {
-        letters.push({ record: p.record, stage: 'schema', error: reason });
-        return;
+        letters.push({ record: c.record, stage: 'schema', error: reason });
+        continue;
       }
       try {
-        rows.push(target.toRow(p.value, p.record));
-        used.push(p.record);
+        rows.push(target.toRow(c.value, c.record));
+        used.push(c.record);
       } catch (error) {
         if (!(error instanceof RecordDecodeError)) throw error;
-        letters.push(letterOf(p.record, error, 'map'));
-        failed.add(p.record);
+        letters.push(letterOf(c.record, error, 'map'));
+        failed.add(c.record);
       }
-    });
+    }
     if (failed.size === 0 || !reconciliation.changed) {
       return { rows, used, deadLetters: [...deadLetters, ...letters], reconciliation };
     }
     deadLetters.push(...letters.filter((l) => failed.has(l.record)));
-    candidates = current.filter((p) => !failed.has(p.record));
+    current = current.filter((c) => !failed.has(c.record));
   }
 }

@@ -14,6 +14,7 @@ import type {
   StructType,
   Value,
 } from '../../spec/types.js';
+import { compileFittingRow, NOT_FITTING } from '../evolution/fitting-row.js';
 import { canPromote, samePrimitive } from '../evolution/promotions.js';
 import type { RawRecord } from '../esm-event.js';
 import { describeJsonValue, jsonToRow, jsonToValue } from '../json-to-value.js';
@@ -37,6 +38,12 @@ export interface RecordMapper {
   project(decoded: DecodedRecord): ValueObject;
   /** @throws RecordDecodeError (stage map) naming the column path */
   toRow(projected: ValueObject, record: RawRecord): Row;
+  /**
+   * The row when the projected value already fits the schema as it is (no schema change, no
+   * refusal: evolution/fitting-row.ts), else undefined. Absent when the mapping has type rules (their
+   * coercions take the general path).
+   */
+  readonly fittingRow?: (projected: ValueObject, record: RawRecord) => Row | undefined;
   /** project + toRow. @throws RecordDecodeError (stage map) naming the column path */
   map(decoded: DecodedRecord): Row;
 }
@@ -164,6 +171,12 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
     return row;
   };
 
+  const fitting = coercions.size === 0 ? compileFittingRow(valueStruct) : undefined;
+  const withLineage = (row: Row, record: RawRecord): Row => {
+    if (lineage) row[KAFKA_FIELD] = kafkaLineageRow(record);
+    return row;
+  };
+
   const mapper: RecordMapper = {
     config,
     schema,
@@ -179,14 +192,18 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
       return projected;
     },
     toRow(projected, record) {
-      // Without coercion rules the plain JSON conversion does it all (the hot path of most tables).
-      const row =
-        coercions.size === 0
-          ? jsonToRow(valueStruct, projected)
-          : convertStruct(valueStruct, projected, '', '', 0);
-      if (lineage) row[KAFKA_FIELD] = kafkaLineageRow(record);
-      return row;
+      if (!fitting) return withLineage(convertStruct(valueStruct, projected, '', '', 0), record);
+      // Without coercion rules the plain JSON conversion does it all; a fitting value takes the
+      // compiled converter, the rest the general one, which explains what does not fit.
+      const row = fitting(projected);
+      return withLineage(row === NOT_FITTING ? jsonToRow(valueStruct, projected) : row, record);
     },
+    fittingRow: fitting
+      ? (projected, record) => {
+          const row = fitting(projected);
+          return row === NOT_FITTING ? undefined : withLineage(row, record);
+        }
+      : undefined,
     map(decoded) {
       return mapper.toRow(mapper.project(decoded), decoded.record);
     },
