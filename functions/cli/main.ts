@@ -38,8 +38,9 @@ commands:
       rewrite manifests); --older-than (30m, 6h, 3d) is the snapshot age and the orphan window
   alter --warehouse DIR --table NS.NAME --partition-by EXPR
       partition evolution: new data uses the new spec, files already written keep theirs
-  dlq redrive --warehouse DIR --table NS.NAME [--where EXPR]
-      re-ingest the table's dead letters after a fix, each exactly once (failing ones stay)
+  dlq redrive --warehouse DIR --table NS.NAME [--where EXPR] [--routes FILE] [--schema-evolution P]
+      re-ingest the table's dead letters after a fix, each exactly once (failing ones stay); with
+      --routes (the FLOE_TABLES JSON), the table's route decides format, mapping and evolution policy
   demo [--warehouse DIR]
       ingest the sample events in events/ into ./warehouse and show the table (what \`npm start\` runs)
 `;
@@ -57,6 +58,7 @@ export const OPTIONS = {
   'schema-evolution': { type: 'string' },
   identifier: { type: 'string' },
   where: { type: 'string' },
+  routes: { type: 'string' },
   json: { type: 'boolean' },
   limit: { type: 'string' },
   'dry-run': { type: 'boolean' },

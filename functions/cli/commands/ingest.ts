@@ -8,7 +8,7 @@ import { parseEvolutionPolicy } from '../../core/ingest/evolution/evolution-poli
 import { parseSchema } from '../../core/spec/schema.js';
 import { type ParsedOptions, requireOption, UsageError } from '../main.js';
 
-async function readJsonFile(path: string, what: string): Promise<unknown> {
+export async function readJsonFile(path: string, what: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');

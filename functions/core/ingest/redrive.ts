@@ -7,12 +7,12 @@
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
-import { CommitStateUnknownError, LakeError, NoSuchTableError } from '../errors.js';
+import { CommitStateUnknownError, LakeError, NoSuchTableError, ValidationError } from '../errors.js';
+import { resolveMode } from '../cdc/table-mode.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { Expression } from '../scan/expression.js';
 import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
-import { currentSchema } from '../spec/metadata.js';
 import type { Row, TableIdentifier } from '../spec/types.js';
 import { commitWithRetry } from '../table/commit-loop.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
@@ -20,7 +20,12 @@ import { BATCH_ID_KEY, computeBatchId, findInAncestry, REDRIVEN_KEY } from '../t
 import { writeRows } from '../table/write-rows.js';
 import { dlqIdentifier } from './dead-letters.js';
 import type { RawRecord } from './esm-event.js';
-import { mapRecords } from './map-records.js';
+import { decodeFor } from './decode-for-route.js';
+import { evolutionPolicyOf } from './evolution/evolution-policy.js';
+import { reconciliationStillApplies } from './evolution/reconcile-schema.js';
+import { mapBatch } from './mapping/map-batch.js';
+import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
+import type { TableRoute } from './routes.js';
 
 /** topic → partition → sorted, disjoint inclusive offset ranges. */
 type OffsetSet = Map<string, Map<number, [bigint, bigint][]>>;
@@ -90,6 +95,12 @@ export interface RedriveOptions {
   dlqTable?: TableIdentifier;
   /** Which dead letters to redrive (over the DLQ table's columns: topic, partition, offset, stage, error, ...). */
   filter?: Expression;
+  /**
+   * The table's route as ingestion uses it: its format, mapping and schema-evolution policy apply to
+   * the redriven records exactly as they would to new ones (a fixed mapping is what most redrives
+   * are for). @default JSON values, the default mapping, the table's evolution policy
+   */
+  route?: TableRoute;
 }
 
 export interface RedriveReport {
@@ -141,18 +152,37 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
     .filter((r) => r.target_table === target)
     .map(toRawRecord);
 
+  const route: TableRoute = options.route ?? {
+    table: id,
+    topics: [],
+    kafkaLineage: true,
+    properties: {},
+  };
   for (let round = 0; ; round++) {
     const table: LoadedTable = await catalog.loadTable(id);
+    const mode = resolveMode(route, table.metadata.properties ?? {});
+    if (mode !== 'append') {
+      throw new ValidationError(
+        `${target} is a ${mode} table: redrive re-ingests dead letters of append tables only`,
+      );
+    }
     const done = decodeOffsetSet(findInAncestry(table.metadata, REDRIVEN_KEY));
     const pending = letters.filter((r) => !hasOffset(done, r.topic, r.partition, r.offset));
-    const mapped = mapRecords(pending, currentSchema(table.metadata));
-    const failed = new Set(mapped.deadLetters.map((d) => d.record));
+    // The same decode → mapping → schema evolution as ingestion (ingest-table.ts).
+    const { decoded, deadLetters: undecodable } = await decodeFor(route, pending);
+    const mapped = mapBatch(decoded, {
+      mapping: route.mapping ?? DEFAULT_MAPPING,
+      metadata: table.metadata,
+      policy: evolutionPolicyOf(table.metadata.properties, route.schemaEvolution),
+    });
+    const failing = [...undecodable, ...mapped.deadLetters];
+    const failed = new Set(failing.map((d) => d.record));
     const good = pending.filter((r) => !failed.has(r));
     const report: RedriveReport = {
       selected: letters.length,
       alreadyRedriven: letters.length - pending.length,
       redriven: 0,
-      stillFailing: mapped.deadLetters.map((d) => ({ ...d.record, error: d.error })),
+      stillFailing: failing.map((d) => ({ ...d.record, error: d.error })),
     };
     if (good.length === 0) return report;
     const batchId = computeBatchId(
@@ -163,7 +193,8 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
         last: r.offset,
       })),
     );
-    const files = await writeRows(table, mapped.rows, { filePrefix: batchId });
+    const rec = mapped.reconciliation;
+    const files = await writeRows(table, mapped.rows, { filePrefix: batchId, schema: rec.schema });
     try {
       const result = await commitWithRetry(
         catalog,
@@ -177,8 +208,15 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
                 retryable: true,
               });
             }
+            if (!reconciliationStillApplies(base.metadata, rec)) {
+              throw new RedriveRaceError('the table schema changed while the dead letters were mapped', {
+                retryable: true,
+              });
+            }
             return prepareSnapshot(base, {
               operation: 'append',
+              preUpdates: rec.updates,
+              preRequirements: rec.requirements,
               addedDataFiles: files,
               addedDeleteFiles: [],
               summary: {

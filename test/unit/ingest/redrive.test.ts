@@ -7,6 +7,7 @@ import {
   encodeOffsetSet,
   redriveDeadLetters,
 } from '../../../functions/core/ingest/redrive.js';
+import { parseMappingConfig } from '../../../functions/core/ingest/mapping/mapping-config.js';
 import type { TableRoute } from '../../../functions/core/ingest/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
@@ -95,8 +96,38 @@ describe('dead-letter redrive', () => {
   it('redrives nothing while the cause is not fixed', async () => {
     const report = await redriveDeadLetters({ catalog, table: ID });
     expect(report).toMatchObject({ selected: 2, redriven: 0 });
-    expect(report.stillFailing.map((f) => f.error).join()).toContain('country: is required');
+    // The same reason ingestion gives (policy dlq: the column would have to become optional).
+    expect(report.stillFailing.map((f) => f.error).join()).toContain('country: required → optional');
     expect(await ids()).toEqual([1]);
+  });
+
+  it("applies the route's fixed mapping: a default fills the missing column", async () => {
+    const fixed: TableRoute = {
+      ...route,
+      mapping: parseMappingConfig({ columns: { country: { default: 'unknown' } } }, 'mapping'),
+    };
+    const report = await redriveDeadLetters({ catalog, table: ID, route: fixed });
+    expect(report).toMatchObject({ selected: 2, redriven: 1 });
+    const table = await catalog.loadTable(ID);
+    const rows = await readScanRows(table, await planScan(table));
+    expect(rows.find((r) => r.id === 2n)).toMatchObject({ country: 'unknown' });
+  });
+
+  it('evolves the schema in the same commit when the policy allows it', async () => {
+    const evolving: TableRoute = { ...route, schemaEvolution: 'evolve' };
+    const report = await redriveDeadLetters({ catalog, table: ID, route: evolving });
+    expect(report).toMatchObject({ selected: 2, redriven: 1 });
+    const table = await catalog.loadTable(ID);
+    const schema = currentSchema(table.metadata);
+    expect(schema.fields.find((f) => f.name === 'country')?.required).toBe(false);
+    expect(table.metadata.snapshots?.length).toBe(2);
+    expect(await ids()).toEqual([1, 2]);
+  });
+
+  it('refuses a CDC table, saying why', async () => {
+    await expect(
+      redriveDeadLetters({ catalog, table: ID, route: { ...route, mode: 'upsert' } }),
+    ).rejects.toThrow(/redrive re-ingests dead letters of append tables only|conflicts/);
   });
 });
 
