@@ -1,7 +1,8 @@
 /**
- * Iceberg schema → Arrow schema for parquet-wasm. parquet-wasm (arrow-rs) turns the Arrow field
- * metadata key `PARQUET:field_id` into the Parquet `field_id`, so every field — struct children,
- * list elements, map keys and values too — carries it: readers resolve Iceberg columns by id, not name.
+ * Iceberg schema → Arrow schema for the Parquet writers. Both floe's writer and parquet-wasm (arrow-rs)
+ * turn the Arrow field metadata key `PARQUET:field_id` into the Parquet `field_id`, so every field —
+ * struct children, list elements, map keys and values too — carries it: readers resolve Iceberg
+ * columns by id, not name.
  */
 import * as arrow from 'apache-arrow';
 import { ValidationError } from '../errors.js';
@@ -16,8 +17,9 @@ const schemaCache = new WeakMap<StructType, arrow.Schema>();
 /**
  * Arrow schema of an Iceberg struct (a table schema): one Arrow field per Iceberg field, ids in
  * `PARQUET:field_id` metadata at every level, required → non-nullable.
- * uuid becomes FixedSizeBinary(16): the parquet-wasm 0.8 build writes it as FIXED_LEN_BYTE_ARRAY(16)
- * without the UUID logical type (it ignores the `arrow.uuid` extension); Iceberg readers accept that.
+ * uuid becomes FixedSizeBinary(16): floe's Parquet writer (data/parquet/) annotates it UUID as Iceberg
+ * Java does; the parquet-wasm fallback (snappy) writes a plain FIXED_LEN_BYTE_ARRAY(16), which Iceberg
+ * readers accept too.
  * @throws ValidationError for a malformed type string
  */
 export function toArrowSchema(schema: StructType): arrow.Schema {

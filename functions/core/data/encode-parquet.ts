@@ -1,15 +1,18 @@
 /**
- * One Parquet file from a range of rows: rows → Arrow RecordBatch (JS) → Arrow IPC → parquet-wasm
- * (arrow-rs in WebAssembly) → bytes, then the written footer is read back for column sizes, counts and
- * split offsets. parquet-wasm only encodes a whole table at once, which is why rolling to several
- * files is planned by the caller (write-data-file.ts) from the sizes this returns.
+ * One Parquet file from a range of rows: rows → Arrow RecordBatch (JS, typed arrays) → Parquet bytes.
+ * floe's own writer (data/parquet/) encodes the batch directly for ZSTD, GZIP and uncompressed files;
+ * SNAPPY (which Node's zlib lacks) and ZSTD on a Node without zlib zstd go through Arrow IPC into
+ * parquet-wasm (arrow-rs in WebAssembly), whose footer is then read back for column sizes, counts and
+ * split offsets. Both encode a whole batch at once, which is why rolling to several files is planned by
+ * the caller (write-data-file.ts) from the sizes this returns.
  */
 import * as arrow from 'apache-arrow';
 import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
-import { LakeError } from '../errors.js';
+import { LakeError, ValidationError } from '../errors.js';
 import type { Row, StructType } from '../spec/types.js';
 import { buildRecordBatch } from './build-record-batch.js';
 import type { StatsSink } from './column-stats.js';
+import { encodeBatchAsParquet, nativeParquetAvailable } from './parquet/write-batch.js';
 import { type FooterMetrics, readFooterMetrics } from './parquet-footer.js';
 
 export type ParquetCodec = 'zstd' | 'snappy' | 'gzip' | 'uncompressed';
@@ -31,6 +34,14 @@ export interface EncodeOptions {
   bytesPerRow?: number;
   /** Extra Parquet key-value metadata (`iceberg.schema`). */
   keyValueMetadata: Map<string, string>;
+}
+
+export interface EncodeBatchOptions {
+  codec: ParquetCodec;
+  rowGroupRows: number;
+  keyValueMetadata: Map<string, string>;
+  /** @default 'floe' when it supports the codec here, else 'parquet-wasm' */
+  writer?: 'floe' | 'parquet-wasm';
 }
 
 export interface EncodedFile {
@@ -56,26 +67,56 @@ export function encodeParquetFile(
   const rowCount = end - start;
   const stats: StatsSink = new Map();
   const batch = buildRecordBatch(schema, arrowSchema, rows, start, end, stats);
-  const ipc = arrow.tableToIPC(new arrow.Table([batch]), 'stream');
-  const bytesPerRow = opts.bytesPerRow ?? ipc.byteLength / rowCount;
-  // parquet-wasm 0.8 ignores setMaxRowGroupBytes, so the byte target becomes a row count.
+  // Without a measured size, the Arrow buffers' size: larger than the compressed file, so the first
+  // file's row groups err on the small side.
+  const bytesPerRow = opts.bytesPerRow ?? batch.data.byteLength / Math.max(rowCount, 1);
   const rowGroupRows = Math.max(1, Math.floor(opts.rowGroupSizeBytes / Math.max(bytesPerRow, 1e-3)));
+  const { bytes, footer } = encodeBatch(schema, batch, {
+    codec: opts.codec,
+    rowGroupRows: Math.min(rowGroupRows, 0x7fffffff),
+    keyValueMetadata: opts.keyValueMetadata,
+  });
+  return { bytes, rowCount, stats, footer };
+}
+
+/**
+ * An Arrow batch built by build-record-batch.ts → Parquet bytes and their footer metrics.
+ * @throws ValidationError for a batch that does not fit the schema; LakeError when parquet-wasm fails
+ */
+export function encodeBatch(
+  schema: StructType,
+  batch: arrow.RecordBatch,
+  opts: EncodeBatchOptions,
+): { bytes: Uint8Array; footer: FooterMetrics } {
+  const writer =
+    opts.writer ?? (opts.codec !== 'snappy' && nativeParquetAvailable(opts.codec) ? 'floe' : 'parquet-wasm');
+  if (writer === 'floe') {
+    if (opts.codec === 'snappy') throw new ValidationError("floe's Parquet writer has no snappy codec");
+    return encodeBatchAsParquet(schema, batch, {
+      codec: opts.codec,
+      rowGroupRows: opts.rowGroupRows,
+      keyValueMetadata: opts.keyValueMetadata,
+    });
+  }
   let bytes: Uint8Array;
   try {
+    const ipc = arrow.tableToIPC(new arrow.Table([batch]), 'stream');
     let builder = new WriterPropertiesBuilder()
       .setCompression(CODECS[opts.codec])
-      .setMaxRowGroupSize(Math.min(rowGroupRows, 0x7fffffff))
+      // parquet-wasm 0.8 ignores setMaxRowGroupBytes, so the byte target is a row count.
+      .setMaxRowGroupSize(opts.rowGroupRows)
       .setKeyValueMetadata(opts.keyValueMetadata)
       // Dictionary pages pay off for low-cardinality text (country, status), rarely for ids, amounts
-      // or timestamps: measured in test/bench/hot-paths.ts, faster and ~25 % smaller files this way.
+      // or timestamps: faster and ~25 % smaller files this way.
       .setDictionaryEnabled(false);
     for (const f of schema.fields) {
       if (f.type === 'string') builder = builder.setColumnDictionaryEnabled(f.name, true);
     }
-    const props = builder.build();
-    bytes = writeParquet(WasmTable.fromIPCStream(ipc), props);
+    bytes = writeParquet(WasmTable.fromIPCStream(ipc), builder.build());
   } catch (error) {
-    throw new LakeError(`parquet-wasm could not encode ${rowCount} rows: ${String(error)}`, { cause: error });
+    throw new LakeError(`parquet-wasm could not encode ${batch.numRows} rows: ${String(error)}`, {
+      cause: error,
+    });
   }
-  return { bytes, rowCount, stats, footer: readFooterMetrics(bytes) };
+  return { bytes, footer: readFooterMetrics(bytes) };
 }

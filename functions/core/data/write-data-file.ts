@@ -2,7 +2,7 @@
  * Rows → Parquet DataFiles (or equality DeleteFiles) with Iceberg column metrics, rolled at
  * `write.target-file-size-bytes`.
  *
- * Rolling: parquet-wasm encodes a whole table at once and cannot append, so file sizes are planned
+ * Rolling: the encoder (encode-parquet.ts) writes a whole batch at once and cannot append, so file sizes are planned
  * ahead. The first encode covers up to PROBE_ROWS rows; its size gives bytes per row (footer excluded),
  * which sizes every later file. A file that still comes out above the target is re-encoded with fewer
  * rows (at most MAX_SHRINKS times), so files stay ≤ target unless a single row is larger than the

@@ -15,6 +15,7 @@ import {
   type DuckDBMapValue,
   type DuckDBStructValue,
   DuckDBTimeValue,
+  DuckDBUUIDValue,
   DuckDBTimestampTZValue,
   DuckDBTimestampValue,
   type DuckDBValue,
@@ -99,6 +100,8 @@ export function fromDuckDB(type: IcebergType, v: DuckDBValue): Value {
   if (v instanceof DuckDBTimeValue) return v.micros;
   if (v instanceof DuckDBTimestampValue || v instanceof DuckDBTimestampTZValue) return v.micros;
   if (v instanceof DuckDBDecimalValue) return v.value;
+  // A UUID-annotated column reads as DuckDB's UUID (a fixed[16] without the annotation as a BLOB).
+  if (v instanceof DuckDBUUIDValue) return v.toString();
   if (v instanceof DuckDBBlobValue) {
     if (type !== 'uuid') return Uint8Array.from(v.bytes);
     const h = Buffer.from(v.bytes).toString('hex');

@@ -70,7 +70,7 @@ describe('writeDataFiles: types, as DuckDB reads them', () => {
       ts: 'TIMESTAMP',
       tstz: 'TIMESTAMP WITH TIME ZONE',
       s: 'VARCHAR',
-      u: 'BLOB',
+      u: 'UUID',
       fx: 'BLOB',
       bin: 'BLOB',
       dec9: 'DECIMAL(9,2)',
@@ -101,8 +101,9 @@ describe('writeDataFiles: types, as DuckDB reads them', () => {
       /TimestampType\(isAdjustedToUTC=1, unit=.*MICROS=MicroSeconds\(\)/,
     );
     expect(at('s')).toMatchObject({ type: 'BYTE_ARRAY', converted_type: 'UTF8' });
-    // parquet-wasm 0.8 cannot emit the UUID logical type: uuid is a plain fixed[16].
+    // fixed[16] with the UUID logical type, as Iceberg Java writes it.
     expect(at('u').type).toBe('FIXED_LEN_BYTE_ARRAY');
+    expect(at('u').logical_type).toMatch(/UUID/);
     expect(String(at('u').type_length)).toBe('16');
     expect(at('fx')).toMatchObject({ type: 'FIXED_LEN_BYTE_ARRAY', logical_type: null });
     expect(String(at('fx').type_length)).toBe('5');
