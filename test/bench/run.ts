@@ -89,25 +89,9 @@ async function main(): Promise<number> {
       );
     });
     await attempt('hotspots', async () => {
-      progress('hot spots: current code against the prototypes');
+      progress('hot spots: fast paths against the general paths');
       const { runHotPaths } = await import('./hot-paths.js');
-      const paths = runHotPaths(quick ? 5 : 9);
-      // The map-phase row already contains the JSON parse and JSON → row rows.
-      const counted = [
-        'base64 key + value',
-        'header bytes',
-        'map phase (both above + lineage)',
-        'Parquet encode (ZSTD)',
-      ];
-      const saved = paths.filter((p) => counted.includes(p.name)).reduce((s, p) => s + p.saved_ms, 0);
-      const handler = report.ingest?.floe.cpu_ms ?? Number.NaN;
-      const duckdb = report.ingest?.duckdb.cpu_ms ?? Number.NaN;
-      report.hotspots = {
-        paths,
-        saved_cpu_ms: saved,
-        estimated_handler_cpu_ms: handler - saved,
-        estimated_ratio_cpu: duckdb / (handler - saved),
-      };
+      report.hotspots = { paths: await runHotPaths(quick ? 5 : 9) };
     });
     await attempt('commit', async () => {
       const { runRequestsPerCommit } = await import('./requests-per-commit.js');
