@@ -18,7 +18,6 @@ import { readScanRows } from '../../functions/core/scan/read-scan.js';
 import type { Row } from '../../functions/core/spec/types.js';
 import { classifyLockRequest, CountingLock, countSdkRequests, Tally } from './counting.js';
 import { type MotoServer, oneRequestAtATime } from './moto-process.js';
-import { CachedEmbeddedCatalog } from './prototypes/cached-catalog.js';
 import { makeOrderMessages, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
 import { median, perSecond } from './stats.js';
 
@@ -28,14 +27,12 @@ export interface ContentionSettings {
   recordsPerCommit: number;
   /** Also run without the lock (optimistic concurrency only), for comparison. */
   withoutLock: boolean;
-  /** Also run with prototypes/cached-catalog.ts (metadata read once per batch), to measure that fix. */
-  prototypeCatalog: boolean;
 }
 
 export interface ContentionRow {
   writers: number;
   lock: boolean;
-  catalog: 'embedded' | 'PROTOTYPE cached';
+  catalog: 'embedded';
   commits: number;
   records: number;
   wall_ms: number;
@@ -69,7 +66,6 @@ async function runWriters(
   writers: number,
   settings: ContentionSettings,
   useLock: boolean,
-  prototype: boolean,
 ): Promise<ContentionRow> {
   const routes = [route];
   await loadOrCreateTable(
@@ -85,7 +81,7 @@ async function runWriters(
   await Promise.all(
     Array.from({ length: writers }, async (_, w) => {
       const options = { warehouse: shared.warehouse, io: new S3FileIO({ client: shared.s3 }) };
-      const catalog = prototype ? new CachedEmbeddedCatalog(options) : new EmbeddedCatalog(options);
+      const catalog = new EmbeddedCatalog(options);
       for (let k = 0; k < settings.commitsPerWriter; k++) {
         const messages = makeOrderMessages({
           records: settings.recordsPerCommit,
@@ -124,7 +120,7 @@ async function runWriters(
   return {
     writers,
     lock: useLock,
-    catalog: prototype ? 'PROTOTYPE cached' : 'embedded',
+    catalog: 'embedded',
     commits,
     records,
     wall_ms: wallMs,
@@ -188,17 +184,16 @@ export async function runContention(
     lockRequests,
   };
   const rows: ContentionRow[] = [];
-  const modes: { lock: boolean; prototype: boolean }[] = [{ lock: true, prototype: false }];
-  if (settings.prototypeCatalog) modes.push({ lock: true, prototype: true });
-  if (settings.withoutLock) modes.push({ lock: false, prototype: false });
+  const modes: { lock: boolean }[] = [{ lock: true }];
+  if (settings.withoutLock) modes.push({ lock: false });
   for (const mode of modes) {
     for (const writers of settings.writers) {
-      const label = `${mode.lock ? 'lock' : 'nolock'}${mode.prototype ? '_prototype' : ''}`;
+      const label = mode.lock ? 'lock' : 'nolock';
       progress(`contention: ${writers} writer(s), ${label}`);
       const [route] = parseRoutes([
         { table: `bench.contention_${writers}_${label}`, topics: [ORDERS_TOPIC], schema: readOrdersSchema() },
       ]);
-      rows.push(await runWriters(shared, route, writers, settings, mode.lock, mode.prototype));
+      rows.push(await runWriters(shared, route, writers, settings, mode.lock));
     }
   }
   return rows;

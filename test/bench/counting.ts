@@ -6,7 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3TablesClient } from '@aws-sdk/client-s3tables';
-import type { Catalog, CreateTableRequest } from '../../functions/core/catalog/catalog.js';
+import type { Catalog, CreateTableRequest, LoadedTable } from '../../functions/core/catalog/catalog.js';
 import type { TableRequirement, TableUpdate } from '../../functions/core/catalog/requirements-updates.js';
 import type { FileIO } from '../../functions/core/io/file-io.js';
 import type { CommitLock, LockLease } from '../../functions/core/lock/commit-lock.js';
@@ -84,10 +84,13 @@ export function countingCatalog(inner: Catalog, tally: Tally): Catalog {
     ),
     commitTable: counted(
       'commitTable',
-      (id: TableIdentifier, requirements: TableRequirement[], updates: TableUpdate[]) =>
-        inner.commitTable(id, requirements, updates),
+      (id: TableIdentifier, requirements: TableRequirement[], updates: TableUpdate[], base?: LoadedTable) =>
+        inner.commitTable(id, requirements, updates, base),
     ),
     listTables: counted('listTables', (namespace: string[]) => inner.listTables(namespace)),
+    ...(inner.isCurrent
+      ? { isCurrent: counted('isCurrent', (table: LoadedTable) => inner.isCurrent!(table)) }
+      : {}),
   };
 }
 

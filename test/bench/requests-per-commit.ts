@@ -28,7 +28,6 @@ import {
   Tally,
 } from './counting.js';
 import { type MotoServer, oneRequestAtATime } from './moto-process.js';
-import { CachedEmbeddedCatalog } from './prototypes/cached-catalog.js';
 import {
   makeOrderMessages,
   makeOrdersEvent,
@@ -193,27 +192,6 @@ async function motoEmbeddedScenario(moto: MotoServer): Promise<Scenario> {
   };
 }
 
-/** The same as motoEmbeddedScenario with prototypes/cached-catalog.ts: what the fix would save. */
-async function motoPrototypeScenario(moto: MotoServer): Promise<Scenario> {
-  const requests = new Tally();
-  const fileio = new Tally();
-  const catalogCalls = new Tally();
-  const s3 = moto.s3();
-  countSdkRequests(s3, 's3.', requests, classifyS3);
-  const bucket = await moto.createBucket('floe-bench');
-  const io = countingFileIO(new S3FileIO({ client: s3 }), fileio);
-  return {
-    name: 'PROTOTYPE: embedded on S3 + lock, metadata read once (moto)',
-    catalog: countingCatalog(new CachedEmbeddedCatalog({ warehouse: `s3://${bucket}/wh`, io }), catalogCalls),
-    lock: await motoLock(moto, requests),
-    requests,
-    fileio,
-    catalogCalls,
-    separateSwap: false,
-    cleanup: async () => {},
-  };
-}
-
 async function motoS3TablesScenario(moto: MotoServer): Promise<Scenario> {
   const requests = new Tally();
   const fileio = new Tally();
@@ -272,7 +250,6 @@ export async function runRequestsPerCommit(
   if (moto) {
     makers.push(['embedded on S3 (moto)', () => motoEmbeddedScenario(moto)]);
     makers.push(['S3 Tables (moto)', () => motoS3TablesScenario(moto)]);
-    makers.push(['prototype catalog (moto)', () => motoPrototypeScenario(moto)]);
   }
   const out: CommitRequests[] = [];
   for (const [label, make] of makers) {

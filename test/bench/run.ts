@@ -111,7 +111,6 @@ async function main(): Promise<number> {
           commitsPerWriter: quick ? 1 : 3,
           recordsPerCommit: 100,
           withoutLock: !quick,
-          prototypeCatalog: true,
         },
         progress,
       );

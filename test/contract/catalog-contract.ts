@@ -185,17 +185,55 @@ export function describeCatalogContract(
       expect(after.metadata.snapshots.map((s) => s['snapshot-id'])).toEqual([winner.snapshot['snapshot-id']]);
     });
 
-    it('lets exactly one of two racing commits on the same base land', async () => {
+    it('commits on the base it is given, and refuses that base once it is stale', async () => {
+      // Prepare: two writers hold the same base; the first commits on it
+      const id = newId();
+      const base = await catalog().createTable(id, { schema: CONTRACT_SCHEMA });
+      const winner = appendChange(base);
+      const loser = appendChange(base);
+      const committed = await catalog().commitTable(id, winner.requirements, winner.updates, base);
+
+      // Act: the second commits on the now stale base it was given
+      const attempt = catalog().commitTable(id, loser.requirements, loser.updates, base);
+
+      // Assess: refused, nothing changed; the winner's returned table is a valid base for the next commit
+      await expect(attempt).rejects.toBeInstanceOf(CommitFailedError);
+      const after = await catalog().loadTable(id);
+      expect(after.metadataLocation).toBe(committed.metadataLocation);
+      expect(after.metadata.snapshots.map((s) => s['snapshot-id'])).toEqual([winner.snapshot['snapshot-id']]);
+      const next = appendChange(committed);
+      await catalog().commitTable(id, next.requirements, next.updates, committed);
+      expect((await catalog().loadTable(id)).metadata.snapshots).toHaveLength(2);
+    });
+
+    it('says whether a table it handed out is still current (when it can check cheaply)', async () => {
+      const cat = catalog();
+      if (!cat.isCurrent) return; // optional: callers load instead
+      const id = newId();
+      const base = await cat.createTable(id, { schema: CONTRACT_SCHEMA });
+      expect(await cat.isCurrent(base)).toBe(true);
+      expect(await cat.isCurrent(await cat.loadTable(id))).toBe(true);
+      const change = appendChange(base);
+      const committed = await cat.commitTable(id, change.requirements, change.updates, base);
+      expect(await cat.isCurrent(base)).toBe(false);
+      expect(await cat.isCurrent(committed)).toBe(true);
+    });
+
+    it.each([
+      ['reading the table', false],
+      ['given the base', true],
+    ])('lets exactly one of two racing commits on the same base land (%s)', async (_, given) => {
       // Prepare
       const id = newId();
       const base = await catalog().createTable(id, { schema: CONTRACT_SCHEMA });
       const a = appendChange(base);
       const b = appendChange(base);
+      const hint = given ? base : undefined;
 
       // Act
       const results = await Promise.allSettled([
-        catalog().commitTable(id, a.requirements, a.updates),
-        catalog().commitTable(id, b.requirements, b.updates),
+        catalog().commitTable(id, a.requirements, a.updates, hint),
+        catalog().commitTable(id, b.requirements, b.updates, hint),
       ]);
 
       // Assess

@@ -67,7 +67,15 @@ export class FaultyCatalog implements Catalog {
   listTables(ns: string[]) {
     return this.inner.listTables(ns);
   }
-  async commitTable(id: TableIdentifier, requirements: TableRequirement[], updates: TableUpdate[]) {
+  isCurrent(table: LoadedTable): Promise<boolean> {
+    return this.inner.isCurrent ? this.inner.isCurrent(table) : Promise.resolve(false);
+  }
+  async commitTable(
+    id: TableIdentifier,
+    requirements: TableRequirement[],
+    updates: TableUpdate[],
+    base?: LoadedTable,
+  ) {
     this.commits++;
     const hook = this.beforeCommit;
     this.beforeCommit = undefined;
@@ -75,7 +83,7 @@ export class FaultyCatalog implements Catalog {
     const fault = this.faults.shift();
     if (fault === 'unknown-before-landing')
       throw new CommitStateUnknownError('injected: timed out before the swap');
-    const result = await this.inner.commitTable(id, requirements, updates);
+    const result = await this.inner.commitTable(id, requirements, updates, base);
     if (fault === 'unknown-after-landing')
       throw new CommitStateUnknownError('injected: timed out after the swap');
     return result;

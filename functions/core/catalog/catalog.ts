@@ -8,6 +8,11 @@ export interface LoadedTable {
   metadata: TableMetadata;
   metadataLocation: string;
   io: FileIO;
+  /**
+   * S3 Tables: the version token of the pointer this metadata was read at, so a commit on this table
+   * can swap conditionally on it without reading the pointer again.
+   */
+  versionToken?: string;
 }
 
 export interface CreateTableRequest {
@@ -33,6 +38,11 @@ export interface Catalog {
   /**
    * Checks the requirements against the current metadata, applies the updates, and swaps the
    * pointer atomically.
+   *
+   * `base` is the table the change was prepared on, as this catalog loaded or committed it. A catalog
+   * that applies updates itself may take it as the current metadata instead of reading the table again:
+   * its swap is conditional on that version still being current, so a stale base cannot land (it
+   * fails with CommitFailedError and the commit loop reloads).
    * @throws CommitFailedError when a requirement failed or the swap lost a race (did not land)
    * @throws CommitStateUnknownError when the swap may have landed
    */
@@ -40,7 +50,13 @@ export interface Catalog {
     id: TableIdentifier,
     requirements: TableRequirement[],
     updates: TableUpdate[],
+    base?: LoadedTable,
   ): Promise<LoadedTable>;
+  /**
+   * Whether `table` is still the table's current version, checked with one small request (cheaper
+   * than loadTable). Catalogs without such a check leave it out: callers then load.
+   */
+  isCurrent?(table: LoadedTable): Promise<boolean>;
   listTables(namespace: string[]): Promise<TableIdentifier[]>;
   dropTable?(id: TableIdentifier): Promise<void>;
 }

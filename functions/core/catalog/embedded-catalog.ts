@@ -143,14 +143,33 @@ export class EmbeddedCatalog implements Catalog {
     return { identifier: id, metadata, metadataLocation, io: this.io };
   }
 
+  /** The version a metadata location names, when it is this table's file in this catalog's layout. */
+  private versionAt(id: TableIdentifier, location: string): number | undefined {
+    const m = /\/v(\d+)\.metadata\.json$/.exec(location);
+    if (!m) return undefined;
+    const version = Number(m[1]);
+    return this.metadataFile(id, version) === location ? version : undefined;
+  }
+
+  /** Current while no v<N+1> exists: one existence check. */
+  async isCurrent(table: LoadedTable): Promise<boolean> {
+    const version = this.versionAt(table.identifier, table.metadataLocation);
+    if (version === undefined) return false;
+    return !(await this.io.exists(this.metadataFile(table.identifier, version + 1)));
+  }
+
   async commitTable(
     id: TableIdentifier,
     requirements: TableRequirement[],
     updates: TableUpdate[],
+    base?: LoadedTable,
   ): Promise<LoadedTable> {
-    const version = await this.latestVersion(id);
+    // A base from this catalog names its version: no need to find and read the latest again. If it is
+    // stale, v<N+1> exists and the create-if-absent below refuses the commit.
+    const baseVersion = base ? this.versionAt(id, base.metadataLocation) : undefined;
+    const version = baseVersion ?? (await this.latestVersion(id));
     if (version === undefined) throw new NoSuchTableError(`table ${formatIdentifier(id)} does not exist`);
-    const current = await this.readVersion(id, version);
+    const current = base && baseVersion !== undefined ? base : await this.readVersion(id, version);
     checkRequirements(current.metadata, requirements);
     const next: TableMetadata = applyUpdates(current.metadata, updates, {
       previousMetadataLocation: current.metadataLocation,

@@ -187,12 +187,22 @@ export class S3TablesCatalog implements Catalog {
     if (!pointer?.metadataLocation) {
       throw new NoSuchTableError(`table ${formatIdentifier(id)} does not exist in ${this.tableBucketArn}`);
     }
-    return this.readTable(id, pointer.metadataLocation);
+    return this.readTable(id, { ...pointer, metadataLocation: pointer.metadataLocation });
   }
 
-  private async readTable(id: TableIdentifier, metadataLocation: string): Promise<LoadedTable> {
+  private async readTable(
+    id: TableIdentifier,
+    pointer: Pointer & { metadataLocation: string },
+  ): Promise<LoadedTable> {
+    const { metadataLocation, versionToken } = pointer;
     const metadata = parseTableMetadata(decoder.decode(await this.io.read(metadataLocation)));
-    return { identifier: id, metadata, metadataLocation, io: this.io };
+    return { identifier: id, metadata, metadataLocation, io: this.io, versionToken };
+  }
+
+  /** Current while the pointer still names its metadata: one GetTableMetadataLocation. */
+  async isCurrent(table: LoadedTable): Promise<boolean> {
+    const pointer = await this.readPointer(table.identifier);
+    return pointer?.metadataLocation === table.metadataLocation;
   }
 
   /**
@@ -249,8 +259,9 @@ export class S3TablesCatalog implements Catalog {
       'metadata',
       nextMetadataFileName(undefined),
     );
+    let versionToken: string | undefined;
     try {
-      await this.swapPointer(id, pointer, metadataLocation, metadata);
+      versionToken = await this.swapPointer(id, pointer, metadataLocation, metadata);
     } catch (error) {
       if (error instanceof MetadataWriteFailedError) {
         const cause = error.cause;
@@ -268,7 +279,7 @@ export class S3TablesCatalog implements Catalog {
       }
       throw error;
     }
-    return { identifier: id, metadata, metadataLocation, io: this.io };
+    return { identifier: id, metadata, metadataLocation, io: this.io, versionToken };
   }
 
   /**
@@ -280,12 +291,24 @@ export class S3TablesCatalog implements Catalog {
     id: TableIdentifier,
     requirements: TableRequirement[],
     updates: TableUpdate[],
+    given?: LoadedTable,
   ): Promise<LoadedTable> {
     validateS3TablesName('table', id.name);
-    const pointer = await this.readPointer(id);
+    // A base read with its version token needs no second read: the swap is conditional on that token,
+    // so a stale base is refused (ConflictException → CommitFailedError).
+    const pointer: Pointer | undefined = given?.versionToken
+      ? {
+          versionToken: given.versionToken,
+          warehouseLocation: given.metadata.location.replace(/\/+$/, ''),
+          metadataLocation: given.metadataLocation,
+        }
+      : await this.readPointer(id);
     if (!pointer?.metadataLocation)
       throw new NoSuchTableError(`table ${formatIdentifier(id)} does not exist`);
-    const base = await this.readTable(id, pointer.metadataLocation);
+    const base =
+      given?.versionToken !== undefined
+        ? given
+        : await this.readTable(id, { ...pointer, metadataLocation: pointer.metadataLocation });
     checkRequirements(base.metadata, requirements);
     const next = applyUpdates(base.metadata, updates, { previousMetadataLocation: pointer.metadataLocation });
     const nextLocation = joinLocation(
@@ -293,17 +316,20 @@ export class S3TablesCatalog implements Catalog {
       'metadata',
       nextMetadataFileName(pointer.metadataLocation, base.metadata),
     );
-    await this.swapPointer(id, pointer, nextLocation, next);
-    return { identifier: id, metadata: next, metadataLocation: nextLocation, io: this.io };
+    const versionToken = await this.swapPointer(id, pointer, nextLocation, next);
+    return { identifier: id, metadata: next, metadataLocation: nextLocation, io: this.io, versionToken };
   }
 
-  /** Writes `metadata` as a new object at `location`, then moves the pointer there: THE COMMIT POINT. */
+  /**
+   * Writes `metadata` as a new object at `location`, then moves the pointer there: THE COMMIT POINT.
+   * Returns the pointer's new version token when S3 Tables reported it.
+   */
   private async swapPointer(
     id: TableIdentifier,
     pointer: Pointer,
     location: string,
     metadata: TableMetadata,
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     const what = formatIdentifier(id);
     try {
       await this.io.writeIfAbsent(location, encoder.encode(serializeTableMetadata(metadata)));
@@ -318,7 +344,7 @@ export class S3TablesCatalog implements Catalog {
     }
     try {
       // ---- COMMIT POINT ----
-      await this.client.send(
+      const out = await this.client.send(
         new UpdateTableMetadataLocationCommand({
           tableBucketARN: this.tableBucketArn,
           namespace: id.namespace[0],
@@ -328,6 +354,7 @@ export class S3TablesCatalog implements Catalog {
         }),
         { abortSignal: AbortSignal.timeout(this.commitTimeoutMs) },
       );
+      return out.versionToken ?? undefined;
     } catch (error) {
       const name = errorName(error);
       const status = httpStatus(error);
@@ -348,6 +375,7 @@ export class S3TablesCatalog implements Catalog {
         );
       }
       await this.reconcileSwap(id, location, error);
+      return undefined;
     }
   }
 

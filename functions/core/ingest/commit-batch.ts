@@ -133,11 +133,12 @@ async function deleteFiles(table: LoadedTable, files: BatchFiles): Promise<void>
 
 async function commitFiles(
   options: IngestTableOptions,
-  id: TableIdentifier,
+  table: LoadedTable,
   batchId: string,
   batchOffsets: SourceOffsets,
   files: BatchFiles,
 ): Promise<CommitResult> {
+  const id = table.identifier;
   return commitWithRetry(
     options.catalog,
     id,
@@ -166,6 +167,7 @@ async function commitFiles(
     },
     {
       lock: options.lock,
+      base: table,
       deadlineMs: options.deadlineMs,
       onEvent: (e) => options.onCommitEvent?.(formatIdentifier(id), e),
     },
@@ -183,15 +185,17 @@ export async function commitBatch<T extends BatchFiles>(
   batchId: string,
   records: RawRecord[],
   write: (table: LoadedTable, fresh: RawRecord[]) => Promise<T>,
+  loaded?: LoadedTable,
 ): Promise<BatchOutcome<T>> {
   const batchOffsets = offsetsOf(records);
   for (let round = 0; ; round++) {
-    const table = await options.catalog.loadTable(id);
+    // The caller's table serves the first round; the commit checks it is still current.
+    const table = round === 0 && loaded ? loaded : await options.catalog.loadTable(id);
     const fresh = unseen(records, readCommittedOffsets(table.metadata));
     if (fresh.length === 0) return { skipped: records.length };
     const written = await write(table, fresh);
     try {
-      const result = await commitFiles(options, id, batchId, batchOffsets, written);
+      const result = await commitFiles(options, table, batchId, batchOffsets, written);
       if (result.status === 'already-committed') await deleteFiles(table, written);
       return { result, written, skipped: records.length - fresh.length };
     } catch (error) {
@@ -225,7 +229,7 @@ export async function commitDeadLetters(
     kafkaLineage: false,
     properties: {},
   };
-  await loadOrCreateTable(options.catalog, dlqRoute);
+  const dlq = await loadOrCreateTable(options.catalog, dlqRoute);
   const target = formatIdentifier(route.table);
   const now = Date.now();
   const byRecord = new Map(letters.map((l) => [l.record, l]));
@@ -239,6 +243,7 @@ export async function commitDeadLetters(
       const dataFiles = await writeRows(table, rows, { filePrefix: batchId });
       return { dataFiles, deleteFiles: [], used: fresh, rows: rows.length };
     },
+    dlq,
   );
   return out.written?.rows ?? 0;
 }

@@ -119,6 +119,7 @@ export async function ingestCdcTable(
         },
       };
     },
+    table,
   );
   for (const warning of warnings) options.onWarning?.(name, warning);
   const committed = outcome.result?.status === 'committed';

@@ -122,6 +122,7 @@ export async function ingestTable(
       }
       return writeEvolvedRows(current, batch, batchId);
     },
+    table,
   );
   return { ...baseReport(route, batchId, records, deadLettered, outcome), mode };
 }

@@ -2,7 +2,8 @@
  * The one commit loop. Every table change floe makes (append, row delta, rewrite, expiry, schema
  * evolution) goes through here:
  *
- *   lock → load base → [already committed? done] → prepare(base) → catalog.commitTable
+ *   lock → base (the caller's table if still current, else a load) → [already committed? done]
+ *     → prepare(base) → catalog.commitTable(…, base), whose swap is conditional on that base
  *     CommitFailedError       → it did not land: delete this attempt's manifests, back off, retry on a fresh base
  *     CommitStateUnknownError → it may have landed: reload and look for this change (batch id / snapshot id);
  *     (or an error the          found → success; not found → retry; never delete its files. A request still on
@@ -47,6 +48,12 @@ export interface RetryPolicy {
 
 export interface CommitOptions {
   lock?: CommitLock;
+  /**
+   * The table as the caller last loaded it (e.g. to write the files being committed). Once the lock is
+   * held it is taken as the first base when the catalog confirms it is still current (one small
+   * request instead of a load); otherwise the table is loaded.
+   */
+  base?: LoadedTable;
   retry?: Partial<RetryPolicy>;
   /** Absolute time (ms) after which no new attempt starts (a Lambda's remaining time). */
   deadlineMs?: number;
@@ -134,7 +141,7 @@ export async function commitWithRetry(
   };
   try {
     lease = await lock.acquire(what);
-    let base = await catalog.loadTable(id);
+    let base = await firstBase(catalog, id, options.base);
     const policy = retryPolicyFrom(base.metadata.properties ?? {}, options.retry);
     for (let attempt = 1; ; attempt++) {
       const existing = findLanded(base, action, ours);
@@ -149,7 +156,7 @@ export async function commitWithRetry(
       const t0 = Date.now();
       let failure: unknown;
       try {
-        const table = await catalog.commitTable(id, prepared.requirements, prepared.updates);
+        const table = await catalog.commitTable(id, prepared.requirements, prepared.updates, base);
         emit({ type: 'committed', attempt, snapshotId, ms: Date.now() - t0 });
         return outcome('committed', table, snapshotId, attempt);
       } catch (error) {
@@ -204,6 +211,12 @@ export async function commitWithRetry(
   } finally {
     if (lease) await lease.release().catch(() => {});
   }
+}
+
+/** The caller's table when the catalog confirms it is still current, else a fresh load. */
+async function firstBase(catalog: Catalog, id: TableIdentifier, given?: LoadedTable): Promise<LoadedTable> {
+  if (given && catalog.isCurrent && (await catalog.isCurrent(given))) return given;
+  return catalog.loadTable(id);
 }
 
 /** The head of `main`: what every snapshot-adding swap is conditional on. */
