@@ -5,9 +5,9 @@
  *   runtime parse   JSON.parse of the event text (the Lambda runtime does it before the handler)
  *   decode          decodeEsmEvent (base64 key/value, headers)
  *   parse           decodeJsonRecords (one JSON parse per value, UTF-8 check, exact long numbers)
- *   map             mapBatch (schema check + typed Iceberg values + `_kafka` lineage; the fitting-row
- *                   fast path for records that fit the schema)
- *   arrow build     buildRecordBatch (typed-array columns + column bounds)
+ *   map             mapBatch (schema check + typed Iceberg values + `_kafka` lineage; records that fit
+ *                   the schema are gathered straight into columns, as the handler does)
+ *   arrow build     the gathered columns (or rows) → Arrow typed arrays + column bounds
  *   parquet encode  encodeBatch: floe's Parquet writer (ZSTD)
  *   file + stats    writeRows minus the two above: footer read-back, bounds encoding, the file write
  *   commit          commitWithRetry + prepareSnapshot (manifest, manifest list, metadata.json, swap)
@@ -101,17 +101,25 @@ export class PhaseRunner {
     lap('decode');
     const parsed = decodeJsonRecords(decoded.records);
     lap('parse');
-    const mapped = mapBatch(parsed.decoded, { mapping: DEFAULT_MAPPING, metadata: table.metadata });
+    const mapped = mapBatch(parsed.decoded, {
+      mapping: DEFAULT_MAPPING,
+      metadata: table.metadata,
+      columnar: true,
+    });
     lap('map');
     // The first run evolves the table (the values carry fields it lacks); later ones fit it.
     const rec = mapped.reconciliation;
     const schema = rec.schema;
     const arrowSchema = toArrowSchema(schema);
-    const batch = buildRecordBatch(schema, arrowSchema, mapped.rows, 0, mapped.rows.length, new Map());
+    // As the handler: rows gathered as columns when every record fits, else row objects.
+    const rows = mapped.gathered ?? mapped.rows;
+    const batch = mapped.gathered
+      ? mapped.gathered.buildBatch(schema, arrowSchema, 0, rows.length, new Map())
+      : buildRecordBatch(schema, arrowSchema, mapped.rows, 0, rows.length, new Map());
     lap('arrow_build');
     encodeBatch(schema, batch, { codec: 'zstd', rowGroupRows: batch.numRows, keyValueMetadata: new Map() });
     lap('parquet_encode');
-    const files = await writeRows(table, mapped.rows, { filePrefix: `phases-${run}`, schema });
+    const files = await writeRows(table, rows, { filePrefix: `phases-${run}`, schema });
     lap('file_and_stats');
     // writeRows builds and encodes again: what is left once those are taken out is its own work.
     wall.file_and_stats = Math.max(0, wall.file_and_stats - wall.arrow_build - wall.parquet_encode);

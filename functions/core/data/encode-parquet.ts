@@ -11,6 +11,7 @@ import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet 
 import { LakeError, ValidationError } from '../errors.js';
 import type { Row, StructType } from '../spec/types.js';
 import { buildRecordBatch } from './build-record-batch.js';
+import type { GatheredRows } from './gathered-rows.js';
 import type { StatsSink } from './column-stats.js';
 import { encodeBatchAsParquet, nativeParquetAvailable } from './parquet/write-batch.js';
 import { type FooterMetrics, readFooterMetrics } from './parquet-footer.js';
@@ -59,14 +60,16 @@ export interface EncodedFile {
 export function encodeParquetFile(
   schema: StructType,
   arrowSchema: arrow.Schema,
-  rows: Row[],
+  rows: Row[] | GatheredRows,
   start: number,
   end: number,
   opts: EncodeOptions,
 ): EncodedFile {
   const rowCount = end - start;
   const stats: StatsSink = new Map();
-  const batch = buildRecordBatch(schema, arrowSchema, rows, start, end, stats);
+  const batch = Array.isArray(rows)
+    ? buildRecordBatch(schema, arrowSchema, rows, start, end, stats)
+    : rows.buildBatch(schema, arrowSchema, start, end, stats);
   // Without a measured size, the Arrow buffers' size: larger than the compressed file, so the first
   // file's row groups err on the small side.
   const bytesPerRow = opts.bytesPerRow ?? batch.data.byteLength / Math.max(rowCount, 1);

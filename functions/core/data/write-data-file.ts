@@ -15,6 +15,7 @@ import { ValidationError } from '../errors.js';
 import type { DataFile, PartitionValues, Row, Schema, StructType } from '../spec/types.js';
 import type { FileIO } from '../io/file-io.js';
 import { toArrowSchema } from './arrow-schema.js';
+import type { GatheredRows } from './gathered-rows.js';
 import { encodeBounds } from './column-stats.js';
 import { type EncodedFile, type ParquetCodec, encodeParquetFile } from './encode-parquet.js';
 
@@ -52,13 +53,16 @@ const MAX_SHRINKS = 4;
 const SIZE_SAFETY = 0.95;
 
 /**
- * Writes `rows` as one or more Parquet files through `opts.io` and returns their DataFile entries,
+ * Writes `rows` (row objects, or rows gathered as columns) as one or more Parquet files through `opts.io` and returns their DataFile entries,
  * in row order (file i holds the rows after those of file i-1). An empty `rows` writes nothing.
  * On failure, files already written by this call are deleted (best effort) before the error is thrown.
  * @throws ValidationError for bad options, a null in a required field or a value of the wrong
  *   representation; LakeError when parquet-wasm fails; whatever `io.write` throws (TransientIOError...)
  */
-export async function writeDataFiles(rows: Row[], opts: WriteDataFilesOptions): Promise<DataFile[]> {
+export async function writeDataFiles(
+  rows: Row[] | GatheredRows,
+  opts: WriteDataFilesOptions,
+): Promise<DataFile[]> {
   const settings = resolveOptions(opts);
   if (rows.length === 0) return [];
   const arrowSchema = toArrowSchema(opts.schema);

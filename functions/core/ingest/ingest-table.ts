@@ -84,7 +84,7 @@ export async function ingestTable(
   const fresh = unseen(records, readCommittedOffsets(table.metadata));
   const { decoded, deadLetters: decodeLetters } = await decodeFor(route, fresh);
   const { mine, unrouted } = selectForRoute(route, allRoutes, decoded);
-  const mapped = mapBatch(mine, { mapping, metadata: table.metadata, policy });
+  const mapped = mapBatch(mine, { mapping, metadata: table.metadata, policy, columnar: true });
   const letters = [...decodeLetters, ...unrouted, ...mapped.deadLetters];
   if (mapped.reconciliation.changed) {
     options.onWarning?.(

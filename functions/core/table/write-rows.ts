@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
+import type { GatheredRows } from '../data/gathered-rows.js';
 import { writeDataFiles } from '../data/write-data-file.js';
 import { joinLocation } from '../io/location.js';
 import { currentSchema, defaultSpec, sortOrderById } from '../spec/metadata.js';
@@ -19,10 +20,18 @@ export interface WriteRowsOptions {
   schema?: Schema;
 }
 
-/** Writes rows as DataFiles of the table's default spec. Nothing is committed. */
+/** File names under `<location>/data/<partition path>/`: `<prefix>-<uuid>-<index>.parquet`. */
+function fileLocations(location: string, path: string[], filePrefix?: string): (index: number) => string {
+  const dir = joinLocation(location, 'data', ...path);
+  const prefix = filePrefix ? `${filePrefix.slice(0, 12)}-` : '';
+  const id = randomUUID();
+  return (i) => joinLocation(dir, `${prefix}${id}-${String(i).padStart(5, '0')}.parquet`);
+}
+
+/** Writes rows (objects, or gathered as columns) as DataFiles of the table's default spec. Nothing is committed. */
 export async function writeRows(
   table: LoadedTable,
-  rows: Row[],
+  input: Row[] | GatheredRows,
   options: WriteRowsOptions = {},
 ): Promise<DataFile[]> {
   const md = table.metadata;
@@ -37,22 +46,30 @@ export async function writeRows(
     | 'snappy'
     | 'gzip'
     | 'uncompressed';
-  const prefix = options.filePrefix ? `${options.filePrefix.slice(0, 12)}-` : '';
+  // Gathered columns go straight to the file unless rows must be split by partition or sorted.
+  if (!Array.isArray(input) && spec.fields.length === 0 && !sorted) {
+    return writeDataFiles(input, {
+      io: table.io,
+      schema,
+      specId: spec['spec-id'],
+      partition: {},
+      nextLocation: fileLocations(md.location, [], options.filePrefix),
+      targetFileSizeBytes: target,
+      codec,
+      sortOrderId: order?.['order-id'],
+    });
+  }
+  const rows = Array.isArray(input) ? input : input.toRows();
   const files: DataFile[] = [];
   for (const group of partitionRows(rows, schema, spec)) {
-    const dir = joinLocation(
-      md.location,
-      'data',
-      ...(spec.fields.length ? [partitionPath(spec, schema, group.partition)] : []),
-    );
-    const id = randomUUID();
+    const path = spec.fields.length ? [partitionPath(spec, schema, group.partition)] : [];
     files.push(
       ...(await writeDataFiles(sorted ? sortRows(group.rows, order, schema) : group.rows, {
         io: table.io,
         schema,
         specId: spec['spec-id'],
         partition: group.partition,
-        nextLocation: (i) => joinLocation(dir, `${prefix}${id}-${String(i).padStart(5, '0')}.parquet`),
+        nextLocation: fileLocations(md.location, path, options.filePrefix),
         targetFileSizeBytes: target,
         codec,
         sortOrderId: order?.['order-id'],

@@ -21,14 +21,14 @@ import { acceptsKind } from './value-kinds.js';
 
 export const NOT_FITTING: unique symbol = Symbol('not fitting');
 export type NotFitting = typeof NOT_FITTING;
-type Convert = (v: unknown) => Value | NotFitting;
+export type Convert = (v: unknown) => Value | NotFitting;
 
 const INT_MIN = -(2 ** 31);
 const INT_MAX = 2 ** 31 - 1;
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
 /** json-to-value.ts and the draft walker stop at 64 levels; deeper schemas take the general path. */
-const MAX_DEPTH = 60;
+export const MAX_DEPTH = 60;
 
 /** Types without a schema change for any value: only the value's kind and content matter. */
 function viaGeneral(type: PrimitiveType): Convert {
@@ -42,7 +42,8 @@ function viaGeneral(type: PrimitiveType): Convert {
   };
 }
 
-function compilePrimitive(type: PrimitiveType): Convert {
+/** A primitive value → its Value when it fits the column as it is, else NOT_FITTING. */
+export function compilePrimitive(type: PrimitiveType): Convert {
   switch (type) {
     case 'boolean':
       return (v) => (typeof v === 'boolean' ? v : NOT_FITTING);
@@ -98,7 +99,7 @@ function compilePrimitive(type: PrimitiveType): Convert {
   return viaGeneral(type);
 }
 
-function depthOf(type: IcebergType): number {
+export function depthOf(type: IcebergType): number {
   if (typeof type === 'string') return 0;
   if (type.type === 'struct') return 1 + Math.max(0, ...type.fields.map((f) => depthOf(f.type)));
   if (type.type === 'list') return 1 + depthOf(type.element);

@@ -22,14 +22,14 @@ export async function writeEvolvedRows(
   batchId: string,
 ): Promise<BatchFiles> {
   const rec = batch.reconciliation;
-  const dataFiles = batch.rows.length
-    ? await writeRows(table, batch.rows, { filePrefix: batchId, schema: rec.schema })
-    : [];
+  const rows = batch.gathered ?? batch.rows;
+  const count = rows.length;
+  const dataFiles = count ? await writeRows(table, rows, { filePrefix: batchId, schema: rec.schema }) : [];
   return {
     dataFiles,
     deleteFiles: [],
     used: batch.used,
-    rows: batch.rows.length,
+    rows: count,
     checkBase: async (base) => {
       if (!reconciliationStillApplies(base.metadata, rec)) {
         throw new StaleWriteError(

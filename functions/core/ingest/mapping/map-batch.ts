@@ -18,7 +18,8 @@ import { canPromote, samePrimitive } from '../evolution/promotions.js';
 import { reconcileSchema, type SchemaReconciliation } from '../evolution/reconcile-schema.js';
 import type { DecodedRecord } from './decoded-record.js';
 import type { MappingConfig } from './mapping-config.js';
-import { compileMapping, fieldAtPath } from './record-mapper.js';
+import type { GatheredRows } from '../../data/gathered-rows.js';
+import { compileMapping, type FittingGatherer, fieldAtPath } from './record-mapper.js';
 import type { ValueObject } from './value-paths.js';
 
 export interface MapBatchOptions {
@@ -32,6 +33,11 @@ export interface MapBatchOptions {
    * timestamp arrives as ISO text but should make a timestamptz column). The mapping's own rules win.
    */
   typeHints?: ReadonlyMap<string, PrimitiveType>;
+  /**
+   * Ask for the rows gathered as columns (MappedBatch.gathered) when every record fits the schema as it
+   * is: no row objects are built. @default false
+   */
+  columnar?: boolean;
   /**
    * false: every record goes through reconciliation and the general conversion (the reference the
    * fast path is tested against). @default true
@@ -47,7 +53,10 @@ interface Candidate {
 }
 
 export interface MappedBatch {
+  /** The rows (empty when `gathered` holds them). */
   rows: Row[];
+  /** With `columnar`, when every record fit: the rows gathered as columns, in record order. */
+  gathered?: GatheredRows;
   /** The records the rows came from, in the same order. */
   used: RawRecord[];
   deadLetters: DeadLetter[];
@@ -77,6 +86,12 @@ function hintsKeepSchema(schema: Schema, hints: ReadonlyMap<string, PrimitiveTyp
   return true;
 }
 
+/** Every candidate's row gathered, or undefined as soon as one does not fit (the row path takes over). */
+function gatherAll(gatherer: FittingGatherer, candidates: Candidate[]): GatheredRows | undefined {
+  for (const c of candidates) if (!gatherer.append(c.value, c.record)) return undefined;
+  return gatherer.rows;
+}
+
 /**
  * Maps one table's decoded records.
  *
@@ -103,6 +118,14 @@ export function mapBatch(decoded: readonly DecodedRecord[], options: MapBatchOpt
   const typeHints = new Map([...(options.typeHints ?? []), ...mapper.typeHints]);
   const fittingRow =
     options.fastPath !== false && hintsKeepSchema(schema, typeHints) ? mapper.fittingRow : undefined;
+  if (fittingRow && options.columnar && mapper.gatherFitting) {
+    const gathered = gatherAll(mapper.gatherFitting(), candidates);
+    if (gathered) {
+      const reconciliation = reconcileSchema(options.metadata, [], { policy: options.policy, typeHints });
+      const used = candidates.map((c) => c.record);
+      return { rows: [], gathered, used, deadLetters, reconciliation };
+    }
+  }
   if (fittingRow) {
     for (const c of candidates) c.fitting = fittingRow(c.value, c.record);
   }

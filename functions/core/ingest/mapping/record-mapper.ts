@@ -14,6 +14,8 @@ import type {
   StructType,
   Value,
 } from '../../spec/types.js';
+import { GatheredRows } from '../../data/gathered-rows.js';
+import { compileFittingColumns } from '../evolution/fitting-columns.js';
 import { compileFittingRow, NOT_FITTING } from '../evolution/fitting-row.js';
 import { canPromote, samePrimitive } from '../evolution/promotions.js';
 import type { RawRecord } from '../esm-event.js';
@@ -24,6 +26,13 @@ import type { DecodedRecord } from './decoded-record.js';
 import type { MappingConfig } from './mapping-config.js';
 import { projectRecord } from './project-record.js';
 import { isFieldObject, type ValueObject } from './value-paths.js';
+
+/** Rows gathered as columns, a record at a time. */
+export interface FittingGatherer {
+  readonly rows: GatheredRows;
+  /** Appends the record's row; false (nothing appended) when its value does not fit the schema. */
+  append(projected: ValueObject, record: RawRecord): boolean;
+}
 
 export interface RecordMapper {
   readonly config: MappingConfig;
@@ -44,6 +53,11 @@ export interface RecordMapper {
    * coercions take the general path).
    */
   readonly fittingRow?: (projected: ValueObject, record: RawRecord) => Row | undefined;
+  /**
+   * The same fast path gathering columns instead of building rows (evolution/fitting-columns.ts): each
+   * call starts an empty set of gathered rows. Absent when fittingRow is.
+   */
+  readonly gatherFitting?: () => FittingGatherer;
   /** project + toRow. @throws RecordDecodeError (stage map) naming the column path */
   map(decoded: DecodedRecord): Row;
 }
@@ -198,6 +212,16 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
       const row = fitting(projected);
       return withLineage(row === NOT_FITTING ? jsonToRow(valueStruct, projected) : row, record);
     },
+    gatherFitting: fitting
+      ? () => {
+          const columns = compileFittingColumns(schema, new Set(lineage ? [KAFKA_FIELD] : []));
+          return {
+            rows: new GatheredRows(columns.columns),
+            append: (projected, record) =>
+              columns.append(projected, lineage ? { [KAFKA_FIELD]: kafkaLineageRow(record) } : undefined),
+          };
+        }
+      : undefined,
     fittingRow: fitting
       ? (projected, record) => {
           const row = fitting(projected);
