@@ -226,7 +226,7 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
             });
           },
         },
-        { lock: options.lock },
+        { lock: options.lock, base: table },
       );
       if (result.status === 'already-committed')
         await Promise.all(files.map((f) => table.io.delete(f.file_path)));
