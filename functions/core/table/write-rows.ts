@@ -10,7 +10,7 @@ import { writeDataFiles } from '../data/write-data-file.js';
 import { joinLocation } from '../io/location.js';
 import { currentSchema, defaultSpec, sortOrderById } from '../spec/metadata.js';
 import { partitionPath } from '../spec/transforms.js';
-import type { DataFile, Row, Schema } from '../spec/types.js';
+import type { DataFile, Row, Schema, TableMetadata } from '../spec/types.js';
 import { partitionRows } from './partition-rows.js';
 import { sortRows } from './sort-rows.js';
 
@@ -18,6 +18,15 @@ export interface WriteRowsOptions {
   /** Prefix for file names (e.g. the batch id), so files can be traced to the batch that wrote them. */
   filePrefix?: string;
   schema?: Schema;
+}
+
+/**
+ * Whether gathered columns are written as they are: the default spec has no fields and the default sort
+ * order none (otherwise writeRows turns them back into rows to split and sort them).
+ */
+export function writesColumns(md: TableMetadata): boolean {
+  const order = sortOrderById(md, md['default-sort-order-id']);
+  return defaultSpec(md).fields.length === 0 && !(order !== undefined && order.fields.length > 0);
 }
 
 /** File names under `<location>/data/<partition path>/`: `<prefix>-<uuid>-<index>.parquet`. */
@@ -47,7 +56,7 @@ export async function writeRows(
     | 'gzip'
     | 'uncompressed';
   // Gathered columns go straight to the file unless rows must be split by partition or sorted.
-  if (!Array.isArray(input) && spec.fields.length === 0 && !sorted) {
+  if (!Array.isArray(input) && writesColumns(md)) {
     return writeDataFiles(input, {
       io: table.io,
       schema,
