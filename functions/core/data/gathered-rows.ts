@@ -127,6 +127,31 @@ export function columnValue(c: GatheredColumn, i: number): Value | undefined {
   return out;
 }
 
+/** Rows at `indices` (in that order) of a column as a column of their own. */
+function takeColumn(c: GatheredColumn, indices: readonly number[]): GatheredColumn {
+  if (c.kind === 'leaf') return { kind: 'leaf', values: indices.map((i) => c.values[i]) };
+  if (c.kind === 'struct') {
+    return {
+      kind: 'struct',
+      names: c.names,
+      valid: indices.map((i) => c.valid[i]),
+      children: c.children.map((child) => takeColumn(child, indices)),
+    };
+  }
+  const offsets = [0];
+  const elements: number[] = [];
+  for (const i of indices) {
+    for (let k = c.offsets[i]; k < c.offsets[i + 1]; k++) elements.push(k);
+    offsets.push(elements.length);
+  }
+  return {
+    kind: 'list',
+    offsets,
+    valid: indices.map((i) => c.valid[i]),
+    element: takeColumn(c.element, elements),
+  };
+}
+
 /** Rows [start, end) of a column as a column of their own. */
 function sliceColumn(c: GatheredColumn, start: number, end: number): GatheredColumn {
   if (c.kind === 'leaf') return { kind: 'leaf', values: c.values.slice(start, end) };
@@ -219,7 +244,25 @@ export class GatheredRows {
     return this.columns.valid.length;
   }
 
-  /** The rows as objects (only for partitioning and sorting, which work on rows). */
+  /** Row i's value at a dotted path of structs (null under a null struct), as readPath reads a row. */
+  valueAt(i: number, path: readonly string[]): Value {
+    let c: GatheredColumn = this.columns;
+    for (const name of path) {
+      if (c.kind !== 'struct') return null;
+      if (!c.valid[i]) return null;
+      const j = c.names.indexOf(name);
+      if (j < 0) return null;
+      c = c.children[j];
+    }
+    return (columnValue(c, i) ?? null) as Value;
+  }
+
+  /** The rows at `indices`, in that order (a partition's rows, sorted rows). */
+  take(indices: readonly number[]): GatheredRows {
+    return new GatheredRows(takeColumn(this.columns, indices) as StructColumn);
+  }
+
+  /** The rows as objects. */
   toRows(): Row[] {
     const out: Row[] = new Array(this.length);
     for (let i = 0; i < out.length; i++) out[i] = columnValue(this.columns, i) as Row;

@@ -7,7 +7,6 @@ import { formatIdentifier } from '../catalog/catalog.js';
 import { resolveMode } from '../cdc/table-mode.js';
 import { LakeError } from '../errors.js';
 import { readCommittedOffsets } from '../table/source-offsets.js';
-import { writesColumns } from '../table/write-rows.js';
 import {
   baseReport,
   commitBatch,
@@ -85,9 +84,7 @@ export async function ingestTable(
   const fresh = unseen(records, readCommittedOffsets(table.metadata));
   const { decoded, deadLetters: decodeLetters } = await decodeFor(route, fresh);
   const { mine, unrouted } = selectForRoute(route, allRoutes, decoded);
-  // Gathered columns only where they are written as they are (no partition split, no sort).
-  const columnar = writesColumns(table.metadata);
-  const mapped = mapBatch(mine, { mapping, metadata: table.metadata, policy, columnar });
+  const mapped = mapBatch(mine, { mapping, metadata: table.metadata, policy, columnar: true });
   const letters = [...decodeLetters, ...unrouted, ...mapped.deadLetters];
   if (mapped.reconciliation.changed) {
     options.onWarning?.(

@@ -6,6 +6,7 @@ import { ValidationError } from '../errors.js';
 import { schemaFieldPaths } from '../spec/schema.js';
 import { findField } from '../spec/schema-index.js';
 import { applyTransform } from '../spec/transforms.js';
+import { type ReadPath, readPath } from './sort-rows.js';
 import type {
   IcebergType,
   PartitionSpec,
@@ -19,6 +20,12 @@ import type {
 export interface PartitionGroup {
   partition: PartitionValues;
   rows: Row[];
+}
+
+/** Rows of one partition, by index. */
+export interface IndexGroup {
+  partition: PartitionValues;
+  indices: number[];
 }
 
 interface Accessor {
@@ -39,6 +46,26 @@ function keyOf(values: Value[]): string {
 /** @throws ValidationError when a partition source column is not in the schema */
 export function partitionRows(rows: Row[], schema: Schema, spec: PartitionSpec): PartitionGroup[] {
   if (spec.fields.length === 0) return rows.length ? [{ partition: {}, rows }] : [];
+  return partitionIndices(rows.length, (i, path) => readPath(rows[i], path), schema, spec).map((g) => ({
+    partition: g.partition,
+    rows: g.indices.map((i) => rows[i]),
+  }));
+}
+
+/**
+ * Row indices grouped by partition tuple, in first-seen order, reading values through `read` — for rows
+ * held in any form (objects, gathered columns).
+ * @throws ValidationError as partitionRows
+ */
+export function partitionIndices(
+  count: number,
+  read: ReadPath,
+  schema: Schema,
+  spec: PartitionSpec,
+): IndexGroup[] {
+  if (count === 0) return [];
+  if (spec.fields.length === 0)
+    return [{ partition: {}, indices: Array.from({ length: count }, (_, i) => i) }];
   const paths = schemaFieldPaths(schema);
   const accessors: Accessor[] = spec.fields.map((f) => {
     const source = findField(schema, f['source-id']);
@@ -49,14 +76,12 @@ export function partitionRows(rows: Row[], schema: Schema, spec: PartitionSpec):
       );
     return { name: f.name, path: path.split('.'), type: source.type, transform: f.transform };
   });
-  const groups = new Map<string, PartitionGroup>();
+  const groups = new Map<string, IndexGroup>();
   const values: Value[] = new Array(accessors.length);
-  for (const row of rows) {
+  for (let row = 0; row < count; row++) {
     for (let i = 0; i < accessors.length; i++) {
       const a = accessors[i];
-      let v: Value = row;
-      for (const p of a.path) v = v === null ? null : ((v as Row)[p] ?? null);
-      values[i] = applyTransform(a.transform, a.type, v);
+      values[i] = applyTransform(a.transform, a.type, read(row, a.path));
     }
     const key = keyOf(values);
     let group = groups.get(key);
@@ -65,10 +90,10 @@ export function partitionRows(rows: Row[], schema: Schema, spec: PartitionSpec):
       accessors.forEach((a, i) => {
         partition[a.name] = values[i];
       });
-      group = { partition, rows: [] };
+      group = { partition, indices: [] };
       groups.set(key, group);
     }
-    group.rows.push(row);
+    group.indices.push(row);
   }
   return [...groups.values()];
 }

@@ -17,11 +17,15 @@ interface SortKey {
   nullsFirst: boolean;
 }
 
-function readPath(row: Row, path: readonly string[]): Value {
+/** The value at a dotted path of structs in a row; null under a null (or missing) struct. */
+export function readPath(row: Row, path: readonly string[]): Value {
   let value: Value = row;
   for (const part of path) value = value === null ? null : ((value as Row)[part] ?? null);
   return value;
 }
+
+/** Reads row `index`'s value at a dotted path of structs (null under a null struct). */
+export type ReadPath = (index: number, path: readonly string[]) => Value;
 
 function compareNullable(a: Value, b: Value, key: SortKey): number {
   if (a === null || b === null) {
@@ -39,6 +43,27 @@ function compareNullable(a: Value, b: Value, key: SortKey): number {
  */
 export function sortRows(rows: Row[], order: SortOrder | undefined, schema: Schema): Row[] {
   if (!order || order.fields.length === 0) return rows;
+  const indices = sortIndices(
+    rows.map((_, i) => i),
+    (i, path) => readPath(rows[i], path),
+    order,
+    schema,
+  );
+  return indices.map((i) => rows[i]);
+}
+
+/**
+ * Row indices sorted by `order` (stable: equal rows keep the order of `indices`), reading values through
+ * `read` — for rows held in any form (objects, gathered columns).
+ * @throws ValidationError as sortRows
+ */
+export function sortIndices(
+  indices: readonly number[],
+  read: ReadPath,
+  order: SortOrder | undefined,
+  schema: Schema,
+): number[] {
+  if (!order || order.fields.length === 0) return [...indices];
   const paths = schemaFieldPaths(schema);
   const keys: SortKey[] = order.fields.map((f) => {
     const source = findField(schema, f['source-id']);
@@ -54,10 +79,10 @@ export function sortRows(rows: Row[], order: SortOrder | undefined, schema: Sche
     };
   });
   // Keys are computed once per row: transforms (bucket hashing, date math) are not free.
-  const keyed = rows.map((row, index) => ({
+  const keyed = indices.map((row, index) => ({
     row,
     index,
-    values: keys.map((k) => k.apply(readPath(row, k.path))),
+    values: keys.map((k) => k.apply(read(row, k.path))),
   }));
   keyed.sort((a, b) => {
     for (let i = 0; i < keys.length; i++) {

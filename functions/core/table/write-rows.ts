@@ -10,23 +10,14 @@ import { writeDataFiles } from '../data/write-data-file.js';
 import { joinLocation } from '../io/location.js';
 import { currentSchema, defaultSpec, sortOrderById } from '../spec/metadata.js';
 import { partitionPath } from '../spec/transforms.js';
-import type { DataFile, Row, Schema, TableMetadata } from '../spec/types.js';
-import { partitionRows } from './partition-rows.js';
-import { sortRows } from './sort-rows.js';
+import type { DataFile, Row, Schema } from '../spec/types.js';
+import { partitionIndices } from './partition-rows.js';
+import { type ReadPath, readPath, sortIndices } from './sort-rows.js';
 
 export interface WriteRowsOptions {
   /** Prefix for file names (e.g. the batch id), so files can be traced to the batch that wrote them. */
   filePrefix?: string;
   schema?: Schema;
-}
-
-/**
- * Whether gathered columns are written as they are: the default spec has no fields and the default sort
- * order none (otherwise writeRows turns them back into rows to split and sort them).
- */
-export function writesColumns(md: TableMetadata): boolean {
-  const order = sortOrderById(md, md['default-sort-order-id']);
-  return defaultSpec(md).fields.length === 0 && !(order !== undefined && order.fields.length > 0);
 }
 
 /** File names under `<location>/data/<partition path>/`: `<prefix>-<uuid>-<index>.parquet`. */
@@ -55,25 +46,18 @@ export async function writeRows(
     | 'snappy'
     | 'gzip'
     | 'uncompressed';
-  // Gathered columns go straight to the file unless rows must be split by partition or sorted.
-  if (!Array.isArray(input) && writesColumns(md)) {
-    return writeDataFiles(input, {
-      io: table.io,
-      schema,
-      specId: spec['spec-id'],
-      partition: {},
-      nextLocation: fileLocations(md.location, [], options.filePrefix),
-      targetFileSizeBytes: target,
-      codec,
-      sortOrderId: order?.['order-id'],
-    });
-  }
-  const rows = Array.isArray(input) ? input : input.toRows();
+  // Rows are split and sorted by index, whether they are objects or gathered columns.
+  const read: ReadPath = Array.isArray(input)
+    ? (i, path) => readPath(input[i], path)
+    : (i, path) => input.valueAt(i, path);
   const files: DataFile[] = [];
-  for (const group of partitionRows(rows, schema, spec)) {
+  for (const group of partitionIndices(input.length, read, schema, spec)) {
     const path = spec.fields.length ? [partitionPath(spec, schema, group.partition)] : [];
+    const indices = sorted ? sortIndices(group.indices, read, order, schema) : group.indices;
+    const whole = indices.length === input.length && indices.every((v, i) => v === i);
+    const rows = whole ? input : Array.isArray(input) ? indices.map((i) => input[i]) : input.take(indices);
     files.push(
-      ...(await writeDataFiles(sorted ? sortRows(group.rows, order, schema) : group.rows, {
+      ...(await writeDataFiles(rows, {
         io: table.io,
         schema,
         specId: spec['spec-id'],
