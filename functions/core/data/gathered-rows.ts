@@ -129,27 +129,31 @@ export function columnValue(c: GatheredColumn, i: number): Value | undefined {
 
 /** Rows at `indices` (in that order) of a column as a column of their own. */
 function takeColumn(c: GatheredColumn, indices: readonly number[]): GatheredColumn {
-  if (c.kind === 'leaf') return { kind: 'leaf', values: indices.map((i) => c.values[i]) };
+  const n = indices.length;
+  if (c.kind === 'leaf') {
+    const values = new Array<unknown>(n);
+    for (let k = 0; k < n; k++) values[k] = c.values[indices[k]];
+    return { kind: 'leaf', values };
+  }
+  const valid = new Array<boolean>(n);
+  for (let k = 0; k < n; k++) valid[k] = c.valid[indices[k]];
   if (c.kind === 'struct') {
     return {
       kind: 'struct',
       names: c.names,
-      valid: indices.map((i) => c.valid[i]),
+      valid,
       children: c.children.map((child) => takeColumn(child, indices)),
     };
   }
-  const offsets = [0];
+  const offsets = new Array<number>(n + 1);
+  offsets[0] = 0;
   const elements: number[] = [];
-  for (const i of indices) {
-    for (let k = c.offsets[i]; k < c.offsets[i + 1]; k++) elements.push(k);
-    offsets.push(elements.length);
+  for (let k = 0; k < n; k++) {
+    const i = indices[k];
+    for (let e = c.offsets[i]; e < c.offsets[i + 1]; e++) elements.push(e);
+    offsets[k + 1] = elements.length;
   }
-  return {
-    kind: 'list',
-    offsets,
-    valid: indices.map((i) => c.valid[i]),
-    element: takeColumn(c.element, elements),
-  };
+  return { kind: 'list', offsets, valid, element: takeColumn(c.element, elements) };
 }
 
 /** Rows [start, end) of a column as a column of their own. */
