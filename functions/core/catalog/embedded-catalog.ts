@@ -20,6 +20,7 @@ import {
   CommitStateUnknownError,
   LakeError,
   NoSuchTableError,
+  NotFoundError,
   TableAlreadyExistsError,
   ValidationError,
 } from '../errors.js';
@@ -76,18 +77,23 @@ export class EmbeddedCatalog implements Catalog {
     return joinLocation(this.tableLocation(id), 'metadata', 'version-hint.text');
   }
 
+  /** The version the hint file names; 0 without a usable hint. */
+  private async hintedVersion(id: TableIdentifier): Promise<number> {
+    try {
+      const hint = Number.parseInt(decoder.decode(await this.io.read(this.hintFile(id))).trim(), 10);
+      return Number.isSafeInteger(hint) && hint > 0 ? hint : 0;
+    } catch (error) {
+      if (error instanceof LakeError && error.retryable) throw error;
+      return 0;
+    }
+  }
+
   /**
    * The latest version: start at the hint, probe forward while the next file exists. Without a usable
    * hint, list the metadata folder (old versions may have been removed, so counting up from v1 is not enough).
    */
   private async latestVersion(id: TableIdentifier): Promise<number | undefined> {
-    let version = 0;
-    try {
-      const hint = Number.parseInt(decoder.decode(await this.io.read(this.hintFile(id))).trim(), 10);
-      if (Number.isSafeInteger(hint) && hint > 0) version = hint;
-    } catch (error) {
-      if (error instanceof LakeError && error.retryable) throw error;
-    }
+    let version = await this.hintedVersion(id);
     if (version > 0 && !(await this.io.exists(this.metadataFile(id, version)))) version = 0;
     if (version === 0) version = await this.listedVersion(id);
     while (await this.io.exists(this.metadataFile(id, version + 1))) version++;
@@ -108,6 +114,16 @@ export class EmbeddedCatalog implements Catalog {
   }
 
   async loadTable(id: TableIdentifier): Promise<LoadedTable> {
+    // The common case in two reads and a probe: the hint names the latest version, read it at once
+    // (rather than checking it exists first) and look for a newer one.
+    const hinted = await this.hintedVersion(id);
+    if (hinted > 0) {
+      const table = await this.readVersion(id, hinted).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return undefined; // pruned metadata: find the latest below
+        throw error;
+      });
+      if (table && !(await this.io.exists(this.metadataFile(id, hinted + 1)))) return table;
+    }
     const version = await this.latestVersion(id);
     if (version === undefined)
       throw new NoSuchTableError(`table ${formatIdentifier(id)} does not exist in ${this.warehouse}`);
