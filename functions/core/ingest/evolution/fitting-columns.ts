@@ -10,6 +10,8 @@ import {
   columnLength,
   emptyColumns,
   type GatheredColumn,
+  type LeafColumn,
+  type ListColumn,
   type StructColumn,
   truncateColumn,
 } from '../../data/gathered-rows.js';
@@ -26,7 +28,7 @@ function compileType(type: IcebergType): Append {
     return (column, v) => {
       const value = convert(v);
       if (value === NOT_FITTING) return false;
-      (column as { values: unknown[] }).values.push(value);
+      (column as LeafColumn).values.push(value);
       return true;
     };
   }
@@ -39,7 +41,7 @@ function compileType(type: IcebergType): Append {
     const required = type['element-required'];
     return (column, v) => {
       if (!Array.isArray(v)) return false;
-      const list = column as Extract<GatheredColumn, { kind: 'list' }>;
+      const list = column as ListColumn;
       for (let i = 0; i < v.length; i++) {
         const item = v[i];
         if (item === null || item === undefined) {
