@@ -2,7 +2,7 @@ import { formatIdentifier, parseIdentifier } from '../../core/catalog/catalog.js
 import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { ValidationError } from '../../core/errors.js';
 import { parseEvolutionPolicy } from '../../core/ingest/evolution/evolution-policy.js';
-import { redriveDeadLetters } from '../../core/ingest/redrive.js';
+import { defaultRoute, redriveDeadLetters } from '../../core/ingest/redrive.js';
 import { parseRoutes, type TableRoute } from '../../core/ingest/routes.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
 import type { TableIdentifier } from '../../core/spec/types.js';
@@ -33,7 +33,7 @@ export async function runDlq(values: ParsedOptions, positionals: string[]): Prom
   if (values['schema-evolution'] !== undefined) {
     const policy = parseEvolutionPolicy(values['schema-evolution'], '--schema-evolution');
     route = {
-      ...(route ?? { table, topics: [], kafkaLineage: true, properties: {} }),
+      ...(route ?? defaultRoute(table)),
       schemaEvolution: policy,
     };
   }

@@ -129,6 +129,11 @@ function toRawRecord(row: Row): RawRecord {
 
 class RedriveRaceError extends LakeError {}
 
+/** A table's route when none is given: JSON values, the default mapping, the table's own policy. */
+export function defaultRoute(table: TableIdentifier): TableRoute {
+  return { table, topics: [], kafkaLineage: true, properties: {} };
+}
+
 /**
  * Re-ingests a table's dead letters exactly once.
  * @throws NoSuchTableError when the table or its DLQ table does not exist
@@ -152,12 +157,7 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
     .filter((r) => r.target_table === target)
     .map(toRawRecord);
 
-  const route: TableRoute = options.route ?? {
-    table: id,
-    topics: [],
-    kafkaLineage: true,
-    properties: {},
-  };
+  const route = options.route ?? defaultRoute(id);
   for (let round = 0; ; round++) {
     const table: LoadedTable = await catalog.loadTable(id);
     const mode = resolveMode(route, table.metadata.properties ?? {});
