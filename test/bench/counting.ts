@@ -113,9 +113,10 @@ export class CountingLock implements CommitLock {
       key: lease.key,
       owner: lease.owner,
       fencingVersion: lease.fencingVersion,
-      release() {
+      lastCommit: lease.lastCommit,
+      release(current?: string) {
         tally.add('lock.release');
-        return lease.release();
+        return lease.release(current);
       },
     };
   }

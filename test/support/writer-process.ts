@@ -306,8 +306,9 @@ export class WriterProcess {
           key: lease.key,
           owner: lease.owner,
           fencingVersion: lease.fencingVersion,
-          release: async () => {
-            await this.intercept({ kind: 'lock', method: 'release', key }, () => lease.release());
+          lastCommit: lease.lastCommit,
+          release: async (current?: string) => {
+            await this.intercept({ kind: 'lock', method: 'release', key }, () => lease.release(current));
             this.leases.delete(lease);
           },
         };

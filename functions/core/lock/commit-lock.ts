@@ -8,8 +8,18 @@ export interface LockLease {
   readonly owner: string;
   /** Increases on every acquisition of this key; a later holder always has a larger one. */
   readonly fencingVersion: number;
-  /** Releases the lock if this owner still holds it; never throws for a lock already taken over. */
-  release(): Promise<void>;
+  /**
+   * The table's metadata location as the previous holder left it when it released the lock (it
+   * committed there, or found the table there under the lock); undefined when no holder knew (it failed,
+   * crashed or timed out). A hint that saves re-checking the table, never a guarantee: swaps stay
+   * conditional, so a wrong hint costs one refused attempt.
+   */
+  readonly lastCommit?: string;
+  /**
+   * Releases the lock if this owner still holds it; never throws for a lock already taken over.
+   * @param current the table's metadata location as this holder leaves it, when it knows it
+   */
+  release(current?: string): Promise<void>;
 }
 
 export interface CommitLock {

@@ -29,6 +29,7 @@ export const LOCK_ATTRIBUTES = {
   leaseExpiresAt: 'leaseExpiresAt',
   fencingVersion: 'fencingVersion',
   ttl: 'expiresAt',
+  lastCommit: 'lastCommit',
 } as const;
 
 const NAMES = {
@@ -98,17 +99,29 @@ export function buildReleaseInput(
   owner: string,
   nowMs: number,
   itemTtlMs: number,
+  current?: string,
 ): UpdateItemCommandInput {
+  // The table's location as this holder leaves it, for the next holder (LockLease.lastCommit); a holder
+  // that does not know it removes the previous one.
   return {
     TableName: tableName,
     Key: { [LOCK_ATTRIBUTES.key]: { S: key } },
-    UpdateExpression: 'SET #lease = :zero, #ttl = :ttl REMOVE #owner',
+    UpdateExpression:
+      current === undefined
+        ? 'SET #lease = :zero, #ttl = :ttl REMOVE #owner, #last'
+        : 'SET #lease = :zero, #ttl = :ttl, #last = :last REMOVE #owner',
     ConditionExpression: '#owner = :owner',
-    ExpressionAttributeNames: { '#owner': NAMES['#owner'], '#lease': NAMES['#lease'], '#ttl': NAMES['#ttl'] },
+    ExpressionAttributeNames: {
+      '#owner': NAMES['#owner'],
+      '#lease': NAMES['#lease'],
+      '#ttl': NAMES['#ttl'],
+      '#last': LOCK_ATTRIBUTES.lastCommit,
+    },
     ExpressionAttributeValues: {
       ':owner': { S: owner },
       ':zero': { N: '0' },
       ':ttl': { N: String(ttlSeconds(nowMs + itemTtlMs)) },
+      ...(current === undefined ? {} : { ':last': { S: current } }),
     },
   };
 }

@@ -79,6 +79,7 @@ export class DynamoDbLease implements LockLease {
     readonly owner: string,
     readonly fencingVersion: number,
     leaseExpiresAtMs: number,
+    readonly lastCommit?: string,
   ) {
     this.leaseExpiresAtMs = leaseExpiresAtMs;
   }
@@ -129,11 +130,11 @@ export class DynamoDbLease implements LockLease {
    * failures are retried and then left to the lease's expiry (cleanup must not hide a commit's outcome).
    * @throws LakeError only for non-transient failures (missing table, access denied)
    */
-  async release(): Promise<void> {
+  async release(current?: string): Promise<void> {
     if (this.released) return;
     this.released = true;
     this.stopHeartbeat();
-    await this.lock.releaseLease(this);
+    await this.lock.releaseLease(this, current);
   }
 }
 
@@ -177,7 +178,8 @@ export class DynamoDbLock implements CommitLock {
           ),
         );
         const fencingVersion = Number(result.Attributes?.[LOCK_ATTRIBUTES.fencingVersion]?.N);
-        const lease = new DynamoDbLease(this, key, owner, fencingVersion, nowMs + this.leaseMs);
+        const lastCommit = result.Attributes?.[LOCK_ATTRIBUTES.lastCommit]?.S;
+        const lease = new DynamoDbLease(this, key, owner, fencingVersion, nowMs + this.leaseMs, lastCommit);
         lease.startHeartbeat(this.heartbeatMs);
         return lease;
       } catch (error) {
@@ -216,12 +218,12 @@ export class DynamoDbLock implements CommitLock {
   }
 
   /** @internal */
-  async releaseLease(lease: DynamoDbLease): Promise<void> {
+  async releaseLease(lease: DynamoDbLease, current?: string): Promise<void> {
     for (let attempt = 0; attempt < RELEASE_ATTEMPTS; attempt++) {
       try {
         await this.client.send(
           new UpdateItemCommand(
-            buildReleaseInput(this.tableName, lease.key, lease.owner, this.now(), this.itemTtlMs),
+            buildReleaseInput(this.tableName, lease.key, lease.owner, this.now(), this.itemTtlMs, current),
           ),
         );
         return;

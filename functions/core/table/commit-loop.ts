@@ -128,12 +128,17 @@ export async function commitWithRetry(
   // An attempt that was not found in the table but may still land: its swap was conditional on the branch
   // head it was prepared on, so it is settled only once the head has moved past that.
   let open: { head: SnapshotId | null } | undefined;
+  // The table's location as this call leaves it (known only on success), for the lock's next holder.
+  let leftAt: string | undefined;
   const outcome = (
     status: CommitResult['status'],
     table: LoadedTable,
     snapshotId: SnapshotId | undefined,
     attempts: number,
-  ): CommitResult => ({ status, table, snapshotId, attempts, conflicts, unknownOutcomes });
+  ): CommitResult => {
+    leftAt = table.metadataLocation;
+    return { status, table, snapshotId, attempts, conflicts, unknownOutcomes };
+  };
   const reload = async (): Promise<LoadedTable> => {
     const table = await catalog.loadTable(id);
     if (open && headOf(table) !== open.head) open = undefined;
@@ -141,7 +146,7 @@ export async function commitWithRetry(
   };
   try {
     lease = await lock.acquire(what);
-    let base = await firstBase(catalog, id, options.base);
+    let base = await firstBase(catalog, id, options.base, lease.lastCommit);
     const policy = retryPolicyFrom(base.metadata.properties ?? {}, options.retry);
     for (let attempt = 1; ; attempt++) {
       const existing = findLanded(base, action, ours);
@@ -209,12 +214,21 @@ export async function commitWithRetry(
     }
     throw error;
   } finally {
-    if (lease) await lease.release().catch(() => {});
+    if (lease) await lease.release(leftAt).catch(() => {});
   }
 }
 
-/** The caller's table when the catalog confirms it is still current, else a fresh load. */
-async function firstBase(catalog: Catalog, id: TableIdentifier, given?: LoadedTable): Promise<LoadedTable> {
+/**
+ * The caller's table when it is still current — the lock's previous holder left the table there, or
+ * the catalog confirms it — else a fresh load. A wrong hint only costs a refused swap and a reload.
+ */
+async function firstBase(
+  catalog: Catalog,
+  id: TableIdentifier,
+  given: LoadedTable | undefined,
+  lastCommit: string | undefined,
+): Promise<LoadedTable> {
+  if (given && lastCommit !== undefined && lastCommit === given.metadataLocation) return given;
   if (given && catalog.isCurrent && (await catalog.isCurrent(given))) return given;
   return catalog.loadTable(id);
 }

@@ -36,6 +36,19 @@ describeWithMoto('DynamoDbLock on moto', () => {
     return Item?.[LOCK_ATTRIBUTES.owner]?.S;
   }
 
+  it('hands the next holder the location the last one left the table at, and nothing after a holder that did not know', async () => {
+    const lock = new DynamoDbLock({ client: oneRequestAtATime(client), tableName });
+    const first = await lock.acquire('db.t');
+    expect(first.lastCommit).toBeUndefined();
+    await first.release('s3://b/t/metadata/v2.metadata.json');
+    const second = await lock.acquire('db.t');
+    expect(second.lastCommit).toBe('s3://b/t/metadata/v2.metadata.json');
+    await second.release();
+    const third = await lock.acquire('db.t');
+    expect(third.lastCommit).toBeUndefined();
+    await third.release();
+  });
+
   it('creates the lock table idempotently', async () => {
     // Act / Assess: a second call on an existing table is fine
     await expect(createLockTable(client, tableName)).resolves.toBeUndefined();

@@ -69,6 +69,16 @@ describe('request shapes', () => {
     expect(release.UpdateExpression).not.toContain('#fence');
   });
 
+  it('records where the holder left the table on release, and forgets it when the holder does not know', () => {
+    const known = buildReleaseInput('locks', 'k', 'me', 5_000, 60_000, 's3://b/t/metadata/v3.metadata.json');
+    const unknown = buildReleaseInput('locks', 'k', 'me', 5_000, 60_000);
+    expect(known.UpdateExpression).toContain('#last = :last');
+    expect(known.ExpressionAttributeValues?.[':last']).toEqual({ S: 's3://b/t/metadata/v3.metadata.json' });
+    expect(known.ExpressionAttributeNames?.['#last']).toBe('lastCommit');
+    expect(unknown.UpdateExpression).toContain('REMOVE #owner, #last');
+    expect(unknown.ExpressionAttributeValues?.[':last']).toBeUndefined();
+  });
+
   it('backs off with full jitter under a growing, capped ceiling', () => {
     // Act
     const highs = [0, 1, 2, 3, 10, 40].map((attempt) => computeBackoffMs(attempt, () => 0.999999));

@@ -6,6 +6,7 @@ import { readManifestEntries } from '../../../functions/core/manifest/manifest-r
 import { readManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { DataFile } from '../../../functions/core/spec/types.js';
+import type { CommitLock, LockLease } from '../../../functions/core/lock/commit-lock.js';
 import { type CommitAction, commitWithRetry } from '../../../functions/core/table/commit-loop.js';
 import { prepareSnapshot } from '../../../functions/core/table/snapshot-producer.js';
 import { BATCH_ID_KEY } from '../../../functions/core/table/source-offsets.js';
@@ -143,6 +144,98 @@ describe('commit loop', () => {
     expect(result.status).toBe('already-committed');
     expect(again.prepared).toBe(0);
     expect((await catalog.loadTable(ORDERS_ID)).metadata.snapshots).toHaveLength(1);
+  });
+
+  /** A lock that remembers where its last holder left the table, like the DynamoDB lock's item. */
+  function hintingLock(): CommitLock & { hint?: string; released: (string | undefined)[] } {
+    const lock = {
+      hint: undefined as string | undefined,
+      released: [] as (string | undefined)[],
+      async acquire(key: string): Promise<LockLease> {
+        return {
+          key,
+          owner: 'test',
+          fencingVersion: 1,
+          lastCommit: lock.hint,
+          release: async (current?: string) => {
+            lock.released.push(current);
+            lock.hint = current;
+          },
+        };
+      },
+    };
+    return lock;
+  }
+
+  it("takes the caller's base without a check when the lock's last holder left the table there", async () => {
+    const lock = hintingLock();
+    const checks: string[] = [];
+    const counting = Object.assign(Object.create(catalog) as EmbeddedCatalog, {
+      isCurrent: async (t: LoadedTable) => {
+        checks.push(t.metadataLocation);
+        return catalog.isCurrent(t);
+      },
+    });
+    // First commit: no hint yet, so the base is checked; the release records where it left the table.
+    const first = await commitWithRetry(counting, ORDERS_ID, appendAction([fakeDataFile(table, 'a')], 'b1'), {
+      lock,
+      base: table,
+    });
+    expect(checks).toHaveLength(1);
+    expect(lock.released).toEqual([first.table.metadataLocation]);
+    // Second commit on the returned table: the hint matches, no check.
+    const second = await commitWithRetry(
+      counting,
+      ORDERS_ID,
+      appendAction([fakeDataFile(table, 'b')], 'b2'),
+      {
+        lock,
+        base: first.table,
+      },
+    );
+    expect(checks).toHaveLength(1);
+    expect(second.attempts).toBe(1);
+    expect(await liveFiles(second.table)).toHaveLength(2);
+  });
+
+  it('survives a wrong hint (a writer that committed without the lock): one refused swap, then a reload', async () => {
+    const lock = hintingLock();
+    const base = await catalog.loadTable(ORDERS_ID);
+    lock.hint = base.metadataLocation;
+    // Someone commits without the lock: the hint is now stale.
+    await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, 'theirs')], 'other'));
+    const result = await commitWithRetry(
+      catalog,
+      ORDERS_ID,
+      appendAction([fakeDataFile(table, 'ours')], 'mine'),
+      {
+        lock,
+        base,
+        sleep: noSleep,
+      },
+    );
+    expect(result.status).toBe('committed');
+    expect(result.conflicts).toBe(1);
+    expect(await liveFiles(result.table)).toHaveLength(2);
+    expect(result.table.metadata.snapshots).toHaveLength(2);
+  });
+
+  it('releases the lock without a location when the commit fails', async () => {
+    const lock = hintingLock();
+    lock.hint = 'somewhere';
+    const refusing = Object.assign(Object.create(catalog) as EmbeddedCatalog, {
+      commitTable: async () => {
+        throw new CommitFailedError('refused');
+      },
+    });
+    await expect(
+      commitWithRetry(refusing, ORDERS_ID, appendAction([fakeDataFile(table, 'x')], 'b'), {
+        lock,
+        sleep: noSleep,
+        retry: { numRetries: 0 },
+      }),
+    ).rejects.toBeInstanceOf(CommitFailedError);
+    expect(lock.released).toEqual([undefined]);
   });
 
   it('gives up with CommitFailedError after commit.retry.num-retries conflicts', async () => {
