@@ -4,7 +4,8 @@
  *
  * Item: `pk` (the key), `lockOwner` (a random id per lease), `leaseExpiresAt` (epoch ms),
  * `fencingVersion` (a number ADDed on every acquisition, takeovers included), `expiresAt` (epoch seconds,
- * the table's TTL attribute, well after the lease, so the items of dead writers vanish).
+ * the table's TTL attribute, well after the lease, so the items of dead writers vanish), `lastCommit`
+ * (the table's metadata location as the last holder left it, when it knew: LockLease.lastCommit).
  *
  * Unlike Iceberg Java (which sleeps a lease length and compares a random version), leases here are
  * judged by the writers' clocks (`leaseExpiresAt < :now`): Lambda clocks are NTP-synced, and skew only
