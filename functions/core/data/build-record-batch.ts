@@ -9,6 +9,7 @@ import type { IcebergType, ListType, MapType, Row, StructType } from '../spec/ty
 import { buildPrimitiveData } from './build-primitive-data.js';
 import { type ColumnTarget, MASKED, ValidityBuilder, isNullSlot, wrongValue } from './column-target.js';
 import type { StatsSink } from './column-stats.js';
+import { elementTarget, fieldTarget, listData, recordBatchOf, structData } from './nested-data.js';
 
 /**
  * Arrow RecordBatch of `rows[start, end)` following `schema` / `arrowSchema` (from toArrowSchema).
@@ -32,12 +33,10 @@ export function buildRecordBatch(
     const row = rows[start + i];
     for (let j = 0; j < names.length; j++) columns[j][i] = row[names[j]];
   }
-  const children = fields.map((field, j) => {
-    const target: ColumnTarget = { id: field.id, path: field.name, required: field.required, bounded: true };
-    return buildColumnData(field.type, arrowSchema.fields[j], target, columns[j], stats);
-  });
-  const root = arrow.makeData({ type: new arrow.Struct(arrowSchema.fields), length, nullCount: 0, children });
-  return new arrow.RecordBatch(arrowSchema, root);
+  const children = fields.map((field, j) =>
+    buildColumnData(field.type, arrowSchema.fields[j], fieldTarget(field), columns[j], stats),
+  );
+  return recordBatchOf(arrowSchema, length, children);
 }
 
 /** Arrow Data of one column of any type. @throws ValidationError as buildRecordBatch */
@@ -87,21 +86,9 @@ function buildStructData(
   }
   const arrowChildren = (field.type as arrow.Struct).children;
   const children = fields.map((f, j) =>
-    buildColumnData(
-      f.type,
-      arrowChildren[j],
-      { id: f.id, path: `${col.path}.${f.name}`, required: f.required, bounded: col.bounded },
-      childValues[j],
-      stats,
-    ),
+    buildColumnData(f.type, arrowChildren[j], fieldTarget(f, col), childValues[j], stats),
   );
-  return arrow.makeData({
-    type: field.type as arrow.Struct,
-    length: n,
-    nullCount: validity.nullCount,
-    nullBitmap: validity.bitmap,
-    children,
-  });
+  return structData(field, n, validity, children);
 }
 
 function buildListData(
@@ -132,26 +119,8 @@ function buildListData(
     offsets[i + 1] = k;
   }
   const elementField = (field.type as arrow.List).children[0];
-  const child = buildColumnData(
-    type.element,
-    elementField,
-    {
-      id: type['element-id'],
-      path: `${col.path}.element`,
-      required: type['element-required'],
-      bounded: false,
-    },
-    elements,
-    stats,
-  );
-  return arrow.makeData({
-    type: field.type as arrow.List,
-    length: n,
-    nullCount: validity.nullCount,
-    nullBitmap: validity.bitmap,
-    valueOffsets: offsets,
-    child,
-  });
+  const child = buildColumnData(type.element, elementField, elementTarget(type, col), elements, stats);
+  return listData(field, n, validity, offsets, child);
 }
 
 function buildMapData(

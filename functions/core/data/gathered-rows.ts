@@ -8,10 +8,11 @@
  *
  * Supports structs, lists and primitives (what the fast path takes; maps always go through rows).
  */
-import * as arrow from 'apache-arrow';
+import type * as arrow from 'apache-arrow';
 import type { IcebergType, Row, StructType, Value } from '../spec/types.js';
 import { buildPrimitiveData } from './build-primitive-data.js';
 import type { StatsSink } from './column-stats.js';
+import { elementTarget, fieldTarget, listData, recordBatchOf, structData } from './nested-data.js';
 import { type ColumnTarget, MASKED, ValidityBuilder } from './column-target.js';
 
 export interface LeafColumn {
@@ -198,44 +199,15 @@ function buildColumn(
     const validity = validityOf(c.valid);
     const arrowChildren = (field.type as arrow.Struct).children;
     const children = type.fields.map((f, j) =>
-      buildColumn(
-        f.type,
-        arrowChildren[j],
-        { id: f.id, path: `${col.path}.${f.name}`, required: f.required, bounded: col.bounded },
-        c.children[j],
-        stats,
-      ),
+      buildColumn(f.type, arrowChildren[j], fieldTarget(f, col), c.children[j], stats),
     );
-    return arrow.makeData({
-      type: field.type as arrow.Struct,
-      length: c.valid.length,
-      nullCount: validity.nullCount,
-      nullBitmap: validity.bitmap,
-      children,
-    });
+    return structData(field, c.valid.length, validity, children);
   }
   if (type.type === 'list' && c.kind === 'list') {
     const validity = validityOf(c.valid);
-    const child = buildColumn(
-      type.element,
-      (field.type as arrow.List).children[0],
-      {
-        id: type['element-id'],
-        path: `${col.path}.element`,
-        required: type['element-required'],
-        bounded: false,
-      },
-      c.element,
-      stats,
-    );
-    return arrow.makeData({
-      type: field.type as arrow.List,
-      length: c.valid.length,
-      nullCount: validity.nullCount,
-      nullBitmap: validity.bitmap,
-      valueOffsets: Int32Array.from(c.offsets),
-      child,
-    });
+    const elementField = (field.type as arrow.List).children[0];
+    const child = buildColumn(type.element, elementField, elementTarget(type, col), c.element, stats);
+    return listData(field, c.valid.length, validity, Int32Array.from(c.offsets), child);
   }
   throw new Error(`gathered column ${col.path} does not match its type`);
 }
@@ -289,20 +261,8 @@ export class GatheredRows {
         ? this.columns
         : (sliceColumn(this.columns, start, end) as StructColumn);
     const children = schema.fields.map((f, j) =>
-      buildColumn(
-        f.type,
-        arrowSchema.fields[j],
-        { id: f.id, path: f.name, required: f.required, bounded: true },
-        root.children[j],
-        stats,
-      ),
+      buildColumn(f.type, arrowSchema.fields[j], fieldTarget(f), root.children[j], stats),
     );
-    const data = arrow.makeData({
-      type: new arrow.Struct(arrowSchema.fields),
-      length: end - start,
-      nullCount: 0,
-      children,
-    });
-    return new arrow.RecordBatch(arrowSchema, data);
+    return recordBatchOf(arrowSchema, end - start, children);
   }
 }
