@@ -91,8 +91,8 @@ export function encodeBatch(
   batch: arrow.RecordBatch,
   opts: EncodeBatchOptions,
 ): { bytes: Uint8Array; footer: FooterMetrics } {
-  const writer =
-    opts.writer ?? (opts.codec !== 'snappy' && nativeParquetAvailable(opts.codec) ? 'floe' : 'parquet-wasm');
+  // nativeParquetAvailable is false for snappy, and for zstd on a Node whose zlib lacks it.
+  const writer = opts.writer ?? (nativeParquetAvailable(opts.codec) ? 'floe' : 'parquet-wasm');
   if (writer === 'floe') {
     if (opts.codec === 'snappy') throw new ValidationError("floe's Parquet writer has no snappy codec");
     return encodeBatchAsParquet(schema, batch, {
