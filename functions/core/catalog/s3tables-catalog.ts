@@ -296,19 +296,18 @@ export class S3TablesCatalog implements Catalog {
     validateS3TablesName('table', id.name);
     // A base read with its version token needs no second read: the swap is conditional on that token,
     // so a stale base is refused (ConflictException → CommitFailedError).
-    const pointer: Pointer | undefined = given?.versionToken
+    const trusted = given?.versionToken !== undefined ? given : undefined;
+    const pointer: Pointer | undefined = trusted
       ? {
-          versionToken: given.versionToken,
-          warehouseLocation: given.metadata.location.replace(/\/+$/, ''),
-          metadataLocation: given.metadataLocation,
+          versionToken: trusted.versionToken!,
+          warehouseLocation: trusted.metadata.location.replace(/\/+$/, ''),
+          metadataLocation: trusted.metadataLocation,
         }
       : await this.readPointer(id);
     if (!pointer?.metadataLocation)
       throw new NoSuchTableError(`table ${formatIdentifier(id)} does not exist`);
     const base =
-      given?.versionToken !== undefined
-        ? given
-        : await this.readTable(id, { ...pointer, metadataLocation: pointer.metadataLocation });
+      trusted ?? (await this.readTable(id, { ...pointer, metadataLocation: pointer.metadataLocation }));
     checkRequirements(base.metadata, requirements);
     const next = applyUpdates(base.metadata, updates, { previousMetadataLocation: pointer.metadataLocation });
     const nextLocation = joinLocation(
