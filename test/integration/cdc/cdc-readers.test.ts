@@ -17,6 +17,7 @@ import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import type { TableRoute } from '../../../functions/core/ingest/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
+import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { specById } from '../../../functions/core/spec/metadata.js';
 import { parseSchema } from '../../../functions/core/spec/schema.js';
@@ -119,6 +120,12 @@ describe('CDC tables read by DuckDB and icebird', () => {
             expect(floe.map(itemKey).sort(), 'floe').toEqual(expected);
             const duck = await duckdbLiveRows(wh, table, ['id', 'region', 'amount', 'note']);
             expect(duck.map(itemKey).sort(), 'DuckDB').toEqual(expected);
+            // icebird refuses a snapshot with delete manifests but no data manifest ("No data manifest
+            // files found"), which a first batch that creates and deletes the same key commits.
+            if (currentSnapshot(table.metadata)?.summary['total-data-files'] === '0') {
+              expect(expected, 'no data files, so no rows').toEqual([]);
+              continue;
+            }
             const ice = (await icebergRead({ tableUrl: `${wh.url}/cdc/${route.table.name}` })) as Record<
               string,
               unknown
