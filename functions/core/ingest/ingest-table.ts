@@ -24,7 +24,8 @@ import { describeChanges } from './evolution/reconcile-schema.js';
 import { evolutionPolicyOf } from './evolution/evolution-policy.js';
 import { writeEvolvedRows } from './evolution/write-evolved-rows.js';
 import type { DecodedRecord } from './mapping/decoded-record.js';
-import { mapBatch } from './mapping/map-batch.js';
+import { gatherJsonBatch } from './mapping/gather-json.js';
+import { type MappedBatch, mapBatch } from './mapping/map-batch.js';
 import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
 import { routeMatches } from './mapping/route-condition.js';
 import { routesForTopic, type TableRoute } from './routes.js';
@@ -82,10 +83,20 @@ export async function ingestTable(
   const mapping = route.mapping ?? DEFAULT_MAPPING;
   // Dead letters are decided against the offsets the main table has not committed yet.
   const fresh = unseen(records, readCommittedOffsets(table.metadata));
-  const { decoded, deadLetters: decodeLetters } = await decodeFor(route, fresh);
-  const { mine, unrouted } = selectForRoute(route, allRoutes, decoded);
-  const mapped = mapBatch(mine, { mapping, metadata: table.metadata, policy, columnar: true });
-  const letters = [...decodeLetters, ...unrouted, ...mapped.deadLetters];
+  const mapOptions = { mapping, metadata: table.metadata, policy, columnar: true };
+  // JSON whose text fits the schema as it is skips decoding into objects (and has no dead letters).
+  const scanned = !route.format && !route.when ? gatherJsonBatch(fresh, mapOptions) : undefined;
+  let mapped: MappedBatch;
+  let letters: DeadLetter[] = [];
+  let mine: DecodedRecord[] | undefined;
+  if (scanned) mapped = scanned;
+  else {
+    const { decoded, deadLetters: decodeLetters } = await decodeFor(route, fresh);
+    const selected = selectForRoute(route, allRoutes, decoded);
+    mine = selected.mine;
+    mapped = mapBatch(mine, mapOptions);
+    letters = [...decodeLetters, ...selected.unrouted, ...mapped.deadLetters];
+  }
   if (mapped.reconciliation.changed) {
     options.onWarning?.(
       formatIdentifier(route.table),
@@ -94,7 +105,6 @@ export async function ingestTable(
   }
   const deadLettered = await commitDeadLetters(options, route, batchId, letters);
   const lettered = new Set(letters.map((l) => l.record));
-  const byRecord = new Map(mine.map((d) => [d.record, d]));
 
   const outcome = await commitBatch(
     options,
@@ -109,6 +119,9 @@ export async function ingestTable(
         current.metadata['last-column-id'] === table.metadata['last-column-id'];
       let batch = mapped;
       if (!same) {
+        // A scanned batch had no dead letters: every record decodes.
+        mine ??= (await decodeFor(route, fresh)).decoded;
+        const byRecord = new Map(mine.map((d) => [d.record, d]));
         const good = unseenRecords
           .filter((r) => byRecord.has(r) && !lettered.has(r))
           .map((r) => byRecord.get(r)!);

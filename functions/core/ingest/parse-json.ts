@@ -21,13 +21,19 @@ function keepExactNumbers(this: unknown, _key: string, value: unknown, context?:
   return value;
 }
 
-/** @throws RecordDecodeError (stage decode) for invalid UTF-8 or JSON */
-export function parseJsonBytes(bytes: Uint8Array, what = 'value'): unknown {
+/** The JSON text of UTF-8 bytes (without a byte-order mark), or undefined when they are not UTF-8. */
+export function jsonTextOf(bytes: Uint8Array): string | undefined {
   // isUtf8 + toString: the same strictness as a fatal TextDecoder, at a fraction of its per-call cost.
   const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (!isUtf8(buf)) throw new RecordDecodeError(`${what} is not valid UTF-8`, 'decode');
-  let text = buf.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a byte-order mark, as TextDecoder drops it
+  if (!isUtf8(buf)) return undefined;
+  const text = buf.toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text; // a byte-order mark, as TextDecoder drops it
+}
+
+/** @throws RecordDecodeError (stage decode) for invalid UTF-8 or JSON */
+export function parseJsonBytes(bytes: Uint8Array, what = 'value'): unknown {
+  const text = jsonTextOf(bytes);
+  if (text === undefined) throw new RecordDecodeError(`${what} is not valid UTF-8`, 'decode');
   try {
     if (LONG_NUMBER.test(text))
       return JSON.parse(text, keepExactNumbers as (k: string, v: unknown) => unknown);

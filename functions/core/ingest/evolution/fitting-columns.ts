@@ -17,6 +17,7 @@ import {
 } from '../../data/gathered-rows.js';
 import type { IcebergType, StructType, Value } from '../../spec/types.js';
 import { isFieldObject } from '../mapping/value-paths.js';
+import { compileJsonFields } from './fitting-json.js';
 import { compilePrimitive, depthOf, MAX_DEPTH, NOT_FITTING } from './fitting-row.js';
 
 /** Appends a (non-null) value to a column; false when it does not fit (the column may be left partly written). */
@@ -92,6 +93,11 @@ export interface FittingColumns {
    * not fit the schema as it is.
    */
   append(value: unknown, converted?: Record<string, unknown>): boolean;
+  /**
+   * The same for a value still as JSON text (fitting-json.ts): false, leaving the columns as they
+   * were, also when the text is not JSON or holds anything the scan leaves to the general path.
+   */
+  appendJson(json: string, converted?: Record<string, unknown>): boolean;
 }
 
 /**
@@ -118,22 +124,27 @@ export function compileFittingColumns(
     valid: [],
     children: valueIndexes.map((j) => columns.children[j]),
   };
+  const jsonFields = compileJsonFields(valueStruct);
   const deep = depthOf(schema) > MAX_DEPTH;
+  /** Appends the value fields by `appendFields`, then the converted ones; all or nothing. */
+  const appendRow = (appendFields: () => boolean, converted?: Record<string, unknown>): boolean => {
+    if (deep) return false;
+    const before = columnLength(columns);
+    valueColumns.valid.length = 0;
+    if (!appendFields()) {
+      truncateColumn(columns, before);
+      return false;
+    }
+    for (const j of convertedIndexes) {
+      appendValue(columns.children[j], (converted?.[schema.fields[j].name] ?? null) as Value);
+    }
+    columns.valid.push(true);
+    return true;
+  };
   return {
     columns,
-    append(value, converted) {
-      if (deep || !isFieldObject(value)) return false;
-      const before = columnLength(columns);
-      valueColumns.valid.length = 0;
-      if (!fields(valueColumns, value)) {
-        truncateColumn(columns, before);
-        return false;
-      }
-      for (const j of convertedIndexes) {
-        appendValue(columns.children[j], (converted?.[schema.fields[j].name] ?? null) as Value);
-      }
-      columns.valid.push(true);
-      return true;
-    },
+    append: (value, converted) =>
+      isFieldObject(value) && appendRow(() => fields(valueColumns, value), converted),
+    appendJson: (json, converted) => appendRow(() => jsonFields(valueColumns, json), converted),
   };
 }

@@ -32,6 +32,11 @@ export interface FittingGatherer {
   readonly rows: GatheredRows;
   /** Appends the record's row; false (nothing appended) when its value does not fit the schema. */
   append(projected: ValueObject, record: RawRecord): boolean;
+  /**
+   * The same from the value's JSON text, when the mapping projects the value as it is (isPlainMapping):
+   * false (nothing appended) also for text that is not JSON.
+   */
+  appendJson(json: string, record: RawRecord): boolean;
 }
 
 export interface RecordMapper {
@@ -100,6 +105,22 @@ function hintsOf(
       hints.set(rule.column, { type: rule.type, configPath: `${path}.columns.${rule.column}.type` });
   }
   return hints;
+}
+
+/**
+ * Whether the mapping projects a decoded value as it is: its fields are the columns, with nothing
+ * excluded, renamed, flattened or added (key, headers, timestamp, defaults, type rules).
+ */
+export function isPlainMapping(config: MappingConfig): boolean {
+  return (
+    config.value.kind === 'fields' &&
+    !config.flatten &&
+    config.exclude.length === 0 &&
+    !config.key &&
+    config.headers.length === 0 &&
+    !config.timestamp &&
+    config.columns.length === 0
+  );
 }
 
 /**
@@ -215,10 +236,12 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
     gatherFitting: fitting
       ? () => {
           const columns = compileFittingColumns(schema, new Set(lineage ? [KAFKA_FIELD] : []));
+          const converted = (record: RawRecord) =>
+            lineage ? { [KAFKA_FIELD]: kafkaLineageRow(record) } : undefined;
           return {
             rows: new GatheredRows(columns.columns),
-            append: (projected, record) =>
-              columns.append(projected, lineage ? { [KAFKA_FIELD]: kafkaLineageRow(record) } : undefined),
+            append: (projected, record) => columns.append(projected, converted(record)),
+            appendJson: (json, record) => columns.appendJson(json, converted(record)),
           };
         }
       : undefined,
