@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseSchema } from '../../functions/core/spec/schema.js';
 import type { Schema } from '../../functions/core/spec/types.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 export const ORDERS_TOPIC = 'orders';
 export const ORDERS_SCHEMA_PATH = fileURLToPath(new URL('../../events/orders.schema.json', import.meta.url));
@@ -17,18 +18,6 @@ export const ORDERS_SCHEMA_PATH = fileURLToPath(new URL('../../events/orders.sch
 /** The orders table schema of the sample events (without `_kafka`, which the route adds). */
 export function readOrdersSchema(): Schema {
   return parseSchema(JSON.parse(readFileSync(ORDERS_SCHEMA_PATH, 'utf8')), ORDERS_SCHEMA_PATH);
-}
-
-/** mulberry32: small, fast, and the same sequence on every machine. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }
 
 const COUNTRIES = ['DE', 'FR', 'US', 'JP', 'BR', 'IN', 'NL', 'ES', 'IT', 'PL', 'SE', 'CA'];

@@ -7,17 +7,7 @@ import {
 import type { Row, Value } from '../../../../functions/core/spec/types.js';
 import { type DuckDB, openDuckDB, schemaOf, sqlString } from '../parquet-test-helpers.js';
 import { batchOf, columnPages, fromDuck, hyparquetRows, metadataOf, tempDir } from './read-back.js';
-
-/** mulberry32: the same rows on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from '../../../support/seeded-random.js';
 
 const schema = schemaOf([
   { id: 1, name: 'id', required: true, type: 'long' },
@@ -58,7 +48,7 @@ const schema = schemaOf([
 const STATUSES = ['NEW', 'PAID', 'SHIPPED'];
 
 function makeRows(n: number, seed = 7): Row[] {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const word = () => Math.floor(rand() * 1e9).toString(36);
   return Array.from({ length: n }, (_, i) => {
     const r = rand();
@@ -241,7 +231,7 @@ describe('encodeBatchAsParquet: pages, row groups and dictionaries', () => {
         },
       },
     ]);
-    const rand = random(9);
+    const rand = seededRandom(9);
     const rows: Row[] = Array.from({ length: 700 }, (_, i) => ({
       lines: Array.from({ length: 1 + (i % 3) }, () => ({
         sku: `SKU-${Math.floor(rand() * 9000)}`,
