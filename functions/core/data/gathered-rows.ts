@@ -38,6 +38,14 @@ export interface ListColumn {
 
 export type GatheredColumn = LeafColumn | StructColumn | ListColumn;
 
+/** Whether gathered columns can hold a type: anything without a map. */
+export function canGather(type: IcebergType): boolean {
+  if (typeof type === 'string') return true;
+  if (type.type === 'struct') return type.fields.every((f) => canGather(f.type));
+  if (type.type === 'list') return canGather(type.element);
+  return false;
+}
+
 /** Empty columns shaped like a struct type (maps are not supported: the fast path never takes them). */
 export function emptyColumns(type: StructType): StructColumn {
   const column = (t: IcebergType): GatheredColumn => {

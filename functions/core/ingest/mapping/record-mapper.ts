@@ -14,7 +14,7 @@ import type {
   StructType,
   Value,
 } from '../../spec/types.js';
-import { GatheredRows } from '../../data/gathered-rows.js';
+import { canGather, GatheredRows } from '../../data/gathered-rows.js';
 import { compileFittingColumns } from '../evolution/fitting-columns.js';
 import { compileFittingRow, NOT_FITTING } from '../evolution/fitting-row.js';
 import { canPromote, samePrimitive } from '../evolution/promotions.js';
@@ -60,7 +60,7 @@ export interface RecordMapper {
   readonly fittingRow?: (projected: ValueObject, record: RawRecord) => Row | undefined;
   /**
    * The same fast path gathering columns instead of building rows (evolution/fitting-columns.ts): each
-   * call starts an empty set of gathered rows. Absent when fittingRow is.
+   * call starts an empty set of gathered rows. Absent when fittingRow is, and for schemas with a map.
    */
   readonly gatherFitting?: () => FittingGatherer;
   /** project + toRow. @throws RecordDecodeError (stage map) naming the column path */
@@ -233,18 +233,20 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
       const row = fitting(projected);
       return withLineage(row === NOT_FITTING ? jsonToRow(valueStruct, projected) : row, record);
     },
-    gatherFitting: fitting
-      ? () => {
-          const columns = compileFittingColumns(schema, new Set(lineage ? [KAFKA_FIELD] : []));
-          const converted = (record: RawRecord) =>
-            lineage ? { [KAFKA_FIELD]: kafkaLineageRow(record) } : undefined;
-          return {
-            rows: new GatheredRows(columns.columns),
-            append: (projected, record) => columns.append(projected, converted(record)),
-            appendJson: (json, record) => columns.appendJson(json, converted(record)),
-          };
-        }
-      : undefined,
+    // Gathered columns hold no maps: a schema with one takes the row path.
+    gatherFitting:
+      fitting && canGather(schema)
+        ? () => {
+            const columns = compileFittingColumns(schema, new Set(lineage ? [KAFKA_FIELD] : []));
+            const converted = (record: RawRecord) =>
+              lineage ? { [KAFKA_FIELD]: kafkaLineageRow(record) } : undefined;
+            return {
+              rows: new GatheredRows(columns.columns),
+              append: (projected, record) => columns.append(projected, converted(record)),
+              appendJson: (json, record) => columns.appendJson(json, converted(record)),
+            };
+          }
+        : undefined,
     fittingRow: fitting
       ? (projected, record) => {
           const row = fitting(projected);
