@@ -84,13 +84,15 @@ export async function ingestTable(
   // Dead letters are decided against the offsets the main table has not committed yet.
   const fresh = unseen(records, readCommittedOffsets(table.metadata));
   const mapOptions = { mapping, metadata: table.metadata, policy, columnar: true };
-  // JSON whose text fits the schema as it is skips decoding into objects (and has no dead letters).
+  // JSON whose text fits the schema as it is skips decoding into objects (only the rest is decoded).
   const scanned = !route.format && !route.when ? gatherJsonBatch(fresh, mapOptions) : undefined;
   let mapped: MappedBatch;
-  let letters: DeadLetter[] = [];
+  let letters: DeadLetter[];
   let mine: DecodedRecord[] | undefined;
-  if (scanned) mapped = scanned;
-  else {
+  if (scanned) {
+    mapped = scanned;
+    letters = scanned.deadLetters;
+  } else {
     const { decoded, deadLetters: decodeLetters } = await decodeFor(route, fresh);
     const selected = selectForRoute(route, allRoutes, decoded);
     mine = selected.mine;
@@ -119,7 +121,7 @@ export async function ingestTable(
         current.metadata['last-column-id'] === table.metadata['last-column-id'];
       let batch = mapped;
       if (!same) {
-        // A scanned batch had no dead letters: every record decodes.
+        // A scanned batch: decoded now (its dead letters are filtered out below).
         mine ??= (await decodeFor(route, fresh)).decoded;
         const byRecord = new Map(mine.map((d) => [d.record, d]));
         const good = unseenRecords

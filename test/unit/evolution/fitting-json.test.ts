@@ -238,36 +238,82 @@ describe('fitting JSON text', () => {
     g.same();
   });
 
-  it('gathers a whole batch as mapBatch does, or leaves it to mapBatch', () => {
-    const schema = withKafkaLineage({
-      type: 'struct',
-      'schema-id': 0,
-      fields: [
-        { id: 1, name: 'id', required: true, type: 'long' },
-        { id: 2, name: 'at', required: false, type: 'timestamptz' },
-      ],
-    });
+  it('maps a batch as decoding + mapBatch do, scanning what fits and decoding only the rest', () => {
+    let scannedBatches = 0;
+    let mixedBatches = 0;
+    fc.assert(
+      fc.property(schemaAndValues, fc.integer(), ([valueSchema, values], seed) => {
+        const rand = seededRandom(seed);
+        const metadata = metadataOf(withKafkaLineage(valueSchema));
+        const records = values.map((value, i) => {
+          const written = rewrite(value, rand);
+          const text = rand() < 0.2 ? breakText(written, rand) : written;
+          const tombstone = rand() < 0.05;
+          return rawRecord({ offset: BigInt(i), value: tombstone ? null : Buffer.from(text) });
+        });
+        const options = { mapping: DEFAULT_MAPPING, metadata, columnar: true };
+        const decoded = decodeJsonRecords(records);
+        const general = mapBatch(decoded.decoded, options);
+        const scanned = gatherJsonBatch(records, options);
+        // The scan leaves a batch to the general path only when its records change the schema.
+        expect(scanned === undefined).toBe(general.reconciliation.changed);
+        if (!scanned) return;
+        scannedBatches++;
+        if (scanned.deadLetters.length > 0) mixedBatches++;
+        expect(plain(scanned.gathered?.toRows())).toEqual(plain(general.gathered?.toRows() ?? general.rows));
+        expect(scanned.used).toEqual(general.used);
+        expect(scanned.deadLetters).toEqual([...decoded.deadLetters, ...general.deadLetters]);
+        expect(scanned.reconciliation.changes).toEqual([]);
+      }),
+      { numRuns: 1500 },
+    );
+    expect(scannedBatches).toBeGreaterThan(300);
+    expect(mixedBatches).toBeGreaterThan(50);
+  });
+
+  it('gathers a whole batch, or leaves it to mapBatch when the batch changes the schema', () => {
+    const schema = withKafkaLineage(schemaOf(['id', 'long', true], ['at', 'timestamptz']));
     const metadata = metadataOf(schema);
     const records = (values: (string | null)[]) =>
       values.map((v, i) =>
         rawRecord({ offset: BigInt(i), value: v === null ? null : Buffer.from(v), key: new Uint8Array([i]) }),
       );
+    const options = { mapping: DEFAULT_MAPPING, metadata };
     const good = records(['{"id": 1, "at": "2026-11-23T14:05:09Z"}', '{"id": 2}']);
-    const scanned = gatherJsonBatch(good, { mapping: DEFAULT_MAPPING, metadata });
-    const general = mapBatch(decodeJsonRecords(good).decoded, { mapping: DEFAULT_MAPPING, metadata });
+    const scanned = gatherJsonBatch(good, options);
+    const general = mapBatch(decodeJsonRecords(good).decoded, options);
     expect(plain(scanned?.gathered?.toRows())).toEqual(plain(general.rows));
     expect(scanned?.used).toEqual(general.used);
     expect(scanned?.reconciliation.changed).toBe(false);
-    for (const batch of [
-      ['{"id": 1}', null], // a tombstone
-      ['{"id": 1}', '{"id": 2, "new": true}'], // a new column
-      ['{"id": 1}', '{"id": '], // not JSON
-    ]) {
-      expect(gatherJsonBatch(records(batch), { mapping: DEFAULT_MAPPING, metadata })).toBeUndefined();
-    }
-    const invalidUtf8 = [rawRecord({ value: new Uint8Array([0x7b, 0xff, 0x7d]) })];
-    expect(gatherJsonBatch(invalidUtf8, { mapping: DEFAULT_MAPPING, metadata })).toBeUndefined();
+    // One record that is not JSON, one tombstone: dead letters, the rest in record order.
+    const mixed = records(['{"id": 1}', '{"id": ', null, '{"id": 4}']);
+    const m = gatherJsonBatch(mixed, options);
+    expect(m?.gathered?.toRows().map((r) => r.id)).toEqual([1n, 4n]);
+    expect(m?.deadLetters.map((l) => [l.record.offset, l.stage])).toEqual([
+      [1n, 'decode'],
+      [2n, 'map'],
+    ]);
+    // A new column: every record is converted to the new schema by the general path.
+    expect(gatherJsonBatch(records(['{"id": 1}', '{"id": 2, "new": true}']), options)).toBeUndefined();
     const renamed = { ...DEFAULT_MAPPING, exclude: ['at'] };
     expect(gatherJsonBatch(good, { mapping: renamed, metadata })).toBeUndefined();
+  });
+
+  it('leaves a schema with a map column to the row path', () => {
+    const metadata = metadataOf(
+      schemaOf(
+        ['id', 'long', true],
+        [
+          'm',
+          { type: 'map', 'key-id': 3, key: 'string', 'value-id': 4, value: 'int', 'value-required': false },
+        ],
+      ),
+    );
+    const records = [rawRecord({ value: Buffer.from('{"id": 1, "m": {"a": 1}}') })];
+    const options = { mapping: DEFAULT_MAPPING, metadata, columnar: true };
+    expect(gatherJsonBatch(records, options)).toBeUndefined();
+    const mapped = mapBatch(decodeJsonRecords(records).decoded, options);
+    expect(mapped.gathered).toBeUndefined();
+    expect(plain(mapped.rows)).toEqual(plain([{ id: 1n, m: new Map([['a', 1]]) }]));
   });
 });
