@@ -18,7 +18,8 @@ import { type MapBatchOptions, type MappedBatch, mapBatch } from './map-batch.js
 import { compileMapping, isPlainMapping } from './record-mapper.js';
 
 /**
- * The batch gathered from its JSON text (rows in record order, dead letters as mapBatch gives them),
+ * The batch gathered from its JSON text (dead letters as mapBatch gives them; `used` says which record
+ * each row came from),
  * or undefined when the batch needs the general path as a whole.
  * @throws SchemaEvolutionError under policy block, as mapBatch
  */
@@ -45,15 +46,13 @@ export function gatherJsonBatch(
   const decoded = decodeJsonRecords(rest);
   const mapped = mapBatch(decoded.decoded, { ...options, columnar: false });
   if (mapped.reconciliation.changed) return undefined;
+  // The rows of the records that fit, then the others' (order within a batch carries no meaning;
+  // putting them back in record order would copy every column).
   for (const row of mapped.rows) appendValue(gatherer.rows.columns, row);
-  // Back to record order: the rows of the records that fit, then the others, interleaved again.
-  const position = new Map(records.map((r, i) => [r, i]));
-  const used = [...fitting, ...mapped.used];
-  const order = used.map((_, k) => k).sort((a, b) => position.get(used[a])! - position.get(used[b])!);
   return {
     rows: [],
-    gathered: gatherer.rows.take(order),
-    used: order.map((k) => used[k]),
+    gathered: gatherer.rows,
+    used: [...fitting, ...mapped.used],
     deadLetters: [...decoded.deadLetters, ...mapped.deadLetters],
     reconciliation: mapped.reconciliation,
   };
