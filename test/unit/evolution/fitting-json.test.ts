@@ -87,6 +87,8 @@ function breakText(text: string, rand: () => number): string {
   }
 }
 
+const INTS: IcebergType = { type: 'list', 'element-id': 99, 'element-required': true, element: 'int' };
+
 /** A schema of top-level fields: [name, type, required?]. */
 function schemaOf(...fields: [string, IcebergType, boolean?][]): Schema {
   return {
@@ -214,8 +216,13 @@ describe('fitting JSON text', () => {
     ['a leading dot', '{"id": 1, "x": .5}'],
     ['a leading plus', '{"id": 1, "x": +1}'],
     ['a misspelt literal', '{"id": 1, "name": nul}'],
+    ['an array closed by a brace', '{"id": 1, "tags": [1, 2}}'],
+    ['an object closed by a bracket', '{"id": 1]'],
+    ['a null in a list of required elements', '{"id": 1, "tags": [1, null]}'],
   ])('leaves %s to the general path', (_what, text) => {
-    const g = gatherers(schemaOf(['id', 'long', true], ['name', 'string'], ['n', 'int'], ['x', 'double']));
+    const g = gatherers(
+      schemaOf(['id', 'long', true], ['name', 'string'], ['n', 'int'], ['x', 'double'], ['tags', INTS]),
+    );
     expect(g.scan(text)).toBe(false);
     g.scan('{"id": 5}');
     g.parse('{"id": 5}');

@@ -159,6 +159,29 @@ function scalar(): string | number | boolean | typeof NOT_SCALAR {
   return NOT_SCALAR;
 }
 
+/** A null (only where `nullable`) or a value at the cursor, appended to `column`. */
+function valueOrNull(append: JsonAppend, column: GatheredColumn, nullable: boolean): boolean {
+  if (text.charCodeAt(pos) !== LOWER_N) return append(column);
+  if (!nullable || !literal('null')) return false;
+  appendAbsent(column, false);
+  return true;
+}
+
+const MORE = 1;
+const DONE = 0;
+const BAD = -1;
+
+/** After an array element or object member: MORE (past a comma, at the next one), DONE (at `close`), or BAD. */
+function afterItem(close: number): number {
+  const c = skipSpace();
+  if (c === COMMA) {
+    pos++;
+    skipSpace();
+    return MORE;
+  }
+  return c === close ? DONE : BAD;
+}
+
 function compileType(type: IcebergType): JsonAppend {
   if (typeof type === 'string') {
     const convert = compilePrimitive(type);
@@ -183,20 +206,13 @@ function compileList(elementType: IcebergType, required: boolean): JsonAppend {
     pos++;
     const list = column as ListColumn;
     let count = 0;
-    let c = skipSpace();
-    if (c !== CLOSE_BRACKET) {
+    if (skipSpace() !== CLOSE_BRACKET) {
       for (;;) {
-        if (c === LOWER_N) {
-          if (required || !literal('null')) return false;
-          appendAbsent(list.element, false);
-        } else if (!element(list.element)) return false;
+        if (!valueOrNull(element, list.element, !required)) return false;
         count++;
-        c = skipSpace();
-        if (c === COMMA) {
-          pos++;
-          c = skipSpace();
-        } else if (c === CLOSE_BRACKET) break;
-        else return false;
+        const after = afterItem(CLOSE_BRACKET);
+        if (after === DONE) break;
+        if (after === BAD) return false;
       }
     }
     pos++;
@@ -242,10 +258,9 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
     const row = ++mark;
     let found = 0;
     let next = 0;
-    let c = skipSpace();
-    if (c !== CLOSE_BRACE) {
+    if (skipSpace() !== CLOSE_BRACE) {
       for (;;) {
-        if (c !== QUOTE) return false;
+        if (text.charCodeAt(pos) !== QUOTE) return false;
         pos++;
         let i = next < n && keyIs(next) ? next : -1;
         if (i < 0) {
@@ -262,18 +277,12 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
         pos += names[i].length + 1;
         if (skipSpace() !== COLON) return false;
         pos++;
-        const child = column.children[i];
-        if (skipSpace() === LOWER_N) {
-          if (required[i] || !literal('null')) return false;
-          appendAbsent(child, false);
-        } else if (!appends[i](child)) return false;
+        skipSpace();
+        if (!valueOrNull(appends[i], column.children[i], !required[i])) return false;
         next = i + 1;
-        c = skipSpace();
-        if (c === COMMA) {
-          pos++;
-          c = skipSpace();
-        } else if (c === CLOSE_BRACE) break;
-        else return false;
+        const after = afterItem(CLOSE_BRACE);
+        if (after === DONE) break;
+        if (after === BAD) return false;
       }
     }
     pos++;
