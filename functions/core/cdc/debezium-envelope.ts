@@ -8,6 +8,7 @@
  */
 import { RecordDecodeError } from '../errors.js';
 import { JsonNumberText } from '../ingest/json-to-value.js';
+import { fromConnectSchema } from './connect-logical.js';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -24,9 +25,15 @@ export function isJsonObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof JsonNumberText);
 }
 
-/** `{ schema, payload }` (JsonConverter with schemas.enable=true) → payload; anything else as it is. */
+/**
+ * `{ schema, payload }` (JsonConverter with schemas.enable=true) → the payload, its logical-type values
+ * (decimal bytes, epoch days, micro/nano timestamps, times) rewritten as the row conversion reads them
+ * (connect-logical.ts); anything else as it is.
+ */
 export function unwrapConnectEnvelope(json: unknown): unknown {
-  if (isJsonObject(json) && 'payload' in json && 'schema' in json) return json.payload;
+  if (isJsonObject(json) && 'payload' in json && 'schema' in json) {
+    return fromConnectSchema(json.schema, json.payload);
+  }
   return json;
 }
 
