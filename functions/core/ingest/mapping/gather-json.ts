@@ -19,8 +19,7 @@ import { compileMapping, isPlainMapping } from './record-mapper.js';
 
 /**
  * The batch gathered from its JSON text (dead letters as mapBatch gives them; `used` says which record
- * each row came from),
- * or undefined when the batch needs the general path as a whole.
+ * each row came from), or undefined when the batch needs the general path as a whole.
  * @throws SchemaEvolutionError under policy block, as mapBatch
  */
 export function gatherJsonBatch(
