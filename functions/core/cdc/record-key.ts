@@ -53,7 +53,7 @@ export function keyFromRow(row: Row, columns: readonly KeyColumn[]): ChangeKey {
 function readJsonPath(obj: JsonObject, path: readonly string[]): unknown {
   let current: unknown = obj;
   for (const p of path) {
-    if (!isJsonObject(current)) return undefined;
+    if (!isJsonObject(current) || !Object.hasOwn(current, p)) return undefined;
     current = current[p];
   }
   return current;

@@ -219,7 +219,9 @@ export function jsonToRow(type: StructType, obj: Record<string, unknown>, path =
   const row: Row = {};
   for (const field of type.fields) {
     const fieldPath = path ? `${path}.${field.name}` : field.name;
-    const value = jsonToValue(field.type, obj[field.name], fieldPath, depth);
+    // Own fields only: a record without `constructor` must not read Object.prototype's.
+    const raw = Object.hasOwn(obj, field.name) ? obj[field.name] : undefined;
+    const value = jsonToValue(field.type, raw, fieldPath, depth);
     if (value === null && field.required) fail(fieldPath, 'is required but missing or null');
     row[field.name] = value;
   }

@@ -82,7 +82,8 @@ const SCALAR_VALUES: unknown[] = [
   null,
 ];
 
-const fieldName = fc.constantFrom('a', 'b', 'c', 'd', 'e');
+// `constructor` and `toString`: names Object.prototype has, which must read as missing when absent.
+const fieldName = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'constructor', 'toString');
 
 export function typeArb(depth: number): fc.Arbitrary<IcebergType> {
   const primitive = fc.constantFrom(...PRIMITIVES);

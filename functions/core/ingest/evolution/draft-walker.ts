@@ -19,7 +19,7 @@ import type {
 } from '../../spec/types.js';
 import { decimalParams } from '../../spec/conversions.js';
 import { describeJsonValue } from '../json-to-value.js';
-import { isFieldObject, type ValueObject } from '../mapping/value-paths.js';
+import { isFieldObject, ownValue, type ValueObject } from '../mapping/value-paths.js';
 import {
   assignFreshIds,
   checkNewName,
@@ -319,7 +319,7 @@ export function walkStruct(
   let known = 0;
   for (const field of struct.fields) {
     if (skip?.has(field.name)) continue;
-    const v = obj[field.name];
+    const v = ownValue(obj, field.name);
     const fieldPath = new LazyPath(path, field.name);
     if (v === undefined) {
       makeOptional(ctx, field, fieldPath);

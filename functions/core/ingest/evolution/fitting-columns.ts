@@ -16,9 +16,9 @@ import {
   truncateColumn,
 } from '../../data/gathered-rows.js';
 import type { IcebergType, StructType, Value } from '../../spec/types.js';
-import { isFieldObject } from '../mapping/value-paths.js';
+import { isFieldObject, ownValue } from '../mapping/value-paths.js';
 import { compileJsonFields } from './fitting-json.js';
-import { compilePrimitive, depthOf, MAX_DEPTH, NOT_FITTING } from './fitting-row.js';
+import { compilePrimitive, depthOf, inheritedNames, MAX_DEPTH, NOT_FITTING } from './fitting-row.js';
 
 /** Appends a (non-null) value to a column; false when it does not fit (the column may be left partly written). */
 type Append = (column: GatheredColumn, v: unknown) => boolean;
@@ -63,11 +63,12 @@ function compileFields(type: StructType): (column: StructColumn, obj: Record<str
   const names = type.fields.map((f) => f.name);
   const required = type.fields.map((f) => f.required);
   const appends = type.fields.map((f) => compileType(f.type));
+  const inherited = inheritedNames(names);
   const n = names.length;
   return (column, obj) => {
     let present = 0;
     for (let i = 0; i < n; i++) {
-      const raw = obj[names[i]];
+      const raw = inherited[i] ? ownValue(obj, names[i]) : obj[names[i]];
       const child = column.children[i];
       if (raw === undefined || raw === null) {
         if (raw === null) present++;

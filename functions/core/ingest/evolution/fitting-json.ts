@@ -234,9 +234,6 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
   // A name JSON writes with an escape never matches the text as written.
   const matchable = names.map((name) => JSON.stringify(name) === `"${name}"`);
   const required = type.fields.map((f) => f.required);
-  // The object path reads a missing `constructor` or `__proto__` from Object.prototype (and refuses
-  // it); the scan leaves objects without such a field to it, to stay the same.
-  const inherited = names.map((name) => name in Object.prototype);
   const appends = type.fields.map((f) => compileType(f.type));
   const n = names.length;
   // seen[i] === the current row's mark: field i was in this object (a second time is a repeated key).
@@ -289,7 +286,7 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
     if (found < n) {
       for (let i = 0; i < n; i++) {
         if (seen[i] === row) continue;
-        if (required[i] || inherited[i]) return false;
+        if (required[i]) return false;
         appendAbsent(column.children[i], false);
       }
     }

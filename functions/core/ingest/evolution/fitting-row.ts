@@ -14,7 +14,7 @@
 import { decimalParams } from '../../spec/conversions.js';
 import type { IcebergType, PrimitiveType, Row, StructType, Value } from '../../spec/types.js';
 import { jsonToValue } from '../json-to-value.js';
-import { isFieldObject } from '../mapping/value-paths.js';
+import { isFieldObject, ownValue } from '../mapping/value-paths.js';
 import { parseDecimalText } from '../decimal-text.js';
 import { parseIsoTimestamp } from '../parse-temporal.js';
 import { acceptsKind } from './value-kinds.js';
@@ -99,6 +99,15 @@ export function compilePrimitive(type: PrimitiveType): Convert {
   return viaGeneral(type);
 }
 
+/**
+ * Which names Object.prototype has (`constructor`, `toString`, ...): those fields are read as own
+ * properties only, so a record without one gives null rather than the inherited function. The others
+ * take a plain read (the hot path).
+ */
+export function inheritedNames(names: readonly string[]): boolean[] {
+  return names.map((name) => name in Object.prototype);
+}
+
 export function depthOf(type: IcebergType): number {
   if (typeof type === 'string') return 0;
   if (type.type === 'struct') return 1 + Math.max(0, ...type.fields.map((f) => depthOf(f.type)));
@@ -140,13 +149,14 @@ function compileStruct(type: StructType): (obj: Record<string, unknown>) => Row 
   const names = type.fields.map((f) => f.name);
   const required = type.fields.map((f) => f.required);
   const converts = type.fields.map((f) => compileType(f.type));
+  const inherited = inheritedNames(names);
   const n = names.length;
   return (obj) => {
     const row: Row = {};
     let present = 0;
     for (let i = 0; i < n; i++) {
       const name = names[i];
-      const raw = obj[name];
+      const raw = inherited[i] ? ownValue(obj, name) : obj[name];
       if (raw === undefined || raw === null) {
         if (raw === null) present++;
         if (required[i]) return NOT_FITTING;

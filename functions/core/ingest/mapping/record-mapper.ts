@@ -25,7 +25,7 @@ import { type Coercion, coerceValue, fitValue } from './coercions.js';
 import type { DecodedRecord } from './decoded-record.js';
 import type { MappingConfig } from './mapping-config.js';
 import { projectRecord } from './project-record.js';
-import { isFieldObject, type ValueObject } from './value-paths.js';
+import { isFieldObject, ownValue, type ValueObject } from './value-paths.js';
 
 /** Rows gathered as columns, a record at a time. */
 export interface FittingGatherer {
@@ -199,7 +199,7 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
     for (const field of type.fields) {
       const fieldPath = path ? `${path}.${field.name}` : field.name;
       const fieldRulePath = rulePath ? `${rulePath}.${field.name}` : field.name;
-      const value = convert(field.type, obj[field.name], fieldPath, fieldRulePath, depth);
+      const value = convert(field.type, ownValue(obj, field.name), fieldPath, fieldRulePath, depth);
       if (value === null && field.required) fail(fieldPath, 'is required but missing or null');
       row[field.name] = value;
     }
