@@ -22,7 +22,8 @@ import { toArrowSchema } from '../../../../functions/core/data/arrow-schema.js';
 import { buildRecordBatch } from '../../../../functions/core/data/build-record-batch.js';
 import { decimalParams } from '../../../../functions/core/spec/conversions.js';
 import type { IcebergType, Row, StructType, Value } from '../../../../functions/core/spec/types.js';
-import { fromDuckDB } from '../parquet-test-helpers.js';
+import { afterAll, beforeAll } from 'vitest';
+import { type DuckDB, fromDuckDB, openDuckDB } from '../parquet-test-helpers.js';
 
 export function batchOf(schema: StructType, rows: Row[]): arrow.RecordBatch {
   return buildRecordBatch(schema, toArrowSchema(schema), rows, 0, rows.length, new Map());
@@ -205,4 +206,21 @@ function decompress(codec: string, body: Uint8Array): Uint8Array {
   if (codec === 'ZSTD') return compressors.ZSTD(body);
   if (codec === 'GZIP') return compressors.GZIP(body);
   return body;
+}
+
+/**
+ * DuckDB and a temporary directory for the tests of the describe block this is called in: opened
+ * before them, closed and removed after.
+ */
+export function duckAndDir(): { duck: DuckDB; dir: Awaited<ReturnType<typeof tempDir>> } {
+  const env = {} as { duck: DuckDB; dir: Awaited<ReturnType<typeof tempDir>> };
+  beforeAll(async () => {
+    env.duck = await openDuckDB();
+    env.dir = await tempDir();
+  });
+  afterAll(async () => {
+    env.duck?.close();
+    await env.dir?.cleanup();
+  });
+  return env;
 }

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFooterMetrics } from '../../../../functions/core/data/parquet-footer.js';
 import {
   type ArrowParquetOptions,
   encodeBatchAsParquet,
 } from '../../../../functions/core/data/parquet/write-batch.js';
 import type { Row, Value } from '../../../../functions/core/spec/types.js';
-import { type DuckDB, openDuckDB, schemaOf, sqlString } from '../parquet-test-helpers.js';
-import { batchOf, columnPages, fromDuck, hyparquetRows, metadataOf, tempDir } from './read-back.js';
+import { schemaOf, sqlString } from '../parquet-test-helpers.js';
+import { batchOf, columnPages, fromDuck, hyparquetRows, metadataOf, duckAndDir } from './read-back.js';
 import { seededRandom } from '../../../support/seeded-random.js';
 
 const schema = schemaOf([
@@ -73,22 +73,11 @@ const kv = new Map<string, string>();
 const leafIndex = { id: 0, tags: 1, status: 2, topic: 3, note: 4, key: 5, value: 6 };
 
 describe('encodeBatchAsParquet: pages, row groups and dictionaries', () => {
-  let duck: DuckDB;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-
-  beforeAll(async () => {
-    duck = await openDuckDB();
-    dir = await tempDir();
-  });
-
-  afterAll(async () => {
-    duck?.close();
-    await dir?.cleanup();
-  });
+  const env = duckAndDir();
 
   async function duckRows(bytes: Uint8Array, name: string): Promise<Row[]> {
-    const file = await dir.file(name, bytes);
-    const read = await duck.rows(`SELECT * FROM read_parquet(${sqlString(file)})`);
+    const file = await env.dir.file(name, bytes);
+    const read = await env.duck.rows(`SELECT * FROM read_parquet(${sqlString(file)})`);
     return read.map((r) =>
       Object.fromEntries(schema.fields.map((f) => [f.name, fromDuck(f.type, r[f.name])])),
     );
@@ -253,8 +242,8 @@ describe('encodeBatchAsParquet: pages, row groups and dictionaries', () => {
     expect(pages.length).toBeGreaterThan(2);
     expect(pages.every((p) => p.firstRep === 0)).toBe(true);
     expect(await hyparquetRows(bytes, lines)).toEqual(rows);
-    const file = await dir.file('lines.parquet', bytes);
-    const read = await duck.rows(`SELECT * FROM read_parquet(${sqlString(file)})`);
+    const file = await env.dir.file('lines.parquet', bytes);
+    const read = await env.duck.rows(`SELECT * FROM read_parquet(${sqlString(file)})`);
     expect(read.map((r) => ({ lines: fromDuck(lines.fields[0].type, r.lines) }))).toEqual(rows);
   });
 

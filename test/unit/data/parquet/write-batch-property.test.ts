@@ -1,13 +1,13 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFooterMetrics } from '../../../../functions/core/data/parquet-footer.js';
 import {
   type ArrowParquetOptions,
   encodeBatchAsParquet,
 } from '../../../../functions/core/data/parquet/write-batch.js';
 import type { Row, Value } from '../../../../functions/core/spec/types.js';
-import { type DuckDB, openDuckDB, schemaOf, sqlString } from '../parquet-test-helpers.js';
-import { batchOf, fromDuck, hyparquetRows, tempDir } from './read-back.js';
+import { type DuckDB, schemaOf, sqlString } from '../parquet-test-helpers.js';
+import { batchOf, fromDuck, hyparquetRows, duckAndDir } from './read-back.js';
 
 /** Nesting to depth 2 of repetition, with nulls possible at every optional level. */
 const schema = schemaOf([
@@ -122,18 +122,7 @@ const options: fc.Arbitrary<ArrowParquetOptions> = fc.record({
 });
 
 describe('encodeBatchAsParquet: random nested rows', () => {
-  let duck: DuckDB;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-
-  beforeAll(async () => {
-    duck = await openDuckDB();
-    dir = await tempDir();
-  });
-
-  afterAll(async () => {
-    duck?.close();
-    await dir?.cleanup();
-  });
+  const env = duckAndDir();
 
   it('hyparquet reads back exactly the rows written, and the footer metrics match', async () => {
     await fc.assert(
@@ -155,10 +144,10 @@ describe('encodeBatchAsParquet: random nested rows', () => {
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 30 }), options, async (rows, opts) => {
         // Prepare
         const { bytes } = encodeBatchAsParquet(schema, batchOf(schema, rows), opts);
-        const file = await dir.file(`p${n++}.parquet`, bytes);
+        const file = await env.dir.file(`p${n++}.parquet`, bytes);
 
         // Act
-        const read = await duck.rows(`SELECT * FROM read_parquet(${sqlString(file)})`);
+        const read = await env.duck.rows(`SELECT * FROM read_parquet(${sqlString(file)})`);
 
         // Assess
         const decoded = read.map((r) =>

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
 import { readFooterMetrics } from '../../../../functions/core/data/parquet-footer.js';
@@ -9,8 +9,8 @@ import {
 import { readDataFile } from '../../../../functions/core/data/read-data-file.js';
 import { LocalFileIO } from '../../../../functions/core/io/local-file-io.js';
 import { allTypesRows, allTypesSchema } from '../all-types-fixture.js';
-import { type DuckDB, openDuckDB, sqlString } from '../parquet-test-helpers.js';
-import { batchOf, fromDuck, hyparquetAnnotated, hyparquetRows, metadataOf, tempDir } from './read-back.js';
+import { type DuckDB, sqlString } from '../parquet-test-helpers.js';
+import { batchOf, fromDuck, hyparquetAnnotated, hyparquetRows, metadataOf, duckAndDir } from './read-back.js';
 
 const schema = allTypesSchema;
 const rows = allTypesRows;
@@ -23,21 +23,10 @@ const configs: [string, ArrowParquetOptions][] = [
 ];
 
 describe('encodeBatchAsParquet: every type, read back by other readers', () => {
-  let duck: DuckDB;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-
-  beforeAll(async () => {
-    duck = await openDuckDB();
-    dir = await tempDir();
-  });
-
-  afterAll(async () => {
-    duck?.close();
-    await dir?.cleanup();
-  });
+  const env = duckAndDir();
 
   async function duckRows(file: string): Promise<Record<string, unknown>[]> {
-    const read = await duck.rows(`SELECT * FROM read_parquet(${sqlString(file)})`);
+    const read = await env.duck.rows(`SELECT * FROM read_parquet(${sqlString(file)})`);
     return read.map((r) =>
       Object.fromEntries(schema.fields.map((f) => [f.name, fromDuck(f.type, r[f.name])])),
     );
@@ -56,7 +45,7 @@ describe('encodeBatchAsParquet: every type, read back by other readers', () => {
     const { bytes } = encodeBatchAsParquet(schema, batchOf(schema, rows), opts);
 
     // Act
-    const read = await duckRows(await dir.file(`${name}.parquet`, bytes));
+    const read = await duckRows(await env.dir.file(`${name}.parquet`, bytes));
 
     // Assess
     expect(read).toEqual(rows);
@@ -74,7 +63,7 @@ describe('encodeBatchAsParquet: every type, read back by other readers', () => {
   it('is read by floe’s own reader (parquet-wasm) with the same values', async () => {
     // Prepare
     const { bytes } = encodeBatchAsParquet(schema, batchOf(schema, rows), configs[0][1]);
-    const file = await dir.file('own-reader.parquet', bytes);
+    const file = await env.dir.file('own-reader.parquet', bytes);
 
     // Act
     const read = await readDataFile(new LocalFileIO(), file, schema);
@@ -97,8 +86,8 @@ describe('encodeBatchAsParquet: every type, read back by other readers', () => {
     expect(metadataOf(theirs).created_by).toMatch(/^parquet-rs/);
 
     // Act
-    const a = await duckRows(await dir.file('ours.parquet', ours));
-    const b = await duckRows(await dir.file('theirs.parquet', theirs));
+    const a = await duckRows(await env.dir.file('ours.parquet', ours));
+    const b = await duckRows(await env.dir.file('theirs.parquet', theirs));
 
     // Assess
     expect(a).toEqual(b);
@@ -123,10 +112,10 @@ describe('encodeBatchAsParquet: every type, read back by other readers', () => {
   it('writes the schema Iceberg Java writes: field ids, types, annotations, 3-level lists and maps', async () => {
     // Prepare
     const { bytes } = encodeBatchAsParquet(schema, batchOf(schema, rows), configs[0][1]);
-    const file = await dir.file('schema.parquet', bytes);
+    const file = await env.dir.file('schema.parquet', bytes);
 
     // Act
-    const elements = await duck.rowsJS(
+    const elements = await env.duck.rowsJS(
       `SELECT name, type, type_length, repetition_type, num_children, converted_type, scale, precision,
         field_id, logical_type FROM parquet_schema(${sqlString(file)})`,
     );
@@ -229,11 +218,11 @@ describe('encodeBatchAsParquet: every type, read back by other readers', () => {
   it('writes version 1, created_by, key-value metadata and one TypeDefinedOrder per leaf', async () => {
     // Prepare
     const { bytes } = encodeBatchAsParquet(schema, batchOf(schema, rows), configs[0][1]);
-    const file = await dir.file('file-meta.parquet', bytes);
+    const file = await env.dir.file('file-meta.parquet', bytes);
 
     // Act
     const md = metadataOf(bytes);
-    const [duckMeta] = await duck.rowsJS(
+    const [duckMeta] = await env.duck.rowsJS(
       `SELECT created_by, format_version, column_orders FROM parquet_file_metadata(${sqlString(file)})`,
     );
 

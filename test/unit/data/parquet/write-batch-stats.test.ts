@@ -1,13 +1,13 @@
 import * as arrow from 'apache-arrow';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../../functions/core/errors.js';
 import {
   encodeBatchAsParquet,
   nativeParquetAvailable,
 } from '../../../../functions/core/data/parquet/write-batch.js';
 import type { Row, Schema } from '../../../../functions/core/spec/types.js';
-import { type DuckDB, openDuckDB, schemaOf, sqlString } from '../parquet-test-helpers.js';
-import { batchOf, metadataOf, tempDir } from './read-back.js';
+import { schemaOf, sqlString } from '../parquet-test-helpers.js';
+import { batchOf, metadataOf, duckAndDir } from './read-back.js';
 
 const kv = new Map<string, string>();
 const opts = { codec: 'zstd', rowGroupRows: 1000, keyValueMetadata: kv } as const;
@@ -22,23 +22,12 @@ interface ChunkStats {
 }
 
 describe('encodeBatchAsParquet: statistics', () => {
-  let duck: DuckDB;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-
-  beforeAll(async () => {
-    duck = await openDuckDB();
-    dir = await tempDir();
-  });
-
-  afterAll(async () => {
-    duck?.close();
-    await dir?.cleanup();
-  });
+  const env = duckAndDir();
 
   async function stats(schema: Schema, rows: Row[], name: string): Promise<Record<string, ChunkStats>> {
     const { bytes } = encodeBatchAsParquet(schema, batchOf(schema, rows), opts);
-    const file = await dir.file(name, bytes);
-    const read = (await duck.rowsJS(
+    const file = await env.dir.file(name, bytes);
+    const read = (await env.duck.rowsJS(
       `SELECT path_in_schema AS path, stats_min AS min, stats_max AS max, stats_min_value AS min_value,
          stats_max_value AS max_value, stats_null_count AS nulls FROM parquet_metadata(${sqlString(file)})`,
     )) as unknown as ChunkStats[];
