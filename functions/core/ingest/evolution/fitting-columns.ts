@@ -127,12 +127,16 @@ export function compileFittingColumns(
   };
   const jsonFields = compileJsonFields(valueStruct);
   const deep = depthOf(schema) > MAX_DEPTH;
-  /** Appends the value fields by `appendFields`, then the converted ones; all or nothing. */
-  const appendRow = (appendFields: () => boolean, converted?: Record<string, unknown>): boolean => {
+  /** Appends the value fields of `source` by `appendFields`, then the converted ones; all or nothing. */
+  const appendRow = <S>(
+    appendFields: (column: StructColumn, source: S) => boolean,
+    source: S,
+    converted?: Record<string, unknown>,
+  ): boolean => {
     if (deep) return false;
     const before = columnLength(columns);
     valueColumns.valid.length = 0;
-    if (!appendFields()) {
+    if (!appendFields(valueColumns, source)) {
       truncateColumn(columns, before);
       return false;
     }
@@ -144,8 +148,7 @@ export function compileFittingColumns(
   };
   return {
     columns,
-    append: (value, converted) =>
-      isFieldObject(value) && appendRow(() => fields(valueColumns, value), converted),
-    appendJson: (json, converted) => appendRow(() => jsonFields(valueColumns, json), converted),
+    append: (value, converted) => isFieldObject(value) && appendRow(fields, value, converted),
+    appendJson: (json, converted) => appendRow(jsonFields, json, converted),
   };
 }
