@@ -4,7 +4,11 @@ import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js'
 import { type Coercion, coerceValue, fitValue } from '../../../functions/core/ingest/mapping/coercions.js';
 import { compileTimestampFormat } from '../../../functions/core/ingest/mapping/timestamp-format.js';
 import { parseJsonBytes } from '../../../functions/core/ingest/parse-json.js';
-import { parseIsoDate, parseIsoTimestamp } from '../../../functions/core/ingest/parse-temporal.js';
+import {
+  parseIsoDate,
+  parseIsoTime,
+  parseIsoTimestamp,
+} from '../../../functions/core/ingest/parse-temporal.js';
 
 const ts = (iso: string) => parseIsoTimestamp(iso);
 
@@ -53,6 +57,32 @@ describe('coerceValue', () => {
     expect(coerceValue({ type: 'timestamptz' }, 1795168800123, 'ts')).toBe(ts('2026-11-20T10:00:00.123Z'));
     expect(coerceValue({ type: 'date', epoch: 'seconds' }, 1795168800, 'd')).toBe(parseIsoDate('2026-11-20'));
     expect(coerceValue({ type: 'date', epoch: 'seconds' }, -1, 'd')).toBe(-1);
+  });
+
+  it('reads whole days since the epoch (Debezium Date) for dates and timestamps', () => {
+    expect(coerceValue({ type: 'date', epoch: 'days' }, 20412, 'd')).toBe(parseIsoDate('2025-11-20'));
+    expect(coerceValue({ type: 'date', epoch: 'days' }, -1, 'd')).toBe(parseIsoDate('1969-12-31'));
+    expect(coerceValue({ type: 'timestamp', epoch: 'days' }, '20412', 'ts')).toBe(ts('2025-11-20T00:00:00Z'));
+    expect(() => coerceValue({ type: 'date', epoch: 'days' }, 1.5, 'd')).toThrow('d: ');
+  });
+
+  it.each([
+    ['seconds', 45296, '12:34:56'],
+    ['millis', 45296789, '12:34:56.789'],
+    ['micros', 45296789012, '12:34:56.789012'],
+    ['micros', '0', '00:00:00'],
+    ['nanos', new JsonNumberText('86399999999999'), '23:59:59.999999'],
+  ] as const)('time since midnight in %s: %j → %s', (unit, value, iso) => {
+    expect(coerceValue({ type: 'time', epoch: unit }, value, 't')).toBe(parseIsoTime(iso));
+  });
+
+  it('reads ISO text for a time with a unit, and refuses numbers that are not a time of day', () => {
+    expect(coerceValue({ type: 'time', epoch: 'micros' }, '12:00:00', 't')).toBe(parseIsoTime('12:00:00'));
+    expect(() => coerceValue({ type: 'time', epoch: 'micros' }, 86_400_000_000, 't')).toThrow(
+      't: 86400000000 (micros since midnight) is not a time of day',
+    );
+    expect(() => coerceValue({ type: 'time', epoch: 'millis' }, -1, 't')).toThrow('is not a time of day');
+    expect(() => coerceValue({ type: 'time' }, 5, 't')).toThrow('t: expected a time of day');
   });
 
   it.each([

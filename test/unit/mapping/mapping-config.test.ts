@@ -66,6 +66,14 @@ describe('parseMappingConfig', () => {
       'mapping.columns.ts.epoch: must be one of',
     ],
     [{ columns: { ts: { type: 'date', epoch: 'millis', format: 'yyyy-MM-dd' } } }, 'either "format"'],
+    [
+      { columns: { t: { type: 'time', epoch: 'days' } } },
+      'mapping.columns.t.epoch: must be one of seconds, millis, micros, nanos (since midnight, for a time)',
+    ],
+    [
+      { columns: { n: { type: 'long', epoch: 'millis' } } },
+      'needs "type" to be timestamp, timestamptz, date or time',
+    ],
     [{ columns: { x: { type: 'strin' } } }, "mapping.columns.x.type: unknown type 'strin'"],
     [{ columns: { x: { type: 'decimal(40, 2)' } } }, 'decimal precision must be 1–38'],
     [{ columns: { x: { type: { type: 'list' } } } }, 'mapping.columns.x.type'],

@@ -39,10 +39,15 @@ function checkedMicros(micros: bigint, path: string, shown: string): bigint {
   return micros;
 }
 
-/** Epoch number text in a unit → µs, exactly (fractions below a microsecond are refused, nanos truncate). */
+/**
+ * Epoch number text in a unit → µs, exactly (fractions below a microsecond are refused, nanos
+ * truncate; days are whole).
+ */
 function epochMicros(text: string, unit: EpochUnit, path: string): bigint {
   const shown = `${text} (epoch ${unit})`;
   switch (unit) {
+    case 'days':
+      return checkedMicros(parseDecimalText(text, 38, 0, path) * MICROS_PER_DAY, path, shown);
     case 'seconds':
       return checkedMicros(parseDecimalText(text, 38, 6, path), path, shown);
     case 'millis':
@@ -116,6 +121,18 @@ export function coerceValue(c: Coercion, v: unknown, path: string): Value {
         return jsonToValue(c.type, n, path);
       }
       return jsonToValue(c.type, v, path);
+    case 'time': {
+      // A number (or integer text) with a unit is a time since midnight (Debezium's Time/MicroTime/
+      // NanoTime without Connect schemas); anything else is the plain conversion (ISO text).
+      const unit = c.epoch;
+      const text =
+        unit && (numericText(v) ?? (typeof v === 'string' && INTEGER_TEXT.test(v) ? v : undefined));
+      if (!unit || !text) return jsonToValue('time', v, path);
+      const micros = epochMicros(text, unit, path);
+      if (micros < 0n || micros >= MICROS_PER_DAY)
+        fail(path, `${text} (${unit} since midnight) is not a time of day`);
+      return micros;
+    }
     case 'boolean':
       if (v === 'true' || v === 'false') return v === 'true';
       return jsonToValue('boolean', v, path);

@@ -13,7 +13,8 @@
  *     "timestamp": "kafka_ts" | { "column": "kafka_ts" },  // the record timestamp as a timestamptz column
  *     "columns": {                                       // per target column (dotted = nested struct field)
  *       "order_ts": { "from": "created", "type": "timestamptz", "format": "dd/MM/yyyy HH:mm:ss", "zone": "+01:00" },
- *       "paid_at":  { "type": "timestamptz", "epoch": "seconds" },
+ *       "paid_at":  { "type": "timestamptz", "epoch": "seconds" },   // days|seconds|millis|micros|nanos
+ *       "opens":    { "type": "time", "epoch": "micros" },           // a time: since midnight
  *       "amount":   { "type": "decimal(12, 2)" },
  *       "city":     { "from": "shipping.city" },
  *       "status":   { "default": "NEW" }                 // used when the field is missing
@@ -26,7 +27,8 @@ import type { PrimitiveType } from '../../spec/types.js';
 import { compileTimestampFormat, parseZoneOffset, type TimestampFormat } from './timestamp-format.js';
 
 export type KeyFormat = 'string' | 'binary' | 'long' | 'json';
-export type EpochUnit = 'seconds' | 'millis' | 'micros' | 'nanos';
+/** Units of numbers: since the epoch (timestamps, dates), or since midnight (times; not `days`). */
+export type EpochUnit = 'days' | 'seconds' | 'millis' | 'micros' | 'nanos';
 
 export type KeyMapping =
   | { kind: 'column'; column: string; as: KeyFormat; required: boolean }
@@ -50,7 +52,10 @@ export interface ColumnRule {
   format?: TimestampFormat;
   /** Offset (minutes east of UTC) for timestamptz text written without one. */
   zoneMinutes?: number;
-  /** Unit of numbers → timestamp/date (default millis, Kafka's convention). */
+  /**
+   * Unit of numbers → timestamp/date (since the epoch; default millis, Kafka's convention) or → time
+   * (since midnight; Debezium's Time, MicroTime, NanoTime).
+   */
   epoch?: EpochUnit;
   /** JSON value used when the field is missing. */
   default?: unknown;
@@ -75,7 +80,7 @@ export const DEFAULT_MAPPING: MappingConfig = {
 };
 
 const TEMPORAL = new Set(['timestamp', 'timestamptz', 'date']);
-const EPOCH_UNITS: readonly EpochUnit[] = ['seconds', 'millis', 'micros', 'nanos'];
+const EPOCH_UNITS: readonly EpochUnit[] = ['days', 'seconds', 'millis', 'micros', 'nanos'];
 const KEY_FORMATS: readonly KeyFormat[] = ['string', 'binary', 'long', 'json'];
 
 type Json = Record<string, unknown>;
@@ -193,10 +198,15 @@ function parseRule(column: string, raw: unknown, path: string): ColumnRule {
     }
   }
   if (obj.epoch !== undefined) {
-    if (!temporal) fail(`${path}.epoch`, 'needs "type" to be timestamp, timestamptz or date');
+    const time = rule.type === 'time';
+    if (!temporal && !time) fail(`${path}.epoch`, 'needs "type" to be timestamp, timestamptz, date or time');
     if (rule.format) fail(`${path}.epoch`, 'give either "format" (text) or "epoch" (numbers), not both');
-    if (!EPOCH_UNITS.includes(obj.epoch as EpochUnit))
-      fail(`${path}.epoch`, `must be one of ${EPOCH_UNITS.join(', ')}`);
+    const units = time ? EPOCH_UNITS.filter((u) => u !== 'days') : EPOCH_UNITS;
+    if (!units.includes(obj.epoch as EpochUnit))
+      fail(
+        `${path}.epoch`,
+        `must be one of ${units.join(', ')}${time ? ' (since midnight, for a time)' : ''}`,
+      );
     rule.epoch = obj.epoch as EpochUnit;
   }
   if (Object.hasOwn(obj, 'default')) {
