@@ -9,6 +9,7 @@ import type { DeadLetter } from '../ingest/dead-letters.js';
 import type { RawRecord } from '../ingest/esm-event.js';
 import { jsonToRow, jsonToValue } from '../ingest/json-to-value.js';
 import { KAFKA_FIELD, kafkaLineageRow } from '../ingest/kafka-lineage.js';
+import { compileRowConversion } from '../ingest/mapping/convert-row.js';
 import { type DecodedRecord, decodeJsonRecords } from '../ingest/mapping/decoded-record.js';
 import { readPath } from '../scan/read-columns.js';
 import { valueKey } from '../scan/value-key.js';
@@ -49,6 +50,8 @@ interface Mapper {
   /** The same with key columns optional (upsert values may leave them to the Kafka key). */
   relaxedType: StructType;
   lineage: boolean;
+  /** A row image → a row: by the route's type rules when it has some, else the plain conversion. */
+  toRow: (type: StructType, obj: JsonObject, path?: string) => Row;
 }
 
 function without(schema: Schema, names: Set<string>): StructType {
@@ -75,6 +78,7 @@ function makeMapper(schema: Schema, settings: CdcSettings): Mapper {
     valueType,
     relaxedType: relaxKeys(valueType, new Set(settings.key.map((c) => c.id))),
     lineage: schema.fields.some((f) => f.name === KAFKA_FIELD),
+    toRow: settings.coercions ? compileRowConversion(settings.coercions) : jsonToRow,
   };
 }
 
@@ -135,7 +139,7 @@ function debeziumChanges(
     }
     return [{ record, key, row: null, mayExist: true }];
   }
-  const row = addLineage(mapper, jsonToRow(mapper.valueType, event.after!, 'after'), record, event.source);
+  const row = addLineage(mapper, mapper.toRow(mapper.valueType, event.after!, 'after'), record, event.source);
   const key = keyFromRow(row, columns);
   const changes: Change[] = [];
   if (event.op === 'u' && event.before) {
@@ -163,7 +167,7 @@ function upsertChanges(mapper: Mapper, decoded: DecodedRecord): Change[] {
       'map',
     );
   }
-  const row = addLineage(mapper, jsonToRow(mapper.relaxedType, value), record, null);
+  const row = addLineage(mapper, mapper.toRow(mapper.relaxedType, value), record, null);
   if (kafkaKey) {
     columns.forEach((c: KeyColumn, i) => {
       const inValue = readPath(row, c.path);

@@ -6,7 +6,8 @@
  * last two only for a single key column.
  */
 import { RecordDecodeError } from '../errors.js';
-import { JsonNumberText, jsonToValue } from '../ingest/json-to-value.js';
+import { JsonNumberText } from '../ingest/json-to-value.js';
+import { convertPrimitive } from '../ingest/mapping/convert-row.js';
 import { parseJsonBytes } from '../ingest/parse-json.js';
 import { readPath } from '../scan/read-columns.js';
 import { tupleKey } from '../scan/value-key.js';
@@ -71,7 +72,7 @@ export function keyFromJson(
 ): ChangeKey | undefined {
   const values: Value[] = [];
   for (const c of columns) {
-    const v = jsonToValue(c.type, readJsonPath(obj, c.path), `${what}.${c.name}`);
+    const v = convertPrimitive(c.type, c.coercion, readJsonPath(obj, c.path), `${what}.${c.name}`);
     if (v === null) return undefined;
     values.push(v);
   }
@@ -119,5 +120,5 @@ export function keyFromKafkaKey(key: unknown, columns: readonly KeyColumn[]): Ch
   // Keys are often numbers serialised as strings ("1000"): an integer column reads their digits.
   const integer = column.type === 'int' || column.type === 'long';
   const value = integer && typeof json === 'string' && /^-?\d+$/.test(json) ? new JsonNumberText(json) : json;
-  return makeKey([jsonToValue(column.type, value, `key.${column.name}`)]);
+  return makeKey([convertPrimitive(column.type, column.coercion, value, `key.${column.name}`)]);
 }

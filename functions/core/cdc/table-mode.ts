@@ -4,11 +4,13 @@
  * may set them when floe creates the table; later ingests read them back, so they need no flags.
  */
 import { ValidationError } from '../errors.js';
+import type { Coercion } from '../ingest/mapping/coercions.js';
 import type { IngestMode, TableRoute } from '../ingest/routes.js';
 import { INGEST_MODES } from '../ingest/routes.js';
 import { parseSchema, schemaFieldPaths } from '../spec/schema.js';
 import { findField, findFieldByName, maxFieldId } from '../spec/schema-index.js';
 import type { PrimitiveType, Schema, StructField, StructType } from '../spec/types.js';
+import { cdcCoercions } from './cdc-mapping.js';
 
 export const MODE_PROPERTY = 'floe.mode';
 export const IDENTIFIER_PROPERTY = 'floe.identifier-columns';
@@ -23,6 +25,8 @@ export interface KeyColumn {
   name: string;
   path: string[];
   type: PrimitiveType;
+  /** How the column's values are written, when the route's mapping has a type rule for it. */
+  coercion?: Coercion;
 }
 
 export interface CdcSettings {
@@ -30,6 +34,8 @@ export interface CdcSettings {
   key: KeyColumn[];
   /** The column for the Debezium `source` block, when the table keeps it. */
   sourceColumn?: StructField;
+  /** The route mapping's type rules, by column path (cdc-mapping.ts); none when absent. */
+  coercions?: ReadonlyMap<string, Coercion>;
 }
 
 /**
@@ -150,7 +156,8 @@ function sameIds(a: readonly number[], b: readonly number[]): boolean {
  * The key and source column of a CDC table: the schema's `identifier-field-ids`, else the route's
  * identifier columns, else the `floe.identifier-columns` property.
  * @throws ValidationError when there is no key, a key column cannot be a key, the route names a
- *   different key than the schema's, or the source column is not a struct
+ *   different key than the schema's, the source column is not a struct, or the route's mapping
+ *   says what a CDC table cannot apply (cdc-mapping.ts)
  */
 export function resolveCdcSettings(
   mode: CdcMode,
@@ -179,10 +186,18 @@ export function resolveCdcSettings(
   // parseSchema checks each id can be a key, with Iceberg's rules and messages.
   const checked = parseSchema({ ...schema, 'identifier-field-ids': ids }, 'schema');
   const paths = schemaFieldPaths(checked);
+  const coercions = cdcCoercions(route.mapping, schema);
   const key = ids.map((id): KeyColumn => {
     const field = findField(checked, id)!;
     const name = paths.get(id)!;
-    return { id, name, path: name.split('.'), type: field.type as PrimitiveType };
+    const coercion = coercions.get(name);
+    return {
+      id,
+      name,
+      path: name.split('.'),
+      type: field.type as PrimitiveType,
+      ...(coercion ? { coercion } : {}),
+    };
   });
   const sourceName = properties[SOURCE_COLUMN_PROPERTY];
   let sourceColumn: StructField | undefined;
@@ -194,5 +209,5 @@ export function resolveCdcSettings(
       );
     }
   }
-  return { mode, key, sourceColumn };
+  return { mode, key, sourceColumn, ...(coercions.size > 0 ? { coercions } : {}) };
 }

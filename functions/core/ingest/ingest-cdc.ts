@@ -29,6 +29,7 @@ import type { DeadLetter } from './dead-letters.js';
 import { decodeFor } from './decode-for-route.js';
 import type { RawRecord } from './esm-event.js';
 import type { TableRoute } from './routes.js';
+import { selectForRoute } from './select-for-route.js';
 
 interface CdcFiles extends BatchFiles {
   equalityDeletes: number;
@@ -53,6 +54,7 @@ export async function ingestCdcTable(
   mode: CdcMode,
   batchId: string,
   records: RawRecord[],
+  allRoutes: readonly TableRoute[] = [route],
 ): Promise<TableIngestReport> {
   const name = formatIdentifier(route.table);
   const schema = currentSchema(table.metadata);
@@ -60,9 +62,11 @@ export async function ingestCdcTable(
   // Dead letters are decided against the offsets the main table has not committed yet.
   const fresh = unseen(records, readCommittedOffsets(table.metadata));
   // A registry outage throws here, before anything is dead-lettered: the batch is redelivered.
-  const { decoded, deadLetters: decodeLetters } = await decodeFor(route, fresh);
+  const { decoded: all, deadLetters: decodeLetters } = await decodeFor(route, fresh);
+  // Changes the route's `when` does not take belong to other tables (one topic, several tables).
+  const { mine: decoded, unrouted } = selectForRoute(route, allRoutes, all);
   const extracted = extractChanges(decoded, schema, settings);
-  const deadLetters = inRecordOrder(fresh, [...decodeLetters, ...extracted.deadLetters]);
+  const deadLetters = inRecordOrder(fresh, [...decodeLetters, ...unrouted, ...extracted.deadLetters]);
   const deadLettered = await commitDeadLetters(options, route, batchId, deadLetters);
   const letters = new Set(deadLetters.map((l) => l.record));
   const byRecord = new Map(decoded.map((d) => [d.record, d]));

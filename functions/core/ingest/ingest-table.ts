@@ -27,39 +27,11 @@ import type { DecodedRecord } from './mapping/decoded-record.js';
 import { gatherJsonBatch } from './mapping/gather-json.js';
 import { type MappedBatch, mapBatch } from './mapping/map-batch.js';
 import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
-import { routeMatches } from './mapping/route-condition.js';
-import { routesForTopic, type TableRoute } from './routes.js';
+import type { TableRoute } from './routes.js';
+import { selectForRoute } from './select-for-route.js';
 
 export type { IngestTableOptions, TableIngestReport } from './commit-batch.js';
 
-/**
- * The records this route takes (its `when` condition). A record no route of its topic takes is
- * dead-lettered by the first of those routes, so it is kept exactly once.
- */
-function selectForRoute(
-  route: TableRoute,
-  allRoutes: TableRoute[],
-  decoded: DecodedRecord[],
-): { mine: DecodedRecord[]; unrouted: DeadLetter[] } {
-  if (!route.when) return { mine: decoded, unrouted: [] };
-  const mine: DecodedRecord[] = [];
-  const unrouted: DeadLetter[] = [];
-  for (const d of decoded) {
-    if (routeMatches(route.when, d)) {
-      mine.push(d);
-      continue;
-    }
-    const siblings = routesForTopic(allRoutes, d.record.topic);
-    if (siblings[0] === route && !siblings.some((r) => routeMatches(r.when, d))) {
-      unrouted.push({
-        record: d.record,
-        stage: 'map',
-        error: `no table route's condition matches this record (topic ${d.record.topic})`,
-      });
-    }
-  }
-  return { mine, unrouted };
-}
 export { offsetsOf } from './commit-batch.js';
 export { loadOrCreateTable } from './load-or-create-table.js';
 
@@ -77,7 +49,7 @@ export async function ingestTable(
 ): Promise<TableIngestReport> {
   const table = await loadOrCreateTable(options.catalog, route);
   const mode = resolveMode(route, table.metadata.properties ?? {});
-  if (mode !== 'append') return ingestCdcTable(options, route, table, mode, batchId, records);
+  if (mode !== 'append') return ingestCdcTable(options, route, table, mode, batchId, records, allRoutes);
 
   const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
   const mapping = route.mapping ?? DEFAULT_MAPPING;

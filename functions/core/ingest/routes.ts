@@ -7,6 +7,7 @@ import { ValidationError } from '../errors.js';
 import { parseSchema } from '../spec/schema.js';
 import { type EvolutionPolicy, parseEvolutionPolicy } from './evolution/evolution-policy.js';
 import { type FormatConfig, parseFormatConfig } from './formats/format-config.js';
+import { checkCdcMapping } from '../cdc/cdc-mapping.js';
 import { type MappingConfig, parseMappingConfig } from './mapping/mapping-config.js';
 import { parseRouteCondition, type RouteCondition } from './mapping/route-condition.js';
 import type { Schema, TableIdentifier } from '../spec/types.js';
@@ -90,10 +91,14 @@ export function parseRoutes(json: unknown): TableRoute[] {
     ) {
       fail(`[${i}].identifierColumns`, 'must be an array of column names');
     }
+    const mapping =
+      r.mapping === undefined ? undefined : parseMappingConfig(r.mapping, `routes[${i}].mapping`);
+    // A CDC table's row is the change event's row image: refuse, at start-up, what it cannot apply.
+    if (r.mode === 'debezium' || r.mode === 'upsert') checkCdcMapping(mapping, `routes[${i}].mapping`);
     return {
       table,
       format: r.format === undefined ? undefined : parseFormatConfig(r.format, `routes[${i}].format`),
-      mapping: r.mapping === undefined ? undefined : parseMappingConfig(r.mapping, `routes[${i}].mapping`),
+      mapping,
       schemaEvolution:
         r.schemaEvolution === undefined
           ? undefined
@@ -114,6 +119,6 @@ export function parseRoutes(json: unknown): TableRoute[] {
 }
 
 /** The routes a topic feeds. */
-export function routesForTopic(routes: TableRoute[], topic: string): TableRoute[] {
+export function routesForTopic(routes: readonly TableRoute[], topic: string): TableRoute[] {
   return routes.filter((r) => r.topics.includes(topic));
 }

@@ -5,27 +5,20 @@
  * schema changes only when evolution commits a new one.
  */
 import { RecordDecodeError, ValidationError } from '../../errors.js';
-import type {
-  IcebergType,
-  PrimitiveType,
-  Row,
-  Schema,
-  StructField,
-  StructType,
-  Value,
-} from '../../spec/types.js';
+import type { IcebergType, PrimitiveType, Row, Schema, StructField, StructType } from '../../spec/types.js';
 import { canGather, GatheredRows } from '../../data/gathered-rows.js';
 import { compileFittingColumns } from '../evolution/fitting-columns.js';
 import { compileFittingRow, NOT_FITTING } from '../evolution/fitting-row.js';
 import { canPromote, samePrimitive } from '../evolution/promotions.js';
 import type { RawRecord } from '../esm-event.js';
-import { describeJsonValue, jsonToRow, jsonToValue } from '../json-to-value.js';
+import { jsonToRow, jsonToValue } from '../json-to-value.js';
 import { KAFKA_FIELD, kafkaLineageRow } from '../kafka-lineage.js';
-import { type Coercion, coerceValue, fitValue } from './coercions.js';
+import { type Coercion, coerceValue } from './coercions.js';
+import { compileRowConversion } from './convert-row.js';
 import type { DecodedRecord } from './decoded-record.js';
 import type { MappingConfig } from './mapping-config.js';
 import { projectRecord } from './project-record.js';
-import { isFieldObject, ownValue, type ValueObject } from './value-paths.js';
+import type { ValueObject } from './value-paths.js';
 
 /** Rows gathered as columns, a record at a time. */
 export interface FittingGatherer {
@@ -66,8 +59,6 @@ export interface RecordMapper {
   /** project + toRow. @throws RecordDecodeError (stage map) naming the column path */
   map(decoded: DecodedRecord): Row;
 }
-
-const MAX_DEPTH = 64;
 
 function fail(path: string, message: string): never {
   throw new RecordDecodeError(`${path}: ${message}`, 'map');
@@ -166,45 +157,7 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
     fields: schema.fields.filter((f) => f.name !== KAFKA_FIELD),
   };
 
-  const convert = (type: IcebergType, v: unknown, path: string, rulePath: string, depth: number): Value => {
-    if (v === null || v === undefined) return null;
-    if (depth > MAX_DEPTH) fail(path, `nested deeper than ${MAX_DEPTH} levels`);
-    const coercion = coercions.get(rulePath);
-    if (typeof type === 'string') {
-      if (!coercion) return jsonToValue(type, v, path);
-      return fitValue(coerceValue(coercion, v, path), coercion.type, type, path);
-    }
-    if (type.type === 'struct') {
-      if (!isFieldObject(v)) fail(path, `expected an object, got ${describeJsonValue(v)}`);
-      return convertStruct(type, v, path, rulePath, depth + 1);
-    }
-    if (type.type === 'list') {
-      if (!Array.isArray(v)) fail(path, `expected an array, got ${describeJsonValue(v)}`);
-      return v.map((item, i) => {
-        const value = convert(type.element, item, `${path}[${i}]`, rulePath, depth + 1);
-        if (value === null && type['element-required']) fail(`${path}[${i}]`, 'element is required but null');
-        return value;
-      });
-    }
-    return jsonToValue(type, v, path, depth);
-  };
-  const convertStruct = (
-    type: StructType,
-    obj: ValueObject,
-    path: string,
-    rulePath: string,
-    depth: number,
-  ): Row => {
-    const row: Row = {};
-    for (const field of type.fields) {
-      const fieldPath = path ? `${path}.${field.name}` : field.name;
-      const fieldRulePath = rulePath ? `${rulePath}.${field.name}` : field.name;
-      const value = convert(field.type, ownValue(obj, field.name), fieldPath, fieldRulePath, depth);
-      if (value === null && field.required) fail(fieldPath, 'is required but missing or null');
-      row[field.name] = value;
-    }
-    return row;
-  };
+  const convertStruct = compileRowConversion(coercions);
 
   const fitting = coercions.size === 0 ? compileFittingRow(valueStruct) : undefined;
   const withLineage = (row: Row, record: RawRecord): Row => {
@@ -227,7 +180,7 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
       return projected;
     },
     toRow(projected, record) {
-      if (!fitting) return withLineage(convertStruct(valueStruct, projected, '', '', 0), record);
+      if (!fitting) return withLineage(convertStruct(valueStruct, projected), record);
       // Without coercion rules the plain JSON conversion does it all; a fitting value takes the
       // compiled converter, the rest the general one, which explains what does not fit.
       const row = fitting(projected);
