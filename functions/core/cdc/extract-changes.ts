@@ -190,6 +190,25 @@ function upsertChanges(mapper: Mapper, decoded: DecodedRecord): Change[] {
 }
 
 /**
+ * The row image a record's change would write, as decoded: a Debezium create/read/update's `after`,
+ * an upsert value. What schema evolution reconciles with the table. Undefined when there is none
+ * (deletes, tombstones, control messages) or the record is not a readable change (extraction says why).
+ */
+export function rowImageOf(decoded: DecodedRecord, mode: CdcSettings['mode']): JsonObject | undefined {
+  if (decoded.record.value === null) return undefined;
+  try {
+    if (mode === 'upsert') {
+      const value = unwrapConnectEnvelope(decoded.value);
+      return isJsonObject(value) ? value : undefined;
+    }
+    const event = parseDebeziumValue(decoded.value);
+    return event.kind === 'change' && event.op !== 'd' ? (event.after ?? undefined) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A record as extraction takes it: decoded (ingest decodes by the route's format first), or raw,
  * whose value is then read as JSON (keys stay raw bytes) — a record that does not decode is a dead
  * letter, stage `decode`, in its place in the order.

@@ -70,9 +70,9 @@ async function writeDeleteFiles(
   columns: readonly KeyColumn[],
   scope: DeleteScope,
   prefix: string,
+  schema: Schema,
 ): Promise<DataFile[]> {
   const md = table.metadata;
-  const schema = currentSchema(md);
   const ids = columns.map((c) => c.id);
   const deleteSchema = keySchema(schema, new Set(ids));
   const props = md.properties ?? {};
@@ -104,7 +104,8 @@ async function writeDeleteFiles(
 }
 
 /**
- * Writes the files for a collapsed batch (`scope` is needed when any key has older rows to delete).
+ * Writes the files for a collapsed batch (`scope` is needed when any key has older rows to delete),
+ * with `options.schema` (the schema the batch commits; default the table's current one).
  * On failure, the files this call wrote are deleted (best effort) before the error is thrown.
  * @throws ValidationError without a scope for deletes; whatever writeRows / writeDataFiles throw
  *   (ValidationError, TransientIOError, LakeError)
@@ -114,17 +115,20 @@ export async function writeChanges(
   finals: readonly KeyState[],
   columns: readonly KeyColumn[],
   scope: DeleteScope | undefined,
-  options: { filePrefix?: string } = {},
+  options: { filePrefix?: string; schema?: Schema } = {},
 ): Promise<WrittenChanges> {
+  const schema = options.schema ?? currentSchema(table.metadata);
   const prefix = options.filePrefix ? `${options.filePrefix.slice(0, 12)}-` : '';
   const rows = finals.flatMap((s) => (s.row ? [s.row] : []));
   const keyRows = finals.filter((s) => s.deleteExisting).map((s) => keyRow(columns, s.key.values));
   if (keyRows.length > 0 && !scope)
     throw new ValidationError('a batch with equality deletes needs a delete scope');
-  const dataFiles = rows.length ? await writeRows(table, rows, { filePrefix: options.filePrefix }) : [];
+  const dataFiles = rows.length
+    ? await writeRows(table, rows, { filePrefix: options.filePrefix, schema })
+    : [];
   try {
     const deleteFiles =
-      scope && keyRows.length ? await writeDeleteFiles(table, keyRows, columns, scope, prefix) : [];
+      scope && keyRows.length ? await writeDeleteFiles(table, keyRows, columns, scope, prefix, schema) : [];
     return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: keyRows.length };
   } catch (error) {
     await Promise.all(dataFiles.map((f) => table.io.delete(f.file_path).catch(() => undefined)));

@@ -1,19 +1,21 @@
 /**
  * One CDC table's share of a Kafka batch (mode `debezium` or `upsert`), exactly once like appends
- * (commit-batch.ts): records → decoded by the route's format (decode-for-route.ts) → changes (dead letters first, to the DLQ table) → collapsed per key in
- * offset order → data files for the final rows + equality deletes for every key the batch replaces
- * or deletes → one snapshot. Reading applies the deletes (merge-on-read), so the table shows the
- * source table's current state.
+ * (commit-batch.ts): records → decoded by the route's format (decode-for-route.ts) → taken by the
+ * route's `when` → row images reconciled with the schema (evolution, as appends) and changes
+ * extracted (cdc/plan-changes.ts; dead letters first, to the DLQ table) → collapsed per key in offset
+ * order → data files for the final rows + equality deletes for every key the batch replaces or
+ * deletes → one snapshot, with the schema change if any. Reading applies the deletes (merge-on-read),
+ * so the table shows the source table's current state.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import { collapseChanges } from '../cdc/collapse-changes.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
-import { type ExtractedChanges, extractChanges } from '../cdc/extract-changes.js';
-import { type CdcMode, resolveCdcSettings } from '../cdc/table-mode.js';
+import type { ExtractedChanges } from '../cdc/extract-changes.js';
+import { planChanges } from '../cdc/plan-changes.js';
+import type { CdcMode } from '../cdc/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
-import { currentSchema } from '../spec/metadata.js';
 import { readCommittedOffsets } from '../table/source-offsets.js';
 import {
   type BatchFiles,
@@ -27,6 +29,8 @@ import {
 } from './commit-batch.js';
 import type { DeadLetter } from './dead-letters.js';
 import { decodeFor } from './decode-for-route.js';
+import { evolutionPolicyOf } from './evolution/evolution-policy.js';
+import { describeChanges, reconciliationStillApplies } from './evolution/reconcile-schema.js';
 import type { RawRecord } from './esm-event.js';
 import type { TableRoute } from './routes.js';
 import { selectForRoute } from './select-for-route.js';
@@ -57,20 +61,26 @@ export async function ingestCdcTable(
   allRoutes: readonly TableRoute[] = [route],
 ): Promise<TableIngestReport> {
   const name = formatIdentifier(route.table);
-  const schema = currentSchema(table.metadata);
-  const settings = resolveCdcSettings(mode, schema, route, table.metadata.properties ?? {});
+  const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
   // Dead letters are decided against the offsets the main table has not committed yet.
   const fresh = unseen(records, readCommittedOffsets(table.metadata));
   // A registry outage throws here, before anything is dead-lettered: the batch is redelivered.
   const { decoded: all, deadLetters: decodeLetters } = await decodeFor(route, fresh);
   // Changes the route's `when` does not take belong to other tables (one topic, several tables).
   const { mine: decoded, unrouted } = selectForRoute(route, allRoutes, all);
-  const extracted = extractChanges(decoded, schema, settings);
-  const deadLetters = inRecordOrder(fresh, [...decodeLetters, ...unrouted, ...extracted.deadLetters]);
+  const first = planChanges(table.metadata, decoded, route, mode, policy);
+  const rec = first.reconciliation;
+  if (rec.changed) options.onWarning?.(name, `schema evolves: ${describeChanges(rec.changes)}`);
+  const deadLetters = inRecordOrder(fresh, [
+    ...decodeLetters,
+    ...unrouted,
+    ...first.schemaLetters,
+    ...first.extracted.deadLetters,
+  ]);
   const deadLettered = await commitDeadLetters(options, route, batchId, deadLetters);
   const letters = new Set(deadLetters.map((l) => l.record));
   const byRecord = new Map(decoded.map((d) => [d.record, d]));
-  let ignored: ExtractedChanges['ignored'] = extracted.ignored;
+  let ignored: ExtractedChanges['ignored'] = first.extracted.ignored;
   let warnings: string[] = [];
 
   const outcome = await commitBatch<CdcFiles>(
@@ -80,46 +90,58 @@ export async function ingestCdcTable(
     records,
     async (current, unseenRecords) => {
       const good = unseenRecords.filter((r) => byRecord.has(r) && !letters.has(r));
-      let changes = extracted.changes;
-      let columns = settings.key;
-      // The first round extracts once; only a moved base (new schema or offsets) extracts again.
+      // The first round plans once; only a moved base (new schema or offsets) plans again.
       const same =
-        current.metadata['current-schema-id'] === schema['schema-id'] &&
-        unseenRecords.length === fresh.length;
+        unseenRecords.length === fresh.length &&
+        current.metadata['current-schema-id'] === table.metadata['current-schema-id'] &&
+        current.metadata['last-column-id'] === table.metadata['last-column-id'];
+      let plan = first;
       if (!same) {
-        const now = currentSchema(current.metadata);
-        const nowSettings = resolveCdcSettings(mode, now, route, current.metadata.properties ?? {});
-        const again = extractChanges(
+        plan = planChanges(
+          current.metadata,
           good.map((r) => byRecord.get(r)!),
-          now,
-          nowSettings,
+          route,
+          mode,
+          policy,
         );
-        if (again.deadLetters.length > 0) {
+        if (plan.schemaLetters.length > 0 || plan.extracted.deadLetters.length > 0) {
           // Never drop them: fail the batch, the redelivery decides dead letters against the new schema.
           throw new LakeError(`${name}: the table schema changed during the batch`, { retryable: true });
         }
-        changes = again.changes;
-        columns = nowSettings.key;
-        ignored = again.ignored;
+        ignored = plan.extracted.ignored;
       }
-      const collapsed = collapseChanges(changes, columns);
+      const { reconciliation, settings } = plan;
+      const columns = settings.key;
+      const collapsed = collapseChanges(plan.extracted.changes, columns);
       warnings = collapsed.warnings;
       const keyIds = columns.map((c) => c.id);
       // Only a batch with deletes needs a scope (and may add the unpartitioned spec).
       const scope = collapsed.finals.some((f) => f.deleteExisting)
         ? await planDeleteScope(current, keyIds)
         : undefined;
-      const written = await writeChanges(current, collapsed.finals, columns, scope, { filePrefix: batchId });
+      const written = await writeChanges(current, collapsed.finals, columns, scope, {
+        filePrefix: batchId,
+        schema: reconciliation.schema,
+      });
       return {
         ...written,
         used: good,
         checkBase: async (base) => {
-          if (!scope) return {};
+          if (!reconciliationStillApplies(base.metadata, reconciliation)) {
+            throw new StaleWriteError(`${name}: the table schema changed while the batch was written`);
+          }
+          const evolve = reconciliation.changed
+            ? { preUpdates: reconciliation.updates, preRequirements: reconciliation.requirements }
+            : { preUpdates: [], preRequirements: [] };
+          if (!scope) return evolve;
           const now = await planDeleteScope(base, keyIds);
           if (!sameScope(scope, now)) {
             throw new StaleWriteError(`${name}: the partition specs changed while the batch was written`);
           }
-          return { preUpdates: now.preUpdates, preRequirements: now.preRequirements };
+          return {
+            preUpdates: [...evolve.preUpdates, ...now.preUpdates],
+            preRequirements: [...evolve.preRequirements, ...now.preRequirements],
+          };
         },
       };
     },

@@ -38,6 +38,11 @@ export interface WalkContext {
   readonly baseLastColumnId: number;
   nextId: number;
   readonly identifierIds: ReadonlySet<number>;
+  /**
+   * Columns a record may leave missing or null without a change: its row gets them elsewhere (a CDC
+   * upsert's key columns, from the Kafka key) or its extraction refuses it with its own reason.
+   */
+  readonly absentOk: ReadonlySet<number>;
   /** Partition fields by source column id, over every spec of the table. */
   readonly partitionSources: ReadonlyMap<number, { name: string; transform: Transform }[]>;
   readonly hints: ReadonlyMap<string, PrimitiveType>;
@@ -141,7 +146,7 @@ function retype(ctx: WalkContext, slot: Slot, from: IcebergType, to: IcebergType
 }
 
 function makeOptional(ctx: WalkContext, slot: Slot, path: LazyPath): void {
-  if (!slotRequired(slot)) return;
+  if (!slotRequired(slot) || ctx.absentOk.has(slotId(slot))) return;
   if (ctx.identifierIds.has(slotId(slot))) {
     reject(
       path.text(),

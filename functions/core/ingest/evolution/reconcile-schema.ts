@@ -51,6 +51,8 @@ export interface ReconcileOptions {
   typeHints?: ReadonlyMap<string, PrimitiveType>;
   /** Names a record in messages (e.g. `orders-0@42`); default `record #i`. */
   label?: (index: number) => string;
+  /** Field ids a record may leave missing or null without making them optional (WalkContext.absentOk). */
+  absentOk?: ReadonlySet<number>;
 }
 
 function partitionSources(md: TableMetadata): Map<number, { name: string; transform: Transform }[]> {
@@ -127,6 +129,7 @@ export function reconcileSchema(
     baseLastColumnId,
     nextId: highest + 1,
     identifierIds: new Set(base['identifier-field-ids'] ?? []),
+    absentOk: options.absentOk ?? new Set(),
     partitionSources: partitionSources(metadata),
     hints: options.typeHints ?? new Map(),
     undo: [],

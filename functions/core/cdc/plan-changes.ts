@@ -1,0 +1,81 @@
+/**
+ * A CDC batch's changes with schema evolution, as appends have it (evolution/reconcile-schema.ts): the
+ * row images are reconciled with the table's schema under the table's policy, so a column added at
+ * the source becomes an optional column (fresh id) in the same commit as the rows, a dropped one
+ * becomes optional, int → long and the like are promoted; then the changes are extracted against the
+ * schema that commits. Records whose image needs a change the policy refuses are dead letters (stage
+ * `schema`). Key columns stay as the table declares them.
+ */
+import type { DeadLetter } from '../ingest/dead-letters.js';
+import type { EvolutionPolicy } from '../ingest/evolution/evolution-policy.js';
+import { reconcileSchema, type SchemaReconciliation } from '../ingest/evolution/reconcile-schema.js';
+import type { DecodedRecord } from '../ingest/mapping/decoded-record.js';
+import type { TableRoute } from '../ingest/routes.js';
+import { currentSchema } from '../spec/metadata.js';
+import type { TableMetadata } from '../spec/types.js';
+import { type ExtractedChanges, extractChanges, rowImageOf } from './extract-changes.js';
+import { type CdcMode, type CdcSettings, resolveCdcSettings } from './table-mode.js';
+
+export interface ChangePlan {
+  reconciliation: SchemaReconciliation;
+  /** The key and rules on the reconciled schema. */
+  settings: CdcSettings;
+  /** The changes of the records not dead-lettered for their schema; its dead letters are extraction's. */
+  extracted: ExtractedChanges;
+  /** Records whose row image needs a schema change the policy refuses. */
+  schemaLetters: DeadLetter[];
+}
+
+const label = (d: DecodedRecord) => `${d.record.topic}-${d.record.partition}@${d.record.offset}`;
+
+/**
+ * @throws SchemaEvolutionError under policy block (as appends); ValidationError from resolveCdcSettings
+ */
+export function planChanges(
+  metadata: TableMetadata,
+  decoded: readonly DecodedRecord[],
+  route: TableRoute,
+  mode: CdcMode,
+  policy: EvolutionPolicy,
+): ChangePlan {
+  const properties = metadata.properties ?? {};
+  const base = resolveCdcSettings(mode, currentSchema(metadata), route, properties);
+  const typeHints = new Map([...(base.coercions ?? [])].map(([column, c]) => [column, c.type]));
+  const absentOk = new Set(base.key.map((c) => c.id));
+  // A record that shaped the new schema but then is not a change must not leave a column or a
+  // promotion behind: reconcile again without it (as mapBatch does). Each pass drops a record.
+  let current = [...decoded];
+  const dropped: DeadLetter[] = [];
+  for (;;) {
+    const imaged = current.flatMap((d) => {
+      const image = rowImageOf(d, mode);
+      return image ? [{ d, image }] : [];
+    });
+    const reconciliation = reconcileSchema(
+      metadata,
+      imaged.map((x) => x.image),
+      { policy, typeHints, absentOk, label: (i) => label(imaged[i].d) },
+    );
+    const refused = new Map([...reconciliation.rejected].map(([i, reason]) => [imaged[i].d, reason]));
+    const schemaLetters: DeadLetter[] = [...refused].map(([d, error]) => ({
+      record: d.record,
+      stage: 'schema',
+      error,
+    }));
+    const settings = reconciliation.changed
+      ? resolveCdcSettings(mode, reconciliation.schema, route, properties)
+      : base;
+    const extracted = extractChanges(
+      current.filter((d) => !refused.has(d)),
+      reconciliation.schema,
+      settings,
+    );
+    if (!reconciliation.changed || extracted.deadLetters.length === 0) {
+      extracted.deadLetters.unshift(...dropped);
+      return { reconciliation, settings, extracted, schemaLetters };
+    }
+    const failed = new Set(extracted.deadLetters.map((l) => l.record));
+    dropped.push(...extracted.deadLetters);
+    current = current.filter((d) => !failed.has(d.record));
+  }
+}
