@@ -39,8 +39,9 @@ export function checkCdcMapping(mapping: MappingConfig | undefined, path: string
 }
 
 /**
- * The coercions of a CDC route's type rules by column path, checked against the table: each column
- * exists, is a primitive, and holds the rule's type (the same, or one that widens into it).
+ * The coercions of a CDC route's type rules by column path, checked against the table: a column it
+ * has is a primitive and holds the rule's type (the same, or one that widens into it); one it does
+ * not have yet gets the rule's type when its field first arrives (schema evolution).
  * @throws ValidationError for a part CDC cannot apply (checkCdcMapping) or a rule that does not fit
  */
 export function cdcCoercions(
@@ -55,7 +56,11 @@ export function cdcCoercions(
     const { type } = rule;
     if (!type) continue; // refused by checkCdcMapping
     const field = fieldAtPath(schema, rule.column.split('.'));
-    if (!field) throw new ValidationError(`${at}: the table has no column '${rule.column}'`);
+    // A column the table does not have yet: when the field appears, evolution adds it with the rule's type.
+    if (!field) {
+      out.set(rule.column, { ...rule, type });
+      continue;
+    }
     if (typeof field.type !== 'string') {
       throw new ValidationError(
         `${at}: column '${rule.column}' is a ${field.type.type}; a type rule needs a primitive column`,

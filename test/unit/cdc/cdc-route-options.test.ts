@@ -8,6 +8,7 @@ import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { parseRoutes } from '../../../functions/core/ingest/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
+import { currentSchema } from '../../../functions/core/spec/metadata.js';
 import type { Row, TableIdentifier } from '../../../functions/core/spec/types.js';
 import { tempWarehouse } from '../../support/tables.js';
 
@@ -233,7 +234,7 @@ describe('CDC routes: when and mapping', () => {
         debeziumEvent([change('events', 'c', { day: 1 })]),
       );
       const [stored] = parseRoutes([{ table: 'shop.events', topics: [TOPIC], mapping: { flatten: true } }]);
-      const badRule = route({ columns: { missing: { type: 'long' } } });
+      const struct = route({ columns: { at: { type: 'long' } } });
       const narrower = route({ columns: { opens: { type: 'string' } } });
       const event = debeziumEvent([change('events', 'c', { day: DAY })]);
 
@@ -241,12 +242,32 @@ describe('CDC routes: when and mapping', () => {
       await expect(ingestEvent({ catalog: wh.catalog, routes: [stored] }, event)).rejects.toThrow(
         /mapping\.flatten: not applied/,
       );
-      await expect(ingestEvent({ catalog: wh.catalog, routes: badRule }, event)).rejects.toThrow(
-        /mapping\.columns\.missing: the table has no column 'missing'/,
+      await expect(ingestEvent({ catalog: wh.catalog, routes: struct }, event)).rejects.toThrow(
+        /mapping\.columns\.at\.type: the rule reads long values, which the timestamptz column 'at' cannot hold/,
       );
       await expect(ingestEvent({ catalog: wh.catalog, routes: narrower }, event)).rejects.toThrow(
         /reads string values, which the time column 'opens' cannot hold/,
       );
+    });
+    it('gives a column the source adds later the type its rule names', async () => {
+      // Arrange: `closes` is not a column yet; the rule says how its numbers read when it arrives.
+      const routes = route({
+        ...MAPPING,
+        columns: { ...MAPPING.columns, closes: { type: 'time', epoch: 'millis' } },
+      });
+      const event = debeziumEvent([change('events', 'c', { day: DAY, closes: 72_000_000 })]);
+
+      // Act
+      await ingestEvent({ catalog: wh.catalog, routes }, event);
+
+      // Assess
+      const loaded = await wh.catalog.loadTable(routes[0].table);
+      expect(currentSchema(loaded.metadata).fields.at(-1)).toEqual(
+        expect.objectContaining({ name: 'closes', type: 'time', required: false }),
+      );
+      expect(await readScanRows(loaded, await planScan(loaded))).toEqual([
+        expect.objectContaining({ day: DAY, closes: 72_000_000_000n }),
+      ]);
     });
   });
 
