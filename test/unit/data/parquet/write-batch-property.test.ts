@@ -6,7 +6,7 @@ import {
   encodeBatchAsParquet,
 } from '../../../../functions/core/data/parquet/write-batch.js';
 import type { Row, Value } from '../../../../functions/core/spec/types.js';
-import { type DuckDB, schemaOf, sqlString } from '../parquet-test-helpers.js';
+import { schemaOf, sqlString } from '../parquet-test-helpers.js';
 import { batchOf, fromDuck, hyparquetRows, duckAndDir } from './read-back.js';
 
 /** Nesting to depth 2 of repetition, with nulls possible at every optional level. */

@@ -9,7 +9,7 @@ import {
 import { readDataFile } from '../../../../functions/core/data/read-data-file.js';
 import { LocalFileIO } from '../../../../functions/core/io/local-file-io.js';
 import { allTypesRows, allTypesSchema } from '../all-types-fixture.js';
-import { type DuckDB, sqlString } from '../parquet-test-helpers.js';
+import { sqlString } from '../parquet-test-helpers.js';
 import { batchOf, fromDuck, hyparquetAnnotated, hyparquetRows, metadataOf, duckAndDir } from './read-back.js';
 
 const schema = allTypesSchema;
