@@ -2,6 +2,7 @@
  * The `floe` command line: the same core the Lambda handlers run, on a local (or s3://) warehouse.
  *   floe ingest <event.json...> --warehouse DIR --table NS.NAME [--schema FILE] [--partition-by EXPR]
  *               [--mode append|debezium|upsert] [--identifier COL[,COL]]
+ *   floe ingest <event.json...> --warehouse DIR --routes FILE
  *   floe scan --warehouse DIR --table NS.NAME [--where EXPR] [--json] [--limit N]
  *   floe inspect --warehouse DIR --table NS.NAME [--json]
  *   floe maintain all|compact|expire-snapshots|remove-orphans|rewrite-manifests --warehouse DIR --table NS.NAME
@@ -28,6 +29,9 @@ commands:
       --mode: append (a row per record, the default), debezium (change events: the table keeps the
       current rows), upsert (the key's latest value; a null value deletes). --identifier: the key
       columns (stored with the table, like the mode, so later ingests need neither flag)
+  ingest <event.json...> --warehouse DIR --routes FILE
+      the same with every route of FILE (the FLOE_TABLES JSON the Lambda takes: several tables,
+      formats, mappings, \`when\`, CDC modes) instead of the route flags
   scan --warehouse DIR --table NS.NAME [--where EXPR] [--json] [--limit N]
       print rows (deletes applied) and the pruning funnel; --json: NDJSON rows on stdout, funnel on stderr
   inspect --warehouse DIR --table NS.NAME [--json]

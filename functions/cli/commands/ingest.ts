@@ -3,7 +3,7 @@ import { parseIdentifier } from '../../core/catalog/catalog.js';
 import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { ValidationError } from '../../core/errors.js';
 import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-event.js';
-import { INGEST_MODES, type IngestMode, type TableRoute } from '../../core/ingest/routes.js';
+import { INGEST_MODES, type IngestMode, parseRoutes, type TableRoute } from '../../core/ingest/routes.js';
 import { parseEvolutionPolicy } from '../../core/ingest/evolution/evolution-policy.js';
 import { parseSchema } from '../../core/spec/schema.js';
 import { type ParsedOptions, requireOption, UsageError } from '../main.js';
@@ -105,13 +105,37 @@ export async function routeFromOptions(values: ParsedOptions, events: unknown[])
   };
 }
 
+/** The flags that describe one route; a routes file describes every route itself. */
+const ROUTE_FLAGS = [
+  'table',
+  'schema',
+  'partition-by',
+  'sort-by',
+  'topics',
+  'mode',
+  'identifier',
+  'schema-evolution',
+] as const;
+
+/**
+ * Every route of a routes file (the JSON the Lambda takes as FLOE_TABLES: several tables, formats,
+ * mappings, `when`, CDC modes), or the one route the flags describe.
+ * @throws UsageError when both are given; ValidationError for a routes file that does not parse
+ */
+async function routesFor(values: ParsedOptions, events: unknown[]): Promise<TableRoute[]> {
+  if (values.routes === undefined) return [await routeFromOptions(values, events)];
+  const flag = ROUTE_FLAGS.find((f) => values[f] !== undefined);
+  if (flag) throw new UsageError(`--routes describes the tables itself; leave out --${flag}`);
+  return parseRoutes(await readJsonFile(values.routes, 'routes file'));
+}
+
 export async function runIngest(values: ParsedOptions, files: string[]): Promise<number> {
   if (files.length === 0) throw new UsageError('ingest needs at least one event file');
   const catalog = new EmbeddedCatalog({ warehouse: requireOption(values, 'warehouse') });
   const events = await Promise.all(files.map((f) => readJsonFile(f, 'event file')));
-  const route = await routeFromOptions(values, events);
+  const routes = await routesFor(values, events);
   for (let i = 0; i < files.length; i++) {
-    const report = await ingestEvent({ catalog, routes: [route] }, events[i]);
+    const report = await ingestEvent({ catalog, routes }, events[i]);
     printIngestReport(files[i], report);
   }
   return 0;

@@ -1,5 +1,6 @@
 /** `floe ingest --mode/--identifier` create a CDC table; later ingests need no flags; scan shows the current rows. */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -95,5 +96,79 @@ describe('floe ingest --mode --identifier', () => {
     expect(await main([...base, '--mode', 'upsert', '--identifier', ' , '])).toBe(2);
     expect(await main([...base, '--mode', 'upsert', '--schema', 'events/orders-cdc-schema.json'])).toBe(1);
     expect(err.join('')).toMatch(/mode 'upsert' needs identifier columns/);
+  });
+
+  describe('--routes FILE (the FLOE_TABLES JSON)', () => {
+    const schema = () => JSON.parse(readFileSync('events/orders-cdc-schema.json', 'utf8'));
+
+    it('ingests through every route of the file, as the Lambda does', async () => {
+      // Arrange: the CDC orders table, plus an append table of the same topic's raw change events.
+      const routes = join(dir, 'routes.json');
+      await writeFile(
+        routes,
+        JSON.stringify([
+          {
+            table: 'sales.orders_current',
+            topics: ['shop.public.orders', '__debezium-heartbeat.shop'],
+            schema: schema(),
+            mode: 'debezium',
+            identifierColumns: ['order_id'],
+          },
+          {
+            table: 'sales.order_events',
+            topics: ['shop.public.orders'],
+            schema: {
+              type: 'struct',
+              'schema-id': 0,
+              fields: [{ id: 1, name: 'op', required: false, type: 'string' }],
+            },
+            when: { field: 'op', in: ['c', 'u', 'd'] },
+          },
+          {
+            table: 'sales.heartbeats',
+            topics: ['__debezium-heartbeat.shop'],
+            schema: { type: 'struct', 'schema-id': 0, fields: [] },
+          },
+        ]),
+      );
+
+      // Act
+      const code = await main(['ingest', 'events/orders-cdc-1.json', '--warehouse', dir, '--routes', routes]);
+
+      // Assess
+      expect(code).toBe(0);
+      const text = out.join('');
+      expect(text).toMatch(/→ sales\.orders_current: .* keys deleted\/replaced/);
+      // 11 of the topic's records are c/u/d changes; the others (snapshot reads, tombstones) are only
+      // the CDC table's.
+      expect(text).toMatch(/→ sales\.order_events: \d+ records, 0 replayed, 11 rows in /);
+      const catalog = new EmbeddedCatalog({ warehouse: dir });
+      const current = await catalog.loadTable({ namespace: ['sales'], name: 'orders_current' });
+      expect(current.metadata.properties['floe.mode']).toBe('debezium');
+      await expect(catalog.loadTable({ namespace: ['sales'], name: 'order_events' })).resolves.toBeDefined();
+    });
+
+    it('refuses route flags beside it, and says what in the file is wrong', async () => {
+      // Arrange
+      const routes = join(dir, 'routes.json');
+      await writeFile(
+        routes,
+        JSON.stringify([
+          {
+            table: 'sales.oc',
+            topics: ['shop.public.orders'],
+            mode: 'debezium',
+            mapping: { headers: [{ header: 'h' }] },
+          },
+        ]),
+      );
+      const base = ['ingest', 'events/orders-cdc-1.json', '--warehouse', dir, '--routes', routes];
+
+      // Act / Assess
+      expect(await main([...base, '--table', 'sales.oc'])).toBe(2);
+      expect(err.join('')).toMatch(/--routes describes the tables itself; leave out --table/);
+      expect(await main(base)).toBe(1);
+      expect(err.join('')).toMatch(/routes\[0\]\.mapping\.headers: not applied to debezium\/upsert tables/);
+    });
   });
 });
