@@ -189,10 +189,38 @@ export interface TableRoute {
    */
   readonly targetFileSizeBytes?: number;
   /**
-   * What to do with records whose schema does not fit.
-   * @default 'evolve'
+   * What to do with records whose schema does not fit (the handlers' `schemaEvolution`).
+   * @default - the table property `floe.schema-evolution`, else 'evolve'
    */
   readonly schemaPolicy?: SchemaPolicy;
+  /**
+   * Sort order floe gives the table when it creates it: `customer_id, order_ts desc nulls last`.
+   * @default - unsorted
+   */
+  readonly sortBy?: string;
+  /**
+   * How floe decodes keys and values itself (functions/handlers/README.md, `format`): JSON, the
+   * Confluent wire format through a Schema Registry, AWS Glue Schema Registry.
+   * @default - JSON values (or what the event source mapping's schema registry decoded)
+   */
+  readonly format?: { readonly [key: string]: unknown };
+  /**
+   * What becomes columns (`mapping`: value fields, key, headers, timestamp, renames, type rules,
+   * defaults; for CDC modes only type rules). Checked at synth.
+   * @default - the value's fields are the columns
+   */
+  readonly mapping?: { readonly [key: string]: unknown };
+  /**
+   * Only records matching this condition go to this table (`when`: a value field or a header), so one
+   * topic can feed several tables. Checked at synth.
+   * @default - every record of the topics
+   */
+  readonly when?: { readonly [key: string]: unknown };
+  /**
+   * Table properties floe sets when it creates the table (e.g. `write.parquet.compression-codec`).
+   * @default - none beyond floe's own
+   */
+  readonly properties?: { readonly [key: string]: string };
   /**
    * Add floe's `_kafka` lineage struct (topic, partition, offset, timestamp, key, headers) to every row.
    * @default true

@@ -22,7 +22,12 @@ export interface RenderedRoute {
   mode: IngestMode;
   identifierColumns?: string[];
   targetFileSizeBytes: number;
-  schemaPolicy: SchemaPolicy;
+  schemaEvolution?: SchemaPolicy;
+  sortBy?: string;
+  format?: { readonly [key: string]: unknown };
+  mapping?: { readonly [key: string]: unknown };
+  when?: { readonly [key: string]: unknown };
+  properties?: { readonly [key: string]: string };
   kafkaLineage?: boolean;
   dlqTable?: string;
 }
@@ -113,7 +118,10 @@ export function checkRoutes(routes: readonly TableRoute[]): void {
   });
 }
 
-/** The routes as `FLOE_TABLES` carries them, with the defaults filled in (so handlers never guess). */
+/**
+ * The routes as `FLOE_TABLES` carries them, with the defaults filled in (so handlers never guess), in
+ * the handlers' own keys (`parseRoutes` refuses any other: checkRoutes runs it at synth).
+ */
 export function renderRoutes(routes: readonly TableRoute[]): RenderedRoute[] {
   return routes.map((route) => ({
     topics: [...route.topics],
@@ -123,7 +131,13 @@ export function renderRoutes(routes: readonly TableRoute[]): RenderedRoute[] {
     mode: route.mode ?? 'append',
     ...(route.identifierColumns === undefined ? {} : { identifierColumns: [...route.identifierColumns] }),
     targetFileSizeBytes: route.targetFileSizeBytes ?? DEFAULT_TARGET_FILE_SIZE_BYTES,
-    schemaPolicy: route.schemaPolicy ?? 'evolve',
+    // The handlers' key; unset, the table's own `floe.schema-evolution` property (else evolve) decides.
+    ...(route.schemaPolicy === undefined ? {} : { schemaEvolution: route.schemaPolicy }),
+    ...(route.sortBy === undefined ? {} : { sortBy: route.sortBy }),
+    ...(route.format === undefined ? {} : { format: route.format }),
+    ...(route.mapping === undefined ? {} : { mapping: route.mapping }),
+    ...(route.when === undefined ? {} : { when: route.when }),
+    ...(route.properties === undefined ? {} : { properties: { ...route.properties } }),
     ...(route.kafkaLineage === undefined ? {} : { kafkaLineage: route.kafkaLineage }),
     ...(route.dlqTable === undefined ? {} : { dlqTable: route.dlqTable }),
   }));

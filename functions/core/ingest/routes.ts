@@ -52,12 +52,36 @@ function fail(path: string, message: string): never {
   throw new ValidationError(`table route ${path}: ${message}`);
 }
 
+/** The keys a route may have; anything else is a typo or a setting floe does not have, never ignored. */
+const ROUTE_KEYS = [
+  'table',
+  'topics',
+  'schema',
+  'partitionBy',
+  'sortBy',
+  'mode',
+  'identifierColumns',
+  'format',
+  'mapping',
+  'when',
+  'schemaEvolution',
+  'kafkaLineage',
+  'dlqTable',
+  'targetFileSizeBytes',
+  'properties',
+] as const;
+
 /** Parses routes from JSON (the FLOE_TABLES variable or a CLI flag). @throws ValidationError */
 export function parseRoutes(json: unknown): TableRoute[] {
   if (!Array.isArray(json)) fail('', 'expected a JSON array of routes');
   const routes = json.map((raw, i): TableRoute => {
     const r = raw as Record<string, unknown>;
-    if (!r || typeof r !== 'object') fail(`[${i}]`, 'must be an object');
+    if (!r || typeof r !== 'object' || Array.isArray(r)) fail(`[${i}]`, 'must be an object');
+    for (const key of Object.keys(r)) {
+      if (!(ROUTE_KEYS as readonly string[]).includes(key)) {
+        fail(`[${i}].${key}`, `unknown setting (a route takes: ${ROUTE_KEYS.join(', ')})`);
+      }
+    }
     if (typeof r.table !== 'string') fail(`[${i}].table`, 'must be "namespace.table"');
     let table: TableIdentifier;
     try {

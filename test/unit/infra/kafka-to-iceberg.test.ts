@@ -1,5 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { parseRoutes } from '../../../functions/core/ingest/routes.js';
 import type { KafkaToIceberg } from '../../../infra/kafka-to-iceberg.js';
 import { tableLayout } from '../../../infra/table-routes.js';
 import {
@@ -87,16 +88,18 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
 
   it('renders the routes into FLOE_TABLES with the defaults filled in', () => {
     const routes = JSON.parse(environmentOf(template).FLOE_TABLES as string);
+    const { schemaPolicy, ...orders } = ORDERS_TABLE;
     expect(routes).toEqual([
-      { ...ORDERS_TABLE },
+      // The construct's schemaPolicy is the handlers' schemaEvolution.
+      { ...orders, schemaEvolution: schemaPolicy },
       {
         topics: ['payments'],
         table: 'sales.payments',
         mode: 'append',
         targetFileSizeBytes: 134217728,
-        schemaPolicy: 'evolve',
       },
     ]);
+    expect(parseRoutes(routes)[0].schemaEvolution).toBe('dlq');
   });
 
   it('gives the maintenance functions the same environment, their own handlers and sizes', () => {

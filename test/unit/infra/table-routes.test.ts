@@ -9,6 +9,7 @@ import {
   splitTableName,
   tableLayout,
 } from '../../../infra/table-routes.js';
+import { parseRoutes } from '../../../functions/core/ingest/routes.js';
 import { CLUSTER_ARN, newApp, ORDERS_TABLE } from './stacks.js';
 
 const SCHEMA = ORDERS_TABLE.schema;
@@ -34,9 +35,53 @@ describe('table routes', () => {
         table: 'a.b',
         mode: 'append',
         targetFileSizeBytes: 134_217_728,
-        schemaPolicy: 'evolve',
       },
     ]);
+  });
+
+  it('renders every setting in the keys the handlers read, so none is dropped', () => {
+    // Arrange
+    const route: TableRoute = {
+      topics: ['t'],
+      table: 'a.b',
+      schemaPolicy: 'block',
+      sortBy: 'id desc',
+      format: { value: 'confluent', registry: { url: 'https://registry.example' } },
+      mapping: { columns: { ts: { type: 'timestamptz', epoch: 'seconds' } } },
+      when: { header: 'entity', equals: 'order' },
+      properties: { 'write.parquet.compression-codec': 'snappy' },
+    };
+
+    // Act: what a handler reads from FLOE_TABLES
+    const [parsed] = parseRoutes(JSON.parse(JSON.stringify(renderRoutes([route]))));
+
+    // Assess
+    expect(parsed.schemaEvolution).toBe('block');
+    expect(parsed.sortBy).toBe('id desc');
+    expect(parsed.format?.value).toBe('confluent');
+    expect(parsed.mapping?.columns).toEqual([{ column: 'ts', type: 'timestamptz', epoch: 'seconds' }]);
+    expect(parsed.when).toEqual({ header: 'entity', equals: 'order' });
+    expect(parsed.properties).toEqual(
+      expect.objectContaining({ 'write.parquet.compression-codec': 'snappy' }),
+    );
+  });
+
+  it('fails synth for a mapping or condition the handlers would refuse', () => {
+    expect(() =>
+      checkRoutes([{ topics: ['t'], table: 'a.b', mapping: { columns: { ts: { epoch: 'hours' } } } }]),
+    ).toThrow(/routes\[0\]\.mapping\.columns\.ts\.epoch/);
+    expect(() =>
+      checkRoutes([
+        {
+          topics: ['t'],
+          table: 'a.b',
+          mode: 'upsert',
+          identifierColumns: ['id'],
+          mapping: { flatten: true },
+        },
+      ]),
+    ).toThrow(/mapping\.flatten: not applied to debezium\/upsert tables/);
+    expect(() => checkRoutes([{ topics: ['t'], table: 'a.b', when: { field: 'x' } }])).toThrow(/when/);
   });
 
   it.each<[string, TableRoute[], RegExp]>([
