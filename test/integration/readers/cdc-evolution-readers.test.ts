@@ -13,25 +13,11 @@ import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema } from '../../../functions/core/spec/metadata.js';
 import { type HttpWarehouse, startHttpWarehouse } from '../../support/http-warehouse.js';
+import { jsonEvent } from '../../support/json-event.js';
 
 const TOPIC = 'inventory.public.items';
 
-function event(changes: unknown[], firstOffset: number): unknown {
-  return {
-    eventSource: 'aws:kafka',
-    records: {
-      [`${TOPIC}-0`]: changes.map((v, i) => ({
-        topic: TOPIC,
-        partition: 0,
-        offset: firstOffset + i,
-        timestamp: 1_795_000_000_000 + i,
-        timestampType: 'CREATE_TIME',
-        value: Buffer.from(JSON.stringify(v)).toString('base64'),
-        headers: [],
-      })),
-    },
-  };
-}
+const event = (changes: unknown[], firstOffset: number) => jsonEvent(TOPIC, changes, { firstOffset });
 
 const change = (
   op: string,

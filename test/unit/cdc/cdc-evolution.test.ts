@@ -12,27 +12,13 @@ import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema, currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { Row, TableIdentifier } from '../../../functions/core/spec/types.js';
+import { jsonEvent } from '../../support/json-event.js';
 import { tempWarehouse } from '../../support/tables.js';
 
 const TOPIC = 'shop.public.items';
 
-function event(values: unknown[], firstOffset: number): unknown {
-  return {
-    eventSource: 'aws:kafka',
-    records: {
-      [`${TOPIC}-0`]: values.map((v, i) => ({
-        topic: TOPIC,
-        partition: 0,
-        offset: firstOffset + i,
-        timestamp: 1_795_000_000_000,
-        timestampType: 'CREATE_TIME',
-        key: Buffer.from(JSON.stringify({ id: (v as { id?: number }).id ?? 0 })).toString('base64'),
-        value: Buffer.from(JSON.stringify(v)).toString('base64'),
-        headers: [],
-      })),
-    },
-  };
-}
+/** Debezium values on partition 0 of TOPIC (their key comes from the row image, not the Kafka key). */
+const event = (values: unknown[], firstOffset: number) => jsonEvent(TOPIC, values, { firstOffset });
 
 /** A Debezium change (no Connect schemas) whose `after` is `row`. */
 const upsertOf = (op: 'c' | 'u', row: Record<string, unknown>) => ({
@@ -205,10 +191,7 @@ describe('CDC schema evolution', () => {
         },
       },
     ]);
-    const batch = event([{ n: 5, label: 'five' }], 0) as {
-      records: Record<string, Array<Record<string, unknown>>>;
-    };
-    batch.records[`${TOPIC}-0`][0].key = Buffer.from('{"id":42}').toString('base64');
+    const batch = jsonEvent(TOPIC, [{ n: 5, label: 'five' }], { key: () => '{"id":42}' });
 
     // Act
     const report = await ingestEvent({ catalog: wh.catalog, routes: [route] }, batch);

@@ -10,27 +10,13 @@ import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema } from '../../../functions/core/spec/metadata.js';
 import type { Row, TableIdentifier } from '../../../functions/core/spec/types.js';
+import { jsonEvent } from '../../support/json-event.js';
 import { tempWarehouse } from '../../support/tables.js';
 
 const TOPIC = 'shop.all';
 
-/** An MSK event of Debezium JSON values (no Connect schemas; a string is the value's JSON text) on one partition of TOPIC. */
-function debeziumEvent(values: unknown[], firstOffset = 0): unknown {
-  return {
-    eventSource: 'aws:kafka',
-    records: {
-      [`${TOPIC}-0`]: values.map((v, i) => ({
-        topic: TOPIC,
-        partition: 0,
-        offset: firstOffset + i,
-        timestamp: 1_795_000_000_000,
-        timestampType: 'CREATE_TIME',
-        value: Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64'),
-        headers: [],
-      })),
-    },
-  };
-}
+/** An MSK event of Debezium JSON values (no Connect schemas) on partition 0 of TOPIC. */
+const debeziumEvent = (values: unknown[]) => jsonEvent(TOPIC, values);
 
 const change = (
   table: string,
@@ -286,19 +272,15 @@ describe('CDC routes: when and mapping', () => {
         mapping: { columns: { at: { type: 'timestamptz', epoch: 'seconds' } } },
       },
     ]);
-    const event = debeziumEvent([
-      { at: 1_795_000_000, price: '1.50' },
-      { at: 1_795_000_060, price: '2.00' },
-      null,
-    ]);
-    const records = (event as { records: Record<string, Array<Record<string, unknown>>> }).records[
-      `${TOPIC}-0`
-    ];
+    // The third record is a tombstone for the first key.
     const keys = ['1795000000', '1795000060', '1795000000'];
-    keys.forEach((k, i) => {
-      records[i].key = Buffer.from(k).toString('base64');
-    });
-    records[2].value = null; // a tombstone for the first key
+    const event = jsonEvent(
+      TOPIC,
+      [{ at: 1_795_000_000, price: '1.50' }, { at: 1_795_000_060, price: '2.00' }, null],
+      {
+        key: (_, i) => keys[i],
+      },
+    );
 
     // Act
     const report = await ingestEvent({ catalog: wh.catalog, routes: [route] }, event);
