@@ -21,6 +21,7 @@ import {
   type ListColumn,
   type StructColumn,
 } from '../../data/gathered-rows.js';
+import { decimalParams } from '../../spec/conversions.js';
 import type { IcebergType, StructType } from '../../spec/types.js';
 import { compilePrimitive, NOT_FITTING } from './fitting-row.js';
 
@@ -31,6 +32,8 @@ type JsonAppend = (column: GatheredColumn) => boolean;
 // so module state is safe and keeps the hot loop free of an extra object.
 let text = '';
 let pos = 0;
+/** Whether the last number token had an exponent (its value then comes from Number(), see numberToken). */
+let exponentSeen = false;
 
 const NOT_SCALAR: unique symbol = Symbol('not a scalar');
 /** 10^k for k ≤ 22 is exact in a double (what the exact-division path below relies on). */
@@ -137,6 +140,7 @@ function numberToken(): number | typeof NOT_SCALAR {
     while (isDigit(c));
   }
   if (pos - start >= LONG_NUMBER_CHARS) return NOT_SCALAR;
+  exponentSeen = exponent;
   if (exponent) return Number(text.slice(start, pos));
   const magnitude = scale === 0 ? mantissa : mantissa / POW10[scale];
   return negative ? -magnitude : magnitude;
@@ -183,6 +187,21 @@ function afterItem(close: number): number {
 }
 
 function compileType(type: IcebergType): JsonAppend {
+  if (typeof type === 'string' && decimalParams(type)) {
+    const convert = compilePrimitive(type);
+    return (column) => {
+      const start = pos;
+      const v = scalar();
+      if (v === NOT_SCALAR) return false;
+      // A number token's own text instead of String() of its double: the same value (a token under
+      // 16 characters has at most 15 significant digits, which a double keeps), parsed exactly by
+      // value either way, without formatting the double. With an exponent, String() as before.
+      const value = convert(typeof v === 'number' && !exponentSeen ? text.slice(start, pos) : v);
+      if (value === NOT_FITTING) return false;
+      (column as LeafColumn).values.push(value);
+      return true;
+    };
+  }
   if (typeof type === 'string') {
     const convert = compilePrimitive(type);
     return (column) => {
