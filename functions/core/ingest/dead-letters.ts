@@ -5,7 +5,7 @@
 import type { Schema, TableIdentifier } from '../spec/types.js';
 import type { Row } from '../spec/types.js';
 import type { RawRecord } from './esm-event.js';
-import { headersValue } from './kafka-lineage.js';
+import { headersValue, timestampMicros } from './kafka-lineage.js';
 
 export type FailedStage = 'decode' | 'map' | 'schema' | 'write';
 
@@ -66,7 +66,7 @@ export function deadLetterRow(letter: DeadLetter, targetTable: string, nowMs: nu
     topic: r.topic,
     partition: r.partition,
     offset: r.offset,
-    timestamp: BigInt(r.timestamp) * 1000n,
+    timestamp: timestampMicros(r.timestamp),
     key: r.key,
     value: r.value,
     headers: headersValue(r.headers),

@@ -116,7 +116,8 @@ function decodeRecord(raw: unknown, groupKey: string): RawRecord {
     topic: typeof r.topic === 'string' ? r.topic : fallbackTopic,
     partition: Number.isInteger(r.partition) ? (r.partition as number) : fallbackPartition,
     offset: -1n,
-    timestamp: typeof r.timestamp === 'number' ? r.timestamp : 0,
+    // Checked below (a malformed one makes the record a dead letter); 0 until then, and when absent.
+    timestamp: Number.isSafeInteger(r.timestamp) ? (r.timestamp as number) : 0,
     timestampType: typeof r.timestampType === 'string' ? r.timestampType : 'NO_TIMESTAMP_TYPE',
     key: null,
     value: null,
@@ -129,6 +130,12 @@ function decodeRecord(raw: unknown, groupKey: string): RawRecord {
       record.offset = BigInt(r.offset);
     else if (typeof r.offset === 'string' && /^\d+$/.test(r.offset)) record.offset = BigInt(r.offset);
     else throw new ValidationError(`record offset ${JSON.stringify(r.offset)} is not a non-negative integer`);
+    if (r.timestamp !== undefined && r.timestamp !== null && !Number.isSafeInteger(r.timestamp)) {
+      // Lineage and the DLQ keep it as µs: a fraction or a magnitude past 2^53 ms has no exact µs.
+      throw new ValidationError(
+        `record timestamp ${JSON.stringify(r.timestamp)} is not an integer number of epoch milliseconds`,
+      );
+    }
     if (!Number.isInteger(record.partition) || record.partition < 0) {
       throw new ValidationError(
         `record partition ${JSON.stringify(r.partition)} is not a non-negative integer`,

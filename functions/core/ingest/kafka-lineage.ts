@@ -64,12 +64,18 @@ export function headersValue(headers: KafkaHeader[]): Row[] {
   return headers.map((h) => ({ key: h.key, value: h.value }));
 }
 
+/** Epoch ms (a safe integer, esm-event.ts checks) → µs: one BigInt while the product is exact as a double. */
+export function timestampMicros(ms: number): bigint {
+  const micros = ms * 1000;
+  return Number.isSafeInteger(micros) ? BigInt(micros) : BigInt(ms) * 1000n;
+}
+
 export function kafkaLineageRow(record: RawRecord): Row {
   return {
     topic: record.topic,
     partition: record.partition,
     offset: record.offset,
-    timestamp: BigInt(record.timestamp) * 1000n,
+    timestamp: timestampMicros(record.timestamp),
     timestamp_type: record.timestampType,
     key: record.key,
     headers: headersValue(record.headers),

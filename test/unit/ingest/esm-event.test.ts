@@ -80,6 +80,32 @@ describe('decodeEsmEvent', () => {
     expect(records.find((r) => r.offset === 16n)?.original).toMatchObject({ value: '***not base64***' });
   });
 
+  it('makes a record with a timestamp that is not whole epoch milliseconds a dead letter, not a failed batch', () => {
+    // Arrange
+    const event = awsSample();
+    const good = event.records['mytopic-0'][0];
+    event.records['mytopic-0'].push(
+      { ...good, offset: 16, timestamp: 1.5 },
+      { ...good, offset: 17, timestamp: 1e300 },
+      { ...good, offset: 18, timestamp: '1545084650987' },
+      { ...good, offset: 19, timestamp: -1 }, // Kafka's "no timestamp"
+      { ...good, offset: 20, timestamp: undefined },
+    );
+
+    // Act
+    const { records } = decodeEsmEvent(event);
+
+    // Assess
+    expect(records.map((r) => [r.offset, r.decodeError, r.timestamp])).toEqual([
+      [15n, undefined, 1545084650987],
+      [16n, 'record timestamp 1.5 is not an integer number of epoch milliseconds', 0],
+      [17n, 'record timestamp 1e+300 is not an integer number of epoch milliseconds', 0],
+      [18n, 'record timestamp "1545084650987" is not an integer number of epoch milliseconds', 0],
+      [19n, undefined, -1],
+      [20n, undefined, 0],
+    ]);
+  });
+
   it('maps signed header bytes from Java producers to unsigned', () => {
     const event = awsSample();
     event.records['mytopic-0'][0].headers = [{ sig: [-1, -128, 127] }];
