@@ -107,6 +107,14 @@ function decodeHeaders(raw: unknown): KafkaHeader[] {
   return out;
 }
 
+/** Kafka partitions are int32s ≥ 0 (the lineage and DLQ `partition` columns are Iceberg ints). */
+function isPartition(p: unknown): p is number {
+  return Number.isInteger(p) && (p as number) >= 0 && (p as number) <= 0x7fffffff;
+}
+
+/** Kafka offsets are int64s ≥ 0 (the lineage and DLQ `offset` columns are Iceberg longs). */
+const MAX_OFFSET = 2n ** 63n - 1n;
+
 function decodeRecord(raw: unknown, groupKey: string): RawRecord {
   const r = (raw ?? {}) as Record<string, unknown>;
   const dash = groupKey.lastIndexOf('-');
@@ -114,7 +122,12 @@ function decodeRecord(raw: unknown, groupKey: string): RawRecord {
   const fallbackPartition = dash > 0 ? Number(groupKey.slice(dash + 1)) : -1;
   const record: RawRecord = {
     topic: typeof r.topic === 'string' ? r.topic : fallbackTopic,
-    partition: Number.isInteger(r.partition) ? (r.partition as number) : fallbackPartition,
+    // A bad one is reported below; until then (and for the DLQ row) the group key's, else -1.
+    partition: isPartition(r.partition)
+      ? r.partition
+      : isPartition(fallbackPartition)
+        ? fallbackPartition
+        : -1,
     offset: -1n,
     // Checked below (a malformed one makes the record a dead letter); 0 until then, and when absent.
     timestamp: Number.isSafeInteger(r.timestamp) ? (r.timestamp as number) : 0,
@@ -128,7 +141,8 @@ function decodeRecord(raw: unknown, groupKey: string): RawRecord {
       throw new ValidationError('record is not an object');
     if (typeof r.offset === 'number' && Number.isSafeInteger(r.offset) && r.offset >= 0)
       record.offset = BigInt(r.offset);
-    else if (typeof r.offset === 'string' && /^\d+$/.test(r.offset)) record.offset = BigInt(r.offset);
+    else if (typeof r.offset === 'string' && /^\d+$/.test(r.offset) && BigInt(r.offset) <= MAX_OFFSET)
+      record.offset = BigInt(r.offset);
     else throw new ValidationError(`record offset ${JSON.stringify(r.offset)} is not a non-negative integer`);
     if (r.timestamp !== undefined && r.timestamp !== null && !Number.isSafeInteger(r.timestamp)) {
       // Lineage and the DLQ keep it as µs: a fraction or a magnitude past 2^53 ms has no exact µs.
@@ -136,9 +150,12 @@ function decodeRecord(raw: unknown, groupKey: string): RawRecord {
         `record timestamp ${JSON.stringify(r.timestamp)} is not an integer number of epoch milliseconds`,
       );
     }
-    if (!Number.isInteger(record.partition) || record.partition < 0) {
+    if (
+      (r.partition !== undefined && r.partition !== null && !isPartition(r.partition)) ||
+      record.partition < 0
+    ) {
       throw new ValidationError(
-        `record partition ${JSON.stringify(r.partition)} is not a non-negative integer`,
+        `record partition ${JSON.stringify(r.partition)} is not a Kafka partition number (an integer from 0 to 2147483647)`,
       );
     }
     if (r.key !== undefined && r.key !== null) {

@@ -106,6 +106,36 @@ describe('decodeEsmEvent', () => {
     ]);
   });
 
+  it('refuses partitions and offsets the int and long lineage columns cannot hold, keeping the group key partition', () => {
+    // Arrange
+    const event = awsSample();
+    const good = event.records['mytopic-0'][0];
+    event.records['mytopic-0'].push(
+      { ...good, offset: 16, partition: 2 ** 31 },
+      { ...good, offset: 17, partition: -1e300 },
+      { ...good, offset: 18, partition: '0' },
+      { ...good, offset: 19, partition: null },
+      { ...good, offset: '9223372036854775808' },
+      { ...good, offset: '9223372036854775807' },
+    );
+
+    // Act
+    const { records } = decodeEsmEvent(event);
+
+    // Assess: the group key's partition (0) stands in for the DLQ row and the offsets.
+    const partitionError = (p: string) =>
+      `record partition ${p} is not a Kafka partition number (an integer from 0 to 2147483647)`;
+    expect(records.map((r) => [r.partition, r.offset, r.decodeError])).toEqual([
+      [0, -1n, 'record offset "9223372036854775808" is not a non-negative integer'],
+      [0, 15n, undefined],
+      [0, 16n, partitionError('2147483648')],
+      [0, 17n, partitionError('-1e+300')],
+      [0, 18n, partitionError('"0"')],
+      [0, 19n, undefined],
+      [0, 9223372036854775807n, undefined],
+    ]);
+  });
+
   it('maps signed header bytes from Java producers to unsigned', () => {
     const event = awsSample();
     event.records['mytopic-0'][0].headers = [{ sig: [-1, -128, 127] }];

@@ -210,7 +210,7 @@ export const CASES: Case[] = [
     kind: 'negative partition',
     bad: raw({ partition: -3 }),
     stage: 'decode',
-    error: /partition -3 is not a non-negative integer/,
+    error: /partition -3 is not a Kafka partition number \(an integer from 0 to 2147483647\)/,
   },
   {
     kind: 'tombstone (null value) in an append table',
