@@ -16,6 +16,8 @@ import { planChanges } from '../cdc/plan-changes.js';
 import type { CdcMode } from '../cdc/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
+import { currentSnapshot } from '../spec/metadata.js';
+import type { TableMetadata } from '../spec/types.js';
 import { readCommittedOffsets } from '../table/source-offsets.js';
 import {
   type BatchFiles,
@@ -37,6 +39,13 @@ import { selectForRoute } from './select-for-route.js';
 
 interface CdcFiles extends BatchFiles {
   equalityDeletes: number;
+}
+
+/** Whether the table's current snapshot has live data files (its summary's running total). */
+function hasDataFiles(metadata: TableMetadata): boolean {
+  const total = currentSnapshot(metadata)?.summary['total-data-files'];
+  // A snapshot without the total (not written by floe) counts as having some: deletes stay.
+  return currentSnapshot(metadata) !== undefined && total !== '0';
 }
 
 /** Dead letters in their records' batch order, as one pass over the records would have met them. */
@@ -115,11 +124,16 @@ export async function ingestCdcTable(
       const collapsed = collapseChanges(plan.extracted.changes, columns);
       warnings = collapsed.warnings;
       const keyIds = columns.map((c) => c.id);
+      // A table without data files has no older rows to delete: no equality deletes (a Debezium
+      // snapshot's reads into a new table would otherwise delete every key they write; and a snapshot
+      // of delete files alone is one some readers refuse). Checked again against the commit's base.
+      const empty = !hasDataFiles(current.metadata);
+      const finals = empty
+        ? collapsed.finals.map((f) => (f.deleteExisting ? { ...f, deleteExisting: false } : f))
+        : collapsed.finals;
       // Only a batch with deletes needs a scope (and may add the unpartitioned spec).
-      const scope = collapsed.finals.some((f) => f.deleteExisting)
-        ? await planDeleteScope(current, keyIds)
-        : undefined;
-      const written = await writeChanges(current, collapsed.finals, columns, scope, {
+      const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;
+      const written = await writeChanges(current, finals, columns, scope, {
         filePrefix: batchId,
         schema: reconciliation.schema,
       });
@@ -129,6 +143,11 @@ export async function ingestCdcTable(
         checkBase: async (base) => {
           if (!reconciliationStillApplies(base.metadata, reconciliation)) {
             throw new StaleWriteError(`${name}: the table schema changed while the batch was written`);
+          }
+          if (empty && hasDataFiles(base.metadata)) {
+            throw new StaleWriteError(
+              `${name}: rows were committed while the batch was written for an empty table`,
+            );
           }
           const evolve = reconciliation.changed
             ? { preUpdates: reconciliation.updates, preRequirements: reconciliation.requirements }

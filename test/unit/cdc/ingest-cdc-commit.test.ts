@@ -18,6 +18,7 @@ import {
   modelKeys,
   type Step,
 } from '../../support/cdc-stream.js';
+import { jsonEvent } from '../../support/json-event.js';
 import { liveEntries } from '../../support/readers.js';
 import { FaultyCatalog, tempWarehouse } from '../../support/tables.js';
 
@@ -132,5 +133,34 @@ describe('CDC commits under failure', () => {
     expect(deletes.length).toBeGreaterThan(0);
     expect(deletes.every((e) => e.data_file.spec_id === 2)).toBe(true);
     expect(await liveKeys()).toEqual(modelKeys(stream.states[5]));
+  });
+
+  it('a batch written for an empty table (no equality deletes) is written again when rows land first', async () => {
+    // Prepare: our batch updates id 7 in a table with no data files, so it plans no deletes; before
+    // it commits, another writer commits a row for id 7 (from another partition).
+    const change = (id: number, note: string, op: string) => ({
+      before: null,
+      after: { id, region: 'EU', amount: 1, note },
+      source: {},
+      op,
+    });
+    faulty.beforeCommit = async () => {
+      await ingestEvent(
+        { catalog: wh.catalog, routes: [route] },
+        jsonEvent(CDC_TOPIC, [change(7, 'other writer', 'c')], { partition: 1 }),
+      );
+    };
+
+    // Act
+    const report = await ingestEvent(
+      { catalog: faulty, routes: [route] },
+      jsonEvent(CDC_TOPIC, [change(7, 'ours', 'u')], { partition: 0 }),
+    );
+
+    // Assess: written again with the equality delete, so id 7 has one row, ours.
+    expect(report.tables[0]).toMatchObject({ status: 'committed', equalityDeletes: 1 });
+    const table = await wh.catalog.loadTable(route.table);
+    const rows = await readScanRows(table, await planScan(table));
+    expect(rows.map((r) => [r.id, r.note])).toEqual([[7n, 'ours']]);
   });
 });
