@@ -143,7 +143,10 @@ function decodeRecord(raw: unknown, groupKey: string): RawRecord {
       record.offset = BigInt(r.offset);
     else if (typeof r.offset === 'string' && /^\d+$/.test(r.offset) && BigInt(r.offset) <= MAX_OFFSET)
       record.offset = BigInt(r.offset);
-    else throw new ValidationError(`record offset ${JSON.stringify(r.offset)} is not a non-negative integer`);
+    else
+      throw new ValidationError(
+        `record offset ${JSON.stringify(r.offset)} is not a Kafka offset (an integer from 0 to 9223372036854775807)`,
+      );
     if (r.timestamp !== undefined && r.timestamp !== null && !Number.isSafeInteger(r.timestamp)) {
       // Lineage and the DLQ keep it as µs: a fraction or a magnitude past 2^53 ms has no exact µs.
       throw new ValidationError(

@@ -73,7 +73,7 @@ describe('decodeEsmEvent', () => {
         'value is not valid base64',
         "header 'h' is not an array of bytes",
         'headers must be an array',
-        'record offset -1 is not a non-negative integer',
+        'record offset -1 is not a Kafka offset (an integer from 0 to 9223372036854775807)',
         'key must be a base64 string',
       ]),
     );
@@ -126,7 +126,11 @@ describe('decodeEsmEvent', () => {
     const partitionError = (p: string) =>
       `record partition ${p} is not a Kafka partition number (an integer from 0 to 2147483647)`;
     expect(records.map((r) => [r.partition, r.offset, r.decodeError])).toEqual([
-      [0, -1n, 'record offset "9223372036854775808" is not a non-negative integer'],
+      [
+        0,
+        -1n,
+        'record offset "9223372036854775808" is not a Kafka offset (an integer from 0 to 9223372036854775807)',
+      ],
       [0, 15n, undefined],
       [0, 16n, partitionError('2147483648')],
       [0, 17n, partitionError('-1e+300')],

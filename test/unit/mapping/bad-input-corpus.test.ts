@@ -131,7 +131,7 @@ describe('bad-input corpus through the real ingest path', () => {
         const { offset: _drop, ...rest } = esmRecord(topic, 2);
         return rest;
       },
-      /offset undefined is not a non-negative integer/,
+      /offset undefined is not a Kafka offset \(an integer from 0 to 9223372036854775807\)/,
     ],
     [
       'a record that is not an object',
