@@ -26,11 +26,7 @@ export function compileRowConversion(
   const convert = (type: IcebergType, v: unknown, path: string, rulePath: string, depth: number): Value => {
     if (v === null || v === undefined) return null;
     if (depth > MAX_DEPTH) fail(path, `nested deeper than ${MAX_DEPTH} levels`);
-    const coercion = coercions.get(rulePath);
-    if (typeof type === 'string') {
-      if (!coercion) return jsonToValue(type, v, path);
-      return fitValue(coerceValue(coercion, v, path), coercion.type, type, path);
-    }
+    if (typeof type === 'string') return convertPrimitive(type, coercions.get(rulePath), v, path);
     if (type.type === 'struct') {
       if (!isFieldObject(v)) fail(path, `expected an object, got ${describeJsonValue(v)}`);
       return convertStruct(type, v, path, rulePath, depth + 1);
