@@ -34,6 +34,7 @@ import { decodeFor } from './decode-for-route.js';
 import { evolutionPolicyOf } from './evolution/evolution-policy.js';
 import { describeChanges, reconciliationStillApplies } from './evolution/reconcile-schema.js';
 import type { RawRecord } from './esm-event.js';
+import type { DecodedRecord } from './mapping/decoded-record.js';
 import type { TableRoute } from './routes.js';
 import { selectForRoute } from './select-for-route.js';
 
@@ -76,7 +77,16 @@ export async function ingestCdcTable(
   // A registry outage throws here, before anything is dead-lettered: the batch is redelivered.
   const { decoded: all, deadLetters: decodeLetters } = await decodeFor(route, fresh);
   // Changes the route's `when` does not take belong to other tables (one topic, several tables).
-  const { mine: decoded, unrouted } = selectForRoute(route, allRoutes, all);
+  // Debezium's tombstones (after each delete, for log compaction) have no fields to route by and
+  // nothing to apply: every debezium route counts them as ignored instead of routing them.
+  const tombstone = (d: DecodedRecord) => mode === 'debezium' && d.record.value === null;
+  const selected = selectForRoute(
+    route,
+    allRoutes,
+    all.filter((d) => !tombstone(d)),
+  );
+  const decoded = [...selected.mine, ...all.filter(tombstone)];
+  const unrouted = selected.unrouted;
   const first = planChanges(table.metadata, decoded, route, mode, policy);
   const rec = first.reconciliation;
   if (rec.changed) options.onWarning?.(name, `schema evolves: ${describeChanges(rec.changes)}`);
