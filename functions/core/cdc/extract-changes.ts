@@ -209,6 +209,19 @@ export function rowImageOf(decoded: DecodedRecord, mode: CdcSettings['mode']): J
 }
 
 /**
+ * Whether a record is one Debezium sends beside the changes (a tombstone, a heartbeat, transaction
+ * metadata, a schema change, a logical message): nothing to apply, and no row fields to route by.
+ */
+export function isDebeziumControl(decoded: DecodedRecord): boolean {
+  if (decoded.record.value === null) return true;
+  try {
+    return parseDebeziumValue(decoded.value).kind === 'ignored';
+  } catch {
+    return false; // not readable: extraction dead-letters it with the reason
+  }
+}
+
+/**
  * A record as extraction takes it: decoded (ingest decodes by the route's format first), or raw,
  * whose value is then read as JSON (keys stay raw bytes) — a record that does not decode is a dead
  * letter, stage `decode`, in its place in the order.

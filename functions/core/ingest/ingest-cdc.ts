@@ -11,7 +11,7 @@ import type { LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import { collapseChanges } from '../cdc/collapse-changes.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
-import type { ExtractedChanges } from '../cdc/extract-changes.js';
+import { type ExtractedChanges, isDebeziumControl } from '../cdc/extract-changes.js';
 import { planChanges } from '../cdc/plan-changes.js';
 import type { CdcMode } from '../cdc/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
@@ -77,15 +77,15 @@ export async function ingestCdcTable(
   // A registry outage throws here, before anything is dead-lettered: the batch is redelivered.
   const { decoded: all, deadLetters: decodeLetters } = await decodeFor(route, fresh);
   // Changes the route's `when` does not take belong to other tables (one topic, several tables).
-  // Debezium's tombstones (after each delete, for log compaction) have no fields to route by and
-  // nothing to apply: every debezium route counts them as ignored instead of routing them.
-  const tombstone = (d: DecodedRecord) => mode === 'debezium' && d.record.value === null;
+  // Debezium's control records (tombstones, heartbeats, transaction metadata, ...) have no row fields
+  // to route by and nothing to apply: every debezium route counts them as ignored instead.
+  const control = (d: DecodedRecord) => mode === 'debezium' && isDebeziumControl(d);
   const selected = selectForRoute(
     route,
     allRoutes,
-    all.filter((d) => !tombstone(d)),
+    all.filter((d) => !control(d)),
   );
-  const decoded = [...selected.mine, ...all.filter(tombstone)];
+  const decoded = [...selected.mine, ...all.filter(control)];
   const unrouted = selected.unrouted;
   const first = planChanges(table.metadata, decoded, route, mode, policy);
   const rec = first.reconciliation;

@@ -90,6 +90,7 @@ describe('CDC routes: when and mapping', () => {
       change('orders', 'u', { id: 1, status: 'PAID' }, { id: 1, status: 'NEW' }),
       change('customers', 'd', null, { id: 2, name: 'Grace' }),
       null, // the tombstone Debezium sends after a delete: no fields to route by, nothing to apply
+      { ts_ms: 1_795_000_000_000 }, // a heartbeat, likewise
     ]);
 
     // Act
@@ -97,7 +98,10 @@ describe('CDC routes: when and mapping', () => {
 
     // Assess
     expect(report.tables.map((t) => t.deadLettered)).toEqual([0, 0]);
-    expect(report.tables.map((t) => t.ignored)).toEqual([{ tombstone: 1 }, { tombstone: 1 }]);
+    expect(report.tables.map((t) => t.ignored)).toEqual([
+      { tombstone: 1, heartbeat: 1 },
+      { tombstone: 1, heartbeat: 1 },
+    ]);
     expect(await rows(routes[0].table)).toEqual([expect.objectContaining({ id: 1n, status: 'PAID' })]);
     expect(await rows(routes[1].table)).toEqual([expect.objectContaining({ id: 1n, name: 'Ada' })]);
   });
