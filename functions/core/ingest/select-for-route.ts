@@ -22,10 +22,14 @@ export function selectForRoute(
     }
     const siblings = routesForTopic(allRoutes, d.record.topic);
     if (siblings[0] === route && !siblings.some((r) => routeMatches(r.when, d))) {
+      const why =
+        d.record.value === null
+          ? ': a tombstone (null value) has no fields to match, only headers (route deletes by a header condition)'
+          : '';
       unrouted.push({
         record: d.record,
         stage: 'map',
-        error: `no table route's condition matches this record (topic ${d.record.topic})`,
+        error: `no table route's condition matches this record (topic ${d.record.topic})${why}`,
       });
     }
   }

@@ -131,6 +131,44 @@ describe('CDC routes: when and mapping', () => {
     expect(await rows(routes[0].table)).toEqual([expect.objectContaining({ id: 1n })]);
   });
 
+  it('routes upsert deletes (tombstones) by a header condition; by a field condition they are unrouted', async () => {
+    // Arrange: the same upsert table twice, one split by a header, one by a field of the value.
+    const upsert = (name: string, when: unknown) => ({
+      table: `shop.${name}`,
+      topics: [TOPIC],
+      mode: 'upsert',
+      identifierColumns: ['id'],
+      schema: schema([
+        ['id', 'long', true],
+        ['v', 'string', false],
+      ]),
+      when,
+    });
+    const byHeader = parseRoutes([upsert('by_header', { header: 'entity', equals: 'item' })]);
+    const byField = parseRoutes([upsert('by_field', { field: 'kind', equals: 'item' })]);
+    const event = () => {
+      const e = jsonEvent(TOPIC, [{ id: 1, v: 'a', kind: 'item' }, null], { key: () => '{"id":1}' }) as {
+        records: Record<string, Array<Record<string, unknown>>>;
+      };
+      for (const r of e.records[`${TOPIC}-0`]) r.headers = [{ entity: [...Buffer.from('item')] }];
+      return e;
+    };
+
+    // Act
+    await ingestEvent({ catalog: wh.catalog, routes: byHeader }, event());
+    await ingestEvent({ catalog: wh.catalog, routes: byField }, event());
+
+    // Assess: by header, the tombstone deleted id 1; by field it could not be routed, and says why.
+    expect(await rows(byHeader[0].table)).toEqual([]);
+    expect(await rows(byField[0].table)).toEqual([expect.objectContaining({ id: 1n, v: 'a' })]);
+    expect(await deadLetters(byField[0].table)).toEqual([
+      [
+        1n,
+        "no table route's condition matches this record (topic shop.all): a tombstone (null value) has no fields to match, only headers (route deletes by a header condition)",
+      ],
+    ]);
+  });
+
   describe('type rules on Debezium values without Connect schemas', () => {
     // Debezium's JsonConverter with schemas.enable=false: MicroTimestamp, Date (days) and MicroTime
     // arrive as bare numbers; only the route can say what unit they are in.
