@@ -23,6 +23,7 @@ import {
 } from '../ingest/formats/value-text.js';
 import { JsonNumberText } from '../ingest/json-to-value.js';
 import { floorDivBig } from '../spec/epoch-time.js';
+import type { PrimitiveType } from '../spec/types.js';
 
 interface ConnectSchema {
   type?: unknown;
@@ -122,4 +123,77 @@ export function fromConnectSchema(schema: unknown, value: unknown, depth = 0): u
     return value.map((item) => fromConnectSchema(s.items, item, depth + 1));
   }
   return value;
+}
+
+/** The Iceberg type of a Connect field's logical type; undefined: the value decides (e.g. variable scale). */
+function logicalType(name: string, params: Record<string, unknown> | undefined): PrimitiveType | undefined {
+  switch (name) {
+    case 'org.apache.kafka.connect.data.Decimal': {
+      const scale = Number(params?.scale);
+      const declared = Number(params?.['connect.decimal.precision']);
+      if (!Number.isInteger(scale) || scale < 0 || scale > 38) return undefined;
+      // Without a declared precision the widest decimal holds every value of that scale.
+      const precision =
+        Number.isInteger(declared) && declared >= Math.max(1, scale) && declared <= 38 ? declared : 38;
+      return `decimal(${precision}, ${scale})`;
+    }
+    case 'org.apache.kafka.connect.data.Date':
+    case 'io.debezium.time.Date':
+      return 'date';
+    // Debezium's (Micro|Nano)Timestamp are the column's wall-clock time, without a zone.
+    case 'org.apache.kafka.connect.data.Timestamp':
+    case 'io.debezium.time.Timestamp':
+    case 'io.debezium.time.MicroTimestamp':
+    case 'io.debezium.time.NanoTimestamp':
+      return 'timestamp';
+    case 'io.debezium.time.ZonedTimestamp':
+      return 'timestamptz';
+    case 'org.apache.kafka.connect.data.Time':
+    case 'io.debezium.time.Time':
+    case 'io.debezium.time.MicroTime':
+    case 'io.debezium.time.NanoTime':
+      return 'time';
+    case 'io.debezium.data.Uuid':
+      return 'uuid';
+    default:
+      return undefined;
+  }
+}
+
+const CONNECT_PRIMITIVES: Record<string, PrimitiveType> = {
+  int8: 'int',
+  int16: 'int',
+  int32: 'int',
+  int64: 'long',
+  float32: 'float',
+  float64: 'double',
+  boolean: 'boolean',
+  string: 'string',
+  bytes: 'binary',
+};
+
+/**
+ * The Iceberg types a Connect struct schema gives its primitive fields, by field name: what schema
+ * evolution uses for a column the table does not have yet, instead of guessing from the rewritten
+ * value (a date's ISO text would become a string column, a decimal a double). Fields whose type the
+ * schema does not fix (structs, arrays, maps, variable-scale decimals, unknown logical types) are left
+ * out: their values decide.
+ */
+export function connectFieldTypes(schema: unknown): Map<string, PrimitiveType> {
+  const out = new Map<string, PrimitiveType>();
+  const s = asSchema(schema);
+  if (s?.type !== 'struct' || !Array.isArray(s.fields)) return out;
+  for (const f of s.fields) {
+    const field = asSchema(f);
+    if (typeof field?.field !== 'string') continue;
+    const params = asSchema(field.parameters) as Record<string, unknown> | undefined;
+    const type =
+      typeof field.name === 'string'
+        ? logicalType(field.name, params)
+        : typeof field.type === 'string'
+          ? CONNECT_PRIMITIVES[field.type]
+          : undefined;
+    if (type) out.set(field.field, type);
+  }
+  return out;
 }

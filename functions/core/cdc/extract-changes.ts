@@ -209,6 +209,18 @@ export function rowImageOf(decoded: DecodedRecord, mode: CdcSettings['mode']): J
 }
 
 /**
+ * The Connect schema of a record's row image, when its value is a JsonConverter `{ schema, payload }`
+ * envelope: the `after` field's (debezium) or the value's own (upsert); undefined otherwise.
+ */
+export function rowImageSchema(decoded: DecodedRecord, mode: CdcSettings['mode']): unknown {
+  const value = decoded.value;
+  if (!isJsonObject(value) || !('payload' in value) || !isJsonObject(value.schema)) return undefined;
+  if (mode === 'upsert') return value.schema;
+  const fields = value.schema.fields;
+  return Array.isArray(fields) ? fields.find((f) => isJsonObject(f) && f.field === 'after') : undefined;
+}
+
+/**
  * Whether a record is one Debezium sends beside the changes (a tombstone, a heartbeat, transaction
  * metadata, a schema change, a logical message): nothing to apply, and no row fields to route by.
  */

@@ -8,12 +8,14 @@
  */
 import type { DeadLetter } from '../ingest/dead-letters.js';
 import type { EvolutionPolicy } from '../ingest/evolution/evolution-policy.js';
+import { canPromote } from '../ingest/evolution/promotions.js';
 import { reconcileSchema, type SchemaReconciliation } from '../ingest/evolution/reconcile-schema.js';
 import type { DecodedRecord } from '../ingest/mapping/decoded-record.js';
 import type { TableRoute } from '../ingest/routes.js';
 import { currentSchema } from '../spec/metadata.js';
-import type { TableMetadata } from '../spec/types.js';
-import { type ExtractedChanges, extractChanges, rowImageOf } from './extract-changes.js';
+import type { IcebergType, PrimitiveType, TableMetadata } from '../spec/types.js';
+import { connectFieldTypes } from './connect-logical.js';
+import { type ExtractedChanges, extractChanges, rowImageOf, rowImageSchema } from './extract-changes.js';
 import { type CdcMode, type CdcSettings, resolveCdcSettings } from './table-mode.js';
 
 export interface ChangePlan {
@@ -24,6 +26,33 @@ export interface ChangePlan {
   extracted: ExtractedChanges;
   /** Records whose row image needs a schema change the policy refuses. */
   schemaLetters: DeadLetter[];
+}
+
+/**
+ * The types the records' Connect schemas give the row's fields (connect-logical.ts), for schema
+ * evolution: a field the table lacks becomes a column of that type; a column the source widened
+ * (int → long, a decimal's precision) is promoted in the same commit. A type the column cannot be
+ * promoted to is left out (the values decide, as without a schema). Records that disagree keep the
+ * wider type where one promotes to the other; otherwise the values decide.
+ */
+function connectHints(
+  decoded: readonly DecodedRecord[],
+  mode: CdcMode,
+  columns: ReadonlyMap<string, IcebergType>,
+): Map<string, PrimitiveType> {
+  const hints = new Map<string, PrimitiveType>();
+  const conflicting = new Set<string>();
+  for (const d of decoded) {
+    for (const [name, type] of connectFieldTypes(rowImageSchema(d, mode))) {
+      const column = columns.get(name);
+      if (column !== undefined && (typeof column !== 'string' || !canPromote(column, type))) continue;
+      const seen = hints.get(name);
+      if (seen === undefined || canPromote(seen, type)) hints.set(name, type);
+      else if (seen !== type && !canPromote(type, seen)) conflicting.add(name);
+    }
+  }
+  for (const name of conflicting) hints.delete(name);
+  return hints;
 }
 
 const label = (d: DecodedRecord) => `${d.record.topic}-${d.record.partition}@${d.record.offset}`;
@@ -39,8 +68,13 @@ export function planChanges(
   policy: EvolutionPolicy,
 ): ChangePlan {
   const properties = metadata.properties ?? {};
-  const base = resolveCdcSettings(mode, currentSchema(metadata), route, properties);
-  const typeHints = new Map([...(base.coercions ?? [])].map(([column, c]) => [column, c.type]));
+  const schema = currentSchema(metadata);
+  const base = resolveCdcSettings(mode, schema, route, properties);
+  // Columns take the type the route's rule names, else the one the records' Connect schemas name.
+  const typeHints = new Map([
+    ...connectHints(decoded, mode, new Map(schema.fields.map((f) => [f.name, f.type]))),
+    ...[...(base.coercions ?? [])].map(([column, c]): [string, PrimitiveType] => [column, c.type]),
+  ]);
   const absentOk = new Set(base.key.map((c) => c.id));
   // A record that shaped the new schema but then is not a change must not leave a column or a
   // promotion behind: reconcile again without it (as mapBatch does). Each pass drops a record.

@@ -13,6 +13,8 @@ import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js'
 import type { TableRoute } from '../../../functions/core/ingest/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
+import { jsonEvent } from '../../support/json-event.js';
+import { currentSchema } from '../../../functions/core/spec/metadata.js';
 import { tempWarehouse } from '../../support/tables.js';
 
 const field = (name: string, type: string, logical?: string, parameters?: Record<string, string>) => ({
@@ -167,6 +169,159 @@ describe('a debezium table fed Debezium JSON with schemas (decimal.handling.mode
       // 2025-11-23 is day 20415; 2026-11-20T10:00:00.123456 is 1795168800123456 µs; 01:02:03.004005.
       { id: 1n, amount: 12345n, ship_date: 20415, created_at: 1795168800123456n, slot: 3723004005n },
       { id: 2n, amount: -12345n, ship_date: -1, created_at: -1n, slot: 0n },
+    ]);
+  });
+
+  it('gives columns the source adds the types their Connect schema names (schema evolution)', async () => {
+    // Arrange: the table knows only `id`; the source table has gained one column of each kind.
+    const added = [
+      field('amount', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': '10' }),
+      field('rate', 'bytes', DECIMAL, { scale: '3' }),
+      field('ship_date', 'int32', 'io.debezium.time.Date'),
+      field('created_at', 'int64', 'io.debezium.time.MicroTimestamp'),
+      field('changed_at', 'string', 'io.debezium.time.ZonedTimestamp'),
+      field('slot', 'int64', 'io.debezium.time.MicroTime'),
+      field('small', 'int16'),
+      field('big', 'int64'),
+      field('flag', 'boolean'),
+      field('ratio', 'float64'),
+      field('blob', 'bytes'),
+      field('uid', 'string', 'io.debezium.data.Uuid'),
+    ];
+    const rowSchema = { ...field('r', 'struct'), fields: [field('id', 'int64'), ...added] };
+    const schema = {
+      type: 'struct',
+      fields: [{ ...rowSchema, field: 'before' }, { ...rowSchema, field: 'after' }, field('op', 'string')],
+    };
+    const after = {
+      id: 1,
+      amount: 'MDk=',
+      rate: 'AQ==',
+      ship_date: 20415,
+      created_at: 1795168800123456,
+      changed_at: '2026-11-20T10:00:00.5+01:00',
+      slot: 3723004005,
+      small: 7,
+      big: 8,
+      flag: true,
+      ratio: 0.5,
+      blob: 'AAE=',
+      uid: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+    };
+    const route: TableRoute = {
+      table: { namespace: ['cdc'], name: 'grown' },
+      topics: ['db.public.grown'],
+      schema: {
+        type: 'struct',
+        'schema-id': 0,
+        'identifier-field-ids': [1],
+        fields: [{ id: 1, name: 'id', required: true, type: 'long' }],
+      },
+      mode: 'debezium',
+      identifierColumns: ['id'],
+      kafkaLineage: false,
+      properties: {},
+    };
+    const value = { schema, payload: { op: 'c', before: null, after } };
+
+    // Act
+    const report = await ingestEvent(
+      { catalog: wh.catalog, routes: [route] },
+      jsonEvent('db.public.grown', [value]),
+    );
+
+    // Assess
+    expect(report.tables[0].deadLettered).toBe(0);
+    const table = await wh.catalog.loadTable(route.table);
+    expect(currentSchema(table.metadata).fields.map((f) => [f.name, f.type, f.required])).toEqual([
+      ['id', 'long', true],
+      ['amount', 'decimal(10, 2)', false],
+      ['rate', 'decimal(38, 3)', false],
+      ['ship_date', 'date', false],
+      ['created_at', 'timestamp', false],
+      ['changed_at', 'timestamptz', false],
+      ['slot', 'time', false],
+      ['small', 'int', false],
+      ['big', 'long', false],
+      ['flag', 'boolean', false],
+      ['ratio', 'double', false],
+      ['blob', 'binary', false],
+      ['uid', 'uuid', false],
+    ]);
+    const [row] = await readScanRows(table, await planScan(table));
+    expect(row).toEqual({
+      id: 1n,
+      amount: 12345n,
+      rate: 1n,
+      ship_date: 20415,
+      created_at: 1795168800123456n,
+      changed_at: 1795165200500000n,
+      slot: 3723004005n,
+      small: 7,
+      big: 8n,
+      flag: true,
+      ratio: 0.5,
+      blob: Uint8Array.of(0, 1),
+      uid: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
+    });
+  });
+
+  it('widens a column the source widened, keeps one the source declares narrower, takes the wider of two records', async () => {
+    // Arrange: `n` is a long column the source declares int16, `ts` a timestamptz column it sends as a
+    // MicroTimestamp (both kept as the table has them); `d` a decimal(10, 2) the source
+    // made decimal(12, 2) (promoted); `m` is new, decimal(8, 2) in one record and (14, 2) in the next.
+    const envelope = (mPrecision: string, after: Record<string, unknown>) => {
+      const rowSchema = {
+        ...field('r', 'struct'),
+        fields: [
+          field('id', 'int64'),
+          field('n', 'int16'),
+          field('ts', 'int64', 'io.debezium.time.MicroTimestamp'),
+          field('d', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': '12' }),
+          field('m', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': mPrecision }),
+        ],
+      };
+      return {
+        schema: { type: 'struct', fields: [{ ...rowSchema, field: 'after' }, field('op', 'string')] },
+        payload: { op: 'c', after },
+      };
+    };
+    const route: TableRoute = {
+      table: { namespace: ['cdc'], name: 'widened' },
+      topics: ['db.public.widened'],
+      schema: {
+        type: 'struct',
+        'schema-id': 0,
+        'identifier-field-ids': [1],
+        fields: [
+          { id: 1, name: 'id', required: true, type: 'long' },
+          { id: 2, name: 'n', required: false, type: 'long' },
+          { id: 3, name: 'ts', required: false, type: 'timestamptz' },
+          { id: 4, name: 'd', required: false, type: 'decimal(10, 2)' },
+        ],
+      },
+      mode: 'debezium',
+      identifierColumns: ['id'],
+      kafkaLineage: false,
+      properties: {},
+    };
+    const event = jsonEvent('db.public.widened', [
+      envelope('8', { id: 1, n: 1, ts: 1795168800123456, d: 'MDk=', m: 'MDk=' }),
+      envelope('14', { id: 2, n: 2, ts: 1795168800123456, d: 'MDk=', m: 'MDk=' }),
+    ]);
+
+    // Act
+    const report = await ingestEvent({ catalog: wh.catalog, routes: [route] }, event);
+
+    // Assess
+    expect(report.tables[0].deadLettered).toBe(0);
+    const table = await wh.catalog.loadTable(route.table);
+    expect(currentSchema(table.metadata).fields.map((f) => [f.name, f.type])).toEqual([
+      ['id', 'long'],
+      ['n', 'long'],
+      ['ts', 'timestamptz'],
+      ['d', 'decimal(12, 2)'],
+      ['m', 'decimal(14, 2)'],
     ]);
   });
 });
