@@ -13,8 +13,9 @@ import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js'
 import type { TableRoute } from '../../../functions/core/ingest/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
-import { jsonEvent } from '../../support/json-event.js';
 import { currentSchema } from '../../../functions/core/spec/metadata.js';
+import type { PrimitiveType } from '../../../functions/core/spec/types.js';
+import { jsonEvent } from '../../support/json-event.js';
 import { tempWarehouse } from '../../support/tables.js';
 
 const field = (name: string, type: string, logical?: string, parameters?: Record<string, string>) => ({
@@ -97,68 +98,59 @@ describe('a debezium table fed Debezium JSON with schemas (decimal.handling.mode
   });
   afterEach(() => wh.cleanup());
 
-  it('stores decimals, dates, microsecond timestamps and times as the source held them', async () => {
-    const row = field('r', 'struct');
-    const rowSchema = {
-      ...row,
-      fields: [
-        field('id', 'int64'),
-        field('amount', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': '10' }),
-        field('ship_date', 'int32', 'io.debezium.time.Date'),
-        field('created_at', 'int64', 'io.debezium.time.MicroTimestamp'),
-        field('slot', 'int64', 'io.debezium.time.MicroTime'),
-      ],
-    };
-    const schema = {
+  /** Table `cdc.<name>` (debezium, key `id`) fed by topic `db.public.<name>`, with these columns. */
+  const debeziumRoute = (name: string, columns: [string, PrimitiveType][]): TableRoute => ({
+    table: { namespace: ['cdc'], name },
+    topics: [`db.public.${name}`],
+    schema: {
       type: 'struct',
-      fields: [{ ...rowSchema, field: 'before' }, { ...rowSchema, field: 'after' }, field('op', 'string')],
+      'schema-id': 0,
+      'identifier-field-ids': [1],
+      fields: columns.map(([column, type], i) => ({ id: i + 1, name: column, required: i === 0, type })),
+    },
+    mode: 'debezium',
+    identifierColumns: ['id'],
+    kafkaLineage: false,
+    properties: {},
+  });
+
+  /** A Debezium create with its Connect schema (JsonConverter, schemas.enable=true). */
+  const connectChange = (rowFields: unknown[], after: Record<string, unknown>) => {
+    const rowSchema = { ...field('r', 'struct'), fields: rowFields };
+    return {
+      schema: {
+        type: 'struct',
+        fields: [{ ...rowSchema, field: 'before' }, { ...rowSchema, field: 'after' }, field('op', 'string')],
+      },
+      payload: { op: 'c', before: null, after },
     };
-    const change = (op: string, after: Record<string, unknown>) =>
-      Buffer.from(JSON.stringify({ schema, payload: { op, before: null, after } })).toString('base64');
-    const values = [
-      change('c', {
+  };
+
+  it('stores decimals, dates, microsecond timestamps and times as the source held them', async () => {
+    const rowFields = [
+      field('id', 'int64'),
+      field('amount', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': '10' }),
+      field('ship_date', 'int32', 'io.debezium.time.Date'),
+      field('created_at', 'int64', 'io.debezium.time.MicroTimestamp'),
+      field('slot', 'int64', 'io.debezium.time.MicroTime'),
+    ];
+    const route = debeziumRoute('typed', [
+      ['id', 'long'],
+      ['amount', 'decimal(10, 2)'],
+      ['ship_date', 'date'],
+      ['created_at', 'timestamp'],
+      ['slot', 'time'],
+    ]);
+    const event = jsonEvent('db.public.typed', [
+      connectChange(rowFields, {
         id: 1,
         amount: 'MDk=',
         ship_date: 20415,
         created_at: 1795168800123456,
         slot: 3723004005,
       }),
-      change('c', { id: 2, amount: 'z8c=', ship_date: -1, created_at: -1, slot: 0 }),
-    ];
-    const route: TableRoute = {
-      table: { namespace: ['cdc'], name: 'typed' },
-      topics: ['db.public.typed'],
-      schema: {
-        type: 'struct',
-        'schema-id': 0,
-        'identifier-field-ids': [1],
-        fields: [
-          { id: 1, name: 'id', required: true, type: 'long' },
-          { id: 2, name: 'amount', required: false, type: 'decimal(10, 2)' },
-          { id: 3, name: 'ship_date', required: false, type: 'date' },
-          { id: 4, name: 'created_at', required: false, type: 'timestamp' },
-          { id: 5, name: 'slot', required: false, type: 'time' },
-        ],
-      },
-      mode: 'debezium',
-      identifierColumns: ['id'],
-      kafkaLineage: false,
-      properties: {},
-    };
-    const event = {
-      eventSource: 'aws:kafka',
-      records: {
-        'db.public.typed-0': values.map((value, offset) => ({
-          topic: 'db.public.typed',
-          partition: 0,
-          offset,
-          timestamp: 1_795_168_800_000,
-          timestampType: 'CREATE_TIME',
-          value,
-          headers: [],
-        })),
-      },
-    };
+      connectChange(rowFields, { id: 2, amount: 'z8c=', ship_date: -1, created_at: -1, slot: 0 }),
+    ]);
     const report = await ingestEvent({ catalog: wh.catalog, routes: [route] }, event);
     expect(report.tables[0].deadLettered).toBe(0);
     const table = await wh.catalog.loadTable(route.table);
@@ -174,7 +166,8 @@ describe('a debezium table fed Debezium JSON with schemas (decimal.handling.mode
 
   it('gives columns the source adds the types their Connect schema names (schema evolution)', async () => {
     // Arrange: the table knows only `id`; the source table has gained one column of each kind.
-    const added = [
+    const rowFields = [
+      field('id', 'int64'),
       field('amount', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': '10' }),
       field('rate', 'bytes', DECIMAL, { scale: '3' }),
       field('ship_date', 'int32', 'io.debezium.time.Date'),
@@ -188,11 +181,6 @@ describe('a debezium table fed Debezium JSON with schemas (decimal.handling.mode
       field('blob', 'bytes'),
       field('uid', 'string', 'io.debezium.data.Uuid'),
     ];
-    const rowSchema = { ...field('r', 'struct'), fields: [field('id', 'int64'), ...added] };
-    const schema = {
-      type: 'struct',
-      fields: [{ ...rowSchema, field: 'before' }, { ...rowSchema, field: 'after' }, field('op', 'string')],
-    };
     const after = {
       id: 1,
       amount: 'MDk=',
@@ -208,26 +196,12 @@ describe('a debezium table fed Debezium JSON with schemas (decimal.handling.mode
       blob: 'AAE=',
       uid: '0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0',
     };
-    const route: TableRoute = {
-      table: { namespace: ['cdc'], name: 'grown' },
-      topics: ['db.public.grown'],
-      schema: {
-        type: 'struct',
-        'schema-id': 0,
-        'identifier-field-ids': [1],
-        fields: [{ id: 1, name: 'id', required: true, type: 'long' }],
-      },
-      mode: 'debezium',
-      identifierColumns: ['id'],
-      kafkaLineage: false,
-      properties: {},
-    };
-    const value = { schema, payload: { op: 'c', before: null, after } };
+    const route = debeziumRoute('grown', [['id', 'long']]);
 
     // Act
     const report = await ingestEvent(
       { catalog: wh.catalog, routes: [route] },
-      jsonEvent('db.public.grown', [value]),
+      jsonEvent('db.public.grown', [connectChange(rowFields, after)]),
     );
 
     // Assess
@@ -268,46 +242,25 @@ describe('a debezium table fed Debezium JSON with schemas (decimal.handling.mode
 
   it('widens a column the source widened, keeps one the source declares narrower, takes the wider of two records', async () => {
     // Arrange: `n` is a long column the source declares int16, `ts` a timestamptz column it sends as a
-    // MicroTimestamp (both kept as the table has them); `d` a decimal(10, 2) the source
-    // made decimal(12, 2) (promoted); `m` is new, decimal(8, 2) in one record and (14, 2) in the next.
-    const envelope = (mPrecision: string, after: Record<string, unknown>) => {
-      const rowSchema = {
-        ...field('r', 'struct'),
-        fields: [
-          field('id', 'int64'),
-          field('n', 'int16'),
-          field('ts', 'int64', 'io.debezium.time.MicroTimestamp'),
-          field('d', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': '12' }),
-          field('m', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': mPrecision }),
-        ],
-      };
-      return {
-        schema: { type: 'struct', fields: [{ ...rowSchema, field: 'after' }, field('op', 'string')] },
-        payload: { op: 'c', after },
-      };
-    };
-    const route: TableRoute = {
-      table: { namespace: ['cdc'], name: 'widened' },
-      topics: ['db.public.widened'],
-      schema: {
-        type: 'struct',
-        'schema-id': 0,
-        'identifier-field-ids': [1],
-        fields: [
-          { id: 1, name: 'id', required: true, type: 'long' },
-          { id: 2, name: 'n', required: false, type: 'long' },
-          { id: 3, name: 'ts', required: false, type: 'timestamptz' },
-          { id: 4, name: 'd', required: false, type: 'decimal(10, 2)' },
-        ],
-      },
-      mode: 'debezium',
-      identifierColumns: ['id'],
-      kafkaLineage: false,
-      properties: {},
-    };
+    // MicroTimestamp (both kept as the table has them); `d` a decimal(10, 2) the source made
+    // decimal(12, 2) (promoted); `m` is new, decimal(8, 2) in one record and (14, 2) in the next.
+    const rowFields = (mPrecision: string) => [
+      field('id', 'int64'),
+      field('n', 'int16'),
+      field('ts', 'int64', 'io.debezium.time.MicroTimestamp'),
+      field('d', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': '12' }),
+      field('m', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': mPrecision }),
+    ];
+    const route = debeziumRoute('widened', [
+      ['id', 'long'],
+      ['n', 'long'],
+      ['ts', 'timestamptz'],
+      ['d', 'decimal(10, 2)'],
+    ]);
+    const row = { n: 1, ts: 1795168800123456, d: 'MDk=', m: 'MDk=' };
     const event = jsonEvent('db.public.widened', [
-      envelope('8', { id: 1, n: 1, ts: 1795168800123456, d: 'MDk=', m: 'MDk=' }),
-      envelope('14', { id: 2, n: 2, ts: 1795168800123456, d: 'MDk=', m: 'MDk=' }),
+      connectChange(rowFields('8'), { id: 1, ...row }),
+      connectChange(rowFields('14'), { id: 2, ...row }),
     ]);
 
     // Act
