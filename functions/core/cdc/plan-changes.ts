@@ -32,20 +32,23 @@ export interface ChangePlan {
  * The types the records' Connect schemas give the row's fields (connect-logical.ts), for schema
  * evolution: a field the table lacks becomes a column of that type; a column the source widened
  * (int → long, a decimal's precision) is promoted in the same commit. A type the column cannot be
- * promoted to is left out (the values decide, as without a schema). Records that disagree keep the
- * wider type where one promotes to the other; otherwise the values decide.
+ * promoted to is left out (the values decide, as without a schema), and so is every existing column
+ * unless `widen` (policy dlq changes no column). Records that disagree keep the wider type where one
+ * promotes to the other; otherwise the values decide.
  */
 function connectHints(
   decoded: readonly DecodedRecord[],
   mode: CdcMode,
   columns: ReadonlyMap<string, IcebergType>,
+  widen: boolean,
 ): Map<string, PrimitiveType> {
   const hints = new Map<string, PrimitiveType>();
   const conflicting = new Set<string>();
   for (const d of decoded) {
     for (const [name, type] of connectFieldTypes(rowImageSchema(d, mode))) {
       const column = columns.get(name);
-      if (column !== undefined && (typeof column !== 'string' || !canPromote(column, type))) continue;
+      const promotes = widen && typeof column === 'string' && canPromote(column, type);
+      if (column !== undefined && !promotes) continue;
       const seen = hints.get(name);
       if (seen === undefined || canPromote(seen, type)) hints.set(name, type);
       else if (seen !== type && !canPromote(type, seen)) conflicting.add(name);
@@ -72,7 +75,8 @@ export function planChanges(
   const base = resolveCdcSettings(mode, schema, route, properties);
   // Columns take the type the route's rule names, else the one the records' Connect schemas name.
   const typeHints = new Map([
-    ...connectHints(decoded, mode, new Map(schema.fields.map((f) => [f.name, f.type]))),
+    // Under policy dlq the schema never changes: a widened source column must not send fitting values to the DLQ.
+    ...connectHints(decoded, mode, new Map(schema.fields.map((f) => [f.name, f.type])), policy !== 'dlq'),
     ...[...(base.coercions ?? [])].map(([column, c]): [string, PrimitiveType] => [column, c.type]),
   ]);
   const absentOk = new Set(base.key.map((c) => c.id));

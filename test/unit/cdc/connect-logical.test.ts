@@ -277,4 +277,30 @@ describe('a debezium table fed Debezium JSON with schemas (decimal.handling.mode
       ['m', 'decimal(14, 2)'],
     ]);
   });
+
+  it('under policy dlq, keeps a column the source widened and takes the values that fit it', async () => {
+    // Arrange: `d` is decimal(10, 2); the source made it decimal(12, 2); 123.45 still fits.
+    const rowFields = [
+      field('id', 'int64'),
+      field('d', 'bytes', DECIMAL, { scale: '2', 'connect.decimal.precision': '12' }),
+    ];
+    const route = {
+      ...debeziumRoute('kept', [
+        ['id', 'long'],
+        ['d', 'decimal(10, 2)'],
+      ]),
+      schemaEvolution: 'dlq' as const,
+    };
+
+    // Act
+    const report = await ingestEvent(
+      { catalog: wh.catalog, routes: [route] },
+      jsonEvent('db.public.kept', [connectChange(rowFields, { id: 1, d: 'MDk=' })]),
+    );
+
+    // Assess
+    expect(report.tables[0]).toMatchObject({ deadLettered: 0, rowsWritten: 1 });
+    const table = await wh.catalog.loadTable(route.table);
+    expect(currentSchema(table.metadata).fields.map((f) => f.type)).toEqual(['long', 'decimal(10, 2)']);
+  });
 });
