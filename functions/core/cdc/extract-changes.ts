@@ -15,6 +15,7 @@ import { readPath } from '../scan/read-columns.js';
 import { valueKey } from '../scan/value-key.js';
 import type { Row, Schema, StructType, Value } from '../spec/types.js';
 import {
+  type DebeziumValue,
   type IgnoredReason,
   isJsonObject,
   type JsonObject,
@@ -110,6 +111,34 @@ function setPath(row: Row, path: readonly string[], value: Value): void {
   target[path[path.length - 1]] = value;
 }
 
+/**
+ * Routing (`when`), schema evolution and extraction all read a record's change event; each record's
+ * is read once (the Connect rewrite copies the payload) and kept with the record, error included.
+ */
+const debeziumEvents = new WeakMap<DecodedRecord, { event: DebeziumValue } | { error: unknown }>();
+const upsertValues = new WeakMap<DecodedRecord, unknown>();
+
+/** parseDebeziumValue of the record's value, read once. @throws what it throws, every time */
+function debeziumEvent(decoded: DecodedRecord): DebeziumValue {
+  let read = debeziumEvents.get(decoded);
+  if (read === undefined) {
+    try {
+      read = { event: parseDebeziumValue(decoded.value) };
+    } catch (error) {
+      read = { error };
+    }
+    debeziumEvents.set(decoded, read);
+  }
+  if ('error' in read) throw read.error;
+  return read.event;
+}
+
+/** An upsert value without its Connect envelope (logical types rewritten), read once. */
+function upsertValue(decoded: DecodedRecord): unknown {
+  if (!upsertValues.has(decoded)) upsertValues.set(decoded, unwrapConnectEnvelope(decoded.value));
+  return upsertValues.get(decoded);
+}
+
 /** Whether the record has a Kafka key (raw bytes or decoded). */
 function hasKey(decoded: DecodedRecord): boolean {
   return decoded.key !== null && decoded.key !== undefined;
@@ -122,7 +151,7 @@ function debeziumChanges(
 ): Change[] {
   const { record } = decoded;
   const columns = mapper.settings.key;
-  const event = parseDebeziumValue(decoded.value);
+  const event = debeziumEvent(decoded);
   if (event.kind === 'ignored') {
     ignored[event.reason] = (ignored[event.reason] ?? 0) + 1;
     return [];
@@ -160,7 +189,7 @@ function upsertChanges(mapper: Mapper, decoded: DecodedRecord): Change[] {
     if (!kafkaKey) throw new RecordDecodeError('no usable key: a tombstone without a Kafka key', 'map');
     return [{ record, key: kafkaKey, row: null, mayExist: true }];
   }
-  const value = unwrapConnectEnvelope(decoded.value);
+  const value = upsertValue(decoded);
   if (!isJsonObject(value)) {
     throw new RecordDecodeError(
       `value is JSON but not an object (${Array.isArray(value) ? 'an array' : typeof value})`,
@@ -198,10 +227,10 @@ export function rowImageOf(decoded: DecodedRecord, mode: CdcSettings['mode']): J
   if (decoded.record.value === null) return undefined;
   try {
     if (mode === 'upsert') {
-      const value = unwrapConnectEnvelope(decoded.value);
+      const value = upsertValue(decoded);
       return isJsonObject(value) ? value : undefined;
     }
-    const event = parseDebeziumValue(decoded.value);
+    const event = debeziumEvent(decoded);
     return event.kind === 'change' && event.op !== 'd' ? (event.after ?? undefined) : undefined;
   } catch {
     return undefined;
@@ -227,7 +256,7 @@ export function rowImageSchema(decoded: DecodedRecord, mode: CdcSettings['mode']
 export function isDebeziumControl(decoded: DecodedRecord): boolean {
   if (decoded.record.value === null) return true;
   try {
-    return parseDebeziumValue(decoded.value).kind === 'ignored';
+    return debeziumEvent(decoded).kind === 'ignored';
   } catch {
     return false; // not readable: extraction dead-letters it with the reason
   }
