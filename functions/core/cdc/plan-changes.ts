@@ -7,6 +7,7 @@
  * `schema`). Key columns stay as the table declares them.
  */
 import type { DeadLetter } from '../ingest/dead-letters.js';
+import { recordLabel } from '../ingest/esm-event.js';
 import type { EvolutionPolicy } from '../ingest/evolution/evolution-policy.js';
 import { canPromote } from '../ingest/evolution/promotions.js';
 import { reconcileSchema, type SchemaReconciliation } from '../ingest/evolution/reconcile-schema.js';
@@ -58,8 +59,6 @@ function connectHints(
   return hints;
 }
 
-const label = (d: DecodedRecord) => `${d.record.topic}-${d.record.partition}@${d.record.offset}`;
-
 /**
  * @throws SchemaEvolutionError under policy block (as appends); ValidationError from resolveCdcSettings
  */
@@ -92,7 +91,7 @@ export function planChanges(
     const reconciliation = reconcileSchema(
       metadata,
       imaged.map((x) => x.image),
-      { policy, typeHints, absentOk, label: (i) => label(imaged[i].d) },
+      { policy, typeHints, absentOk, label: (i) => recordLabel(imaged[i].d.record) },
     );
     const refused = new Map([...reconciliation.rejected].map(([i, reason]) => [imaged[i].d, reason]));
     const schemaLetters: DeadLetter[] = [...refused].map(([d, error]) => ({

@@ -31,6 +31,11 @@ export interface RawRecord {
   original?: unknown;
 }
 
+/** `topic-partition@offset`: a record named in messages. */
+export function recordLabel(record: RawRecord): string {
+  return `${record.topic}-${record.partition}@${record.offset}`;
+}
+
 export interface DecodedEvent {
   eventSource: 'aws:kafka' | 'SelfManagedKafka';
   eventSourceArn?: string;

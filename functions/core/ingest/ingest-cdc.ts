@@ -44,9 +44,9 @@ interface CdcFiles extends BatchFiles {
 
 /** Whether the table's current snapshot has live data files (its summary's running total). */
 function hasDataFiles(metadata: TableMetadata): boolean {
-  const total = currentSnapshot(metadata)?.summary['total-data-files'];
+  const snapshot = currentSnapshot(metadata);
   // A snapshot without the total (not written by floe) counts as having some: deletes stay.
-  return currentSnapshot(metadata) !== undefined && total !== '0';
+  return snapshot !== undefined && snapshot.summary['total-data-files'] !== '0';
 }
 
 /** Dead letters in their records' batch order, as one pass over the records would have met them. */

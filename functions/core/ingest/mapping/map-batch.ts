@@ -12,7 +12,7 @@ import { describeError, RecordDecodeError } from '../../errors.js';
 import { currentSchema } from '../../spec/metadata.js';
 import type { PrimitiveType, Row, Schema, TableMetadata } from '../../spec/types.js';
 import type { DeadLetter } from '../dead-letters.js';
-import type { RawRecord } from '../esm-event.js';
+import { type RawRecord, recordLabel } from '../esm-event.js';
 import type { EvolutionPolicy } from '../evolution/evolution-policy.js';
 import { canPromote, samePrimitive } from '../evolution/promotions.js';
 import { reconcileSchema, type SchemaReconciliation } from '../evolution/reconcile-schema.js';
@@ -140,10 +140,7 @@ export function mapBatch(decoded: readonly DecodedRecord[], options: MapBatchOpt
       {
         policy: options.policy,
         typeHints,
-        label: (i) => {
-          const r = pending[i].record;
-          return `${r.topic}-${r.partition}@${r.offset}`;
-        },
+        label: (i) => recordLabel(pending[i].record),
       },
     );
     const rejected = new Map([...reconciliation.rejected].map(([i, reason]) => [pending[i], reason]));
