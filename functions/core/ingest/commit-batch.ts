@@ -91,6 +91,23 @@ export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecor
   return records.filter((r) => r.offset < 0n || r.offset > (committed.get(r.topic)?.get(r.partition) ?? -1n));
 }
 
+/**
+ * Whether what a batch was mapped for still holds in a commit round: the same records are unseen
+ * and the schema is the one they were reconciled with (else the round maps them again).
+ */
+export function sameMappingBase(
+  current: LoadedTable,
+  mappedFor: LoadedTable,
+  unseenRecords: readonly RawRecord[],
+  fresh: readonly RawRecord[],
+): boolean {
+  return (
+    unseenRecords.length === fresh.length &&
+    current.metadata['current-schema-id'] === mappedFor.metadata['current-schema-id'] &&
+    current.metadata['last-column-id'] === mappedFor.metadata['last-column-id']
+  );
+}
+
 function overlaps(records: RawRecord[], committed: SourceOffsets): boolean {
   return records.some((r) => r.offset >= 0n && r.offset <= (committed.get(r.topic)?.get(r.partition) ?? -1n));
 }

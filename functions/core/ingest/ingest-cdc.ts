@@ -24,6 +24,7 @@ import {
   baseReport,
   commitBatch,
   commitDeadLetters,
+  sameMappingBase,
   type IngestTableOptions,
   StaleWriteError,
   type TableIngestReport,
@@ -110,10 +111,7 @@ export async function ingestCdcTable(
     async (current, unseenRecords) => {
       const good = unseenRecords.filter((r) => byRecord.has(r) && !letters.has(r));
       // The first round plans once; only a moved base (new schema or offsets) plans again.
-      const same =
-        unseenRecords.length === fresh.length &&
-        current.metadata['current-schema-id'] === table.metadata['current-schema-id'] &&
-        current.metadata['last-column-id'] === table.metadata['last-column-id'];
+      const same = sameMappingBase(current, table, unseenRecords, fresh);
       let plan = first;
       if (!same) {
         plan = planChanges(

@@ -11,6 +11,7 @@ import {
   baseReport,
   commitBatch,
   commitDeadLetters,
+  sameMappingBase,
   type IngestTableOptions,
   type TableIngestReport,
   unseen,
@@ -87,10 +88,7 @@ export async function ingestTable(
     records,
     async (current, unseenRecords) => {
       // The first round maps once; only a moved base (new schema or offsets) maps again.
-      const same =
-        unseenRecords.length === fresh.length &&
-        current.metadata['current-schema-id'] === table.metadata['current-schema-id'] &&
-        current.metadata['last-column-id'] === table.metadata['last-column-id'];
+      const same = sameMappingBase(current, table, unseenRecords, fresh);
       let batch = mapped;
       if (!same) {
         // A scanned batch: decoded now (its dead letters are filtered out below).
