@@ -1,19 +1,20 @@
 import { parseIdentifier } from '../../core/catalog/catalog.js';
-import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { readManifestEntries } from '../../core/manifest/manifest-reader.js';
 import { readManifestList } from '../../core/manifest/manifest-list.js';
 import { currentSchema, currentSnapshot, defaultSpec } from '../../core/spec/metadata.js';
 import { formatPartitionSpec } from '../../core/spec/partition-spec.js';
 import { stringifyJson } from '../../core/spec/json-codec.js';
 import { typeToString } from '../../core/spec/schema.js';
-import { type ParsedOptions, requireOption } from '../main.js';
+import { openCatalog } from '../catalog-options.js';
+import { type ParsedOptions, requireOption } from '../options.js';
 import { printTable } from '../print-table.js';
 
 const CONTENT = ['data', 'position-deletes', 'equality-deletes'];
 
 export async function runInspect(values: ParsedOptions): Promise<number> {
-  const catalog = new EmbeddedCatalog({ warehouse: requireOption(values, 'warehouse') });
-  const table = await catalog.loadTable(parseIdentifier(requireOption(values, 'table')));
+  const id = parseIdentifier(requireOption(values, 'table'));
+  const { catalog } = await openCatalog(values);
+  const table = await catalog.loadTable(id);
   const md = table.metadata;
   const schema = currentSchema(md);
   const current = currentSnapshot(md);
