@@ -3,6 +3,7 @@ import { parseExpression } from '../../core/scan/parse-expression.js';
 import { planScan } from '../../core/scan/plan-scan.js';
 import { readScan } from '../../core/scan/read-scan.js';
 import type { ScanFunnel } from '../../core/scan/scan-plan.js';
+import { stringifyJson } from '../../core/spec/json-codec.js';
 import { currentSchema } from '../../core/spec/metadata.js';
 import { toDisplayRow } from '../format-value.js';
 import { openCatalog } from '../catalog-options.js';
@@ -31,7 +32,7 @@ export async function runScan(values: ParsedOptions): Promise<number> {
   for await (const row of readScan(table, plan, { filter })) {
     if (rows.length >= limit) break;
     const display = toDisplayRow(schema, row);
-    if (values.json) process.stdout.write(`${JSON.stringify(display)}\n`);
+    if (values.json) process.stdout.write(`${stringifyJson(display)}\n`);
     else rows.push(display);
   }
   const funnel = formatFunnel(plan.funnel, plan.manifestsRead);
