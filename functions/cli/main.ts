@@ -12,6 +12,7 @@ import { runIngest } from './commands/ingest.js';
 import { runInspect } from './commands/inspect.js';
 import { runMaintain } from './commands/maintain.js';
 import { runScan } from './commands/scan.js';
+import { hintFor } from './error-hints.js';
 import { parseOptions, UsageError } from './options.js';
 
 const USAGE = `usage: floe <command> <catalog> [options]
@@ -82,10 +83,15 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`floe: ${error.message}\n${USAGE}`);
+      process.stderr.write(`floe: ${error.message}\n(floe --help lists the commands and catalog options)\n`);
       return 2;
     }
-    const hint = error instanceof LakeError && error.retryable ? ' (transient: retrying may help)' : '';
+    const setup = hintFor(error);
+    const hint = setup
+      ? `\n  fix: ${setup}`
+      : error instanceof LakeError && error.retryable
+        ? ' (transient: retrying may help)'
+        : '';
     process.stderr.write(
       `floe: ${error instanceof LakeError ? error.message : describeError(error)}${hint}\n`,
     );
