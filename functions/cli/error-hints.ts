@@ -28,6 +28,11 @@ const HINTS: { match: RegExp; hint: string }[] = [
     hint: 'nothing answered: check --uri, or AWS_ENDPOINT_URL when using moto or LocalStack (is it running?)',
   },
   {
+    // an SDK client got an HTML page back: the endpoint (moto, LocalStack, a proxy) lacks that API
+    match: /Unexpected token '<'|Deserialization error/,
+    hint: 'the endpoint answered with a web page, not the API: it may not implement this call (moto has no S3 Tables maintenance configuration)',
+  },
+  {
     match: /AccessDenied|not authorized to perform/,
     hint: "your AWS identity lacks a permission the command needs (the deployed functions' role has them)",
   },

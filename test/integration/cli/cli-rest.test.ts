@@ -204,6 +204,14 @@ describe('floe CLI on a REST catalog', () => {
     const fixed = [...want, { id: 2, country: 'unknown' }].sort((a, b) => a.id - b.id);
     expect(await scanIds()).toEqual(fixed);
     expect(await duckDbRows()).toEqual(fixed);
+
+    // Act: partition evolution through the catalog
+    const altered = await runCliOk(['alter', ...withToken(), '--partition-by', 'bucket(4, id)']);
+
+    // Assess
+    expect(altered.stdout).toMatch(/new data is partitioned by spec 1: bucket\(4, id\)/);
+    const evolved = (await inspect()) as Inspected & { metadata: { 'default-spec-id': number } };
+    expect(evolved.metadata['default-spec-id']).toBe(1);
   });
 
   it('fails with the server’s refusal when no credential is given', async () => {

@@ -21,6 +21,13 @@ describe('hintFor', () => {
     expect(hintFor(wrapped)).toMatch(/check --uri, or AWS_ENDPOINT_URL/);
     expect(hintFor(region)).toMatch(/set AWS_REGION/);
     expect(hintFor(credentials)).toMatch(/AWS_PROFILE/);
+    expect(
+      hintFor(
+        new LakeError(
+          `reading the S3 Tables maintenance configuration of a.b failed: SyntaxError: Unexpected token '<', "<!doctype "... is not valid JSON`,
+        ),
+      ),
+    ).toMatch(/may not implement this call/);
   });
 
   it('says nothing about failures of the table or the data', () => {
