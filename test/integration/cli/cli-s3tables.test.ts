@@ -123,11 +123,16 @@ describeWithMoto('floe CLI on S3 Tables + DynamoDB lock (moto), as concurrent pr
     const commits = output.match(/; snapshot \d+ \(\d+ attempts?\)/g) ?? [];
     const skipped = output.match(/replay skipped/g) ?? [];
     const retried = commits.filter((c) => !c.includes('(1 attempt)'));
+    const commitsBy = results.map((r) => (r.stdout.match(/; snapshot \d+ \(/g) ?? []).length);
     console.info(
       `[cli-s3tables] ${results.length} processes × ${BATCHES}-${all.length} files in ${concurrentMs} ms: ` +
         `${commits.length} commits (${retried.length} after a conflict), ${skipped.length} replays skipped, ` +
-        `${failures.length} failed runs`,
+        `${failures.length} failed runs; commits per process ${JSON.stringify(commitsBy)}`,
     );
+    // the processes really ran at the same time: one moment when every one of them was alive
+    const lastStart = Math.max(...results.map((r) => r.startedAt));
+    const firstEnd = Math.min(...results.map((r) => r.endedAt));
+    expect(lastStart).toBeLessThan(firstEnd);
     const finalLines =
       results
         .map((r) => r.stdout)

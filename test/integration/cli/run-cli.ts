@@ -21,6 +21,9 @@ export interface CliResult {
   stdout: string;
   stderr: string;
   args: string[];
+  /** When the process was spawned and when it exited (epoch ms). */
+  startedAt: number;
+  endedAt: number;
 }
 
 /** The environment of a CLI run against the given AWS endpoint (moto): dummy credentials, one region. */
@@ -38,6 +41,7 @@ export function awsEnv(endpoint: string): Record<string, string> {
 /** Runs `floe <args>`; resolves with its exit code and output (never rejects for a non-zero exit). */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
+    const startedAt = Date.now();
     const child = spawn(NODE, [TSX, MAIN, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
@@ -58,7 +62,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     });
     child.once('close', (code) => {
       clearTimeout(timer);
-      resolve({ code, stdout, stderr, args });
+      resolve({ code, stdout, stderr, args, startedAt, endedAt: Date.now() });
     });
   });
 }
