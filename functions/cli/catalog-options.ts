@@ -39,8 +39,8 @@ export const CATALOG_USAGE = `catalog options (every command but demo):
   --sigv4 [--signing-name N]
                            REST: sign requests with SigV4 as N (default execute-api; s3tables, glue)
                            (FLOE_REST_SIGV4_SIGNING_NAME)
-  --lock-table NAME        DynamoDB commit lock, created when missing (FLOE_LOCK_TABLE; lease
-                           FLOE_LOCK_LEASE_MS)
+  --lock-table NAME        DynamoDB commit lock for the commands that commit (ingest, maintain,
+                           alter, dlq), created when missing (FLOE_LOCK_TABLE; lease FLOE_LOCK_LEASE_MS)
   AWS region, credentials and endpoint from the standard environment (AWS_REGION, AWS_PROFILE,
   AWS_ENDPOINT_URL for moto or LocalStack)
 `;
