@@ -13,7 +13,7 @@ export interface HandlerConfig {
   routes: TableRoute[];
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 function required(env: Env, name: string): string {
   const v = env[name];
@@ -21,7 +21,7 @@ function required(env: Env, name: string): string {
   return v;
 }
 
-async function createCatalog(env: Env): Promise<Catalog> {
+export async function createCatalogFromEnv(env: Env): Promise<Catalog> {
   const kind = env.FLOE_CATALOG ?? 'embedded';
   switch (kind) {
     case 'embedded': {
@@ -41,7 +41,7 @@ async function createCatalog(env: Env): Promise<Catalog> {
   }
 }
 
-async function createLock(env: Env): Promise<CommitLock | undefined> {
+export async function createLockFromEnv(env: Env): Promise<CommitLock | undefined> {
   if (!env.FLOE_LOCK_TABLE) return undefined;
   const leaseMs = env.FLOE_LOCK_LEASE_MS ? Number(env.FLOE_LOCK_LEASE_MS) : undefined;
   if (leaseMs !== undefined && !(leaseMs > 0))
@@ -59,5 +59,9 @@ export async function loadHandlerConfig(env: Env = process.env): Promise<Handler
     if (error instanceof ValidationError) throw error;
     throw new ValidationError(`FLOE_TABLES is not valid JSON: ${(error as Error).message}`);
   }
-  return { catalog: await createCatalog(env), lock: await createLock(env), routes: parseRoutes(routesJson) };
+  return {
+    catalog: await createCatalogFromEnv(env),
+    lock: await createLockFromEnv(env),
+    routes: parseRoutes(routesJson),
+  };
 }
