@@ -58,11 +58,12 @@ function toLong(v: unknown, path: string, what: string): bigint {
   return n;
 }
 
-function toEpochMicros(v: unknown, path: string): bigint {
+/** `local`: for a `timestamp` column (no zone), whose text may not carry a nonzero offset. */
+function toEpochMicros(v: unknown, path: string, local = false): bigint {
   if (typeof v === 'string') {
     let micros: bigint;
     try {
-      micros = parseIsoTimestamp(v);
+      micros = parseIsoTimestamp(v, local);
     } catch (error) {
       fail(path, (error as Error).message);
     }
@@ -113,7 +114,10 @@ function toPrimitive(type: string, v: unknown, path: string): Value {
     case 'date':
       if (typeof v === 'string') {
         try {
-          return parseIsoDate(v.length > 10 && v[10] === 'T' ? v.slice(0, 10) : v);
+          if (v.length <= 10 || v[10] !== 'T') return parseIsoDate(v);
+          // A date-time gives its written date; the rest must still be a valid time and offset.
+          parseIsoTimestamp(v);
+          return parseIsoDate(v.slice(0, 10));
         } catch (error) {
           fail(path, (error as Error).message);
         }
@@ -128,6 +132,7 @@ function toPrimitive(type: string, v: unknown, path: string): Value {
       }
       break;
     case 'timestamp':
+      return toEpochMicros(v, path, true);
     case 'timestamptz':
       return toEpochMicros(v, path);
     case 'string':

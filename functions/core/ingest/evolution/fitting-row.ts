@@ -66,7 +66,8 @@ export function compilePrimitive(type: PrimitiveType): Convert {
       // A lone surrogate cannot be stored as UTF-8: the general path refuses it with the reason.
       return (v) => (typeof v === 'string' && v.isWellFormed() ? v : NOT_FITTING);
     case 'timestamp':
-    case 'timestamptz':
+    case 'timestamptz': {
+      const local = type === 'timestamp';
       return (v) => {
         if (typeof v === 'number') {
           // Epoch milliseconds; every safe integer × 1000 is within the long range.
@@ -74,12 +75,13 @@ export function compilePrimitive(type: PrimitiveType): Convert {
         }
         if (typeof v !== 'string') return NOT_FITTING;
         try {
-          const micros = parseIsoTimestamp(v);
+          const micros = parseIsoTimestamp(v, local);
           return micros < LONG_MIN || micros > LONG_MAX ? NOT_FITTING : micros;
         } catch {
           return NOT_FITTING;
         }
       };
+    }
   }
   const decimal = decimalParams(type);
   if (decimal) {
