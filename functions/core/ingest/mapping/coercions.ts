@@ -15,7 +15,6 @@ import type { ColumnRule, EpochUnit } from './mapping-config.js';
 const LONG_MIN = -(2n ** 63n);
 const LONG_MAX = 2n ** 63n - 1n;
 const INTEGER_TEXT = /^[+-]?\d+$/;
-const FLOAT_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const TRAILING_OFFSET = /[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?\s*(?:Z|z|[+-]\d{2}(?::?\d{2})?)$/;
 
 /** The part of a rule that says how to convert. */
@@ -123,11 +122,7 @@ export function coerceValue(c: Coercion, v: unknown, path: string): Value {
       return jsonToValue(c.type, v, path);
     case 'float':
     case 'double':
-      if (typeof v === 'string' && FLOAT_TEXT.test(v.trim())) {
-        const n = Number(v.trim());
-        if (!Number.isFinite(n)) fail(path, `${v} is out of range for a ${c.type}`);
-        return jsonToValue(c.type, n, path);
-      }
+      // Number text is the plain conversion's own rule for float columns (json-to-value's doubleOf).
       return jsonToValue(c.type, v, path);
     case 'time': {
       // A number (or integer text) with a unit is a time since midnight (Debezium's Time/MicroTime/
