@@ -5,6 +5,8 @@
  * Expected microseconds are worked out with Python's datetime, not by floe.
  */
 import { describe, expect, it } from 'vitest';
+import { connectFieldTypes, fromConnectSchema } from '../../../functions/core/cdc/connect-logical.js';
+import { jsonToValue } from '../../../functions/core/ingest/json-to-value.js';
 import { coerceValue } from '../../../functions/core/ingest/mapping/coercions.js';
 import {
   compileTimestampFormat,
@@ -98,6 +100,23 @@ describe('a timestamp without zone and an offset', () => {
     // timestamptz converts the instant, as before
     expect(coerceValue({ type: 'timestamptz', format }, '20/11/2026 10:00 +01:00', 'ts')).toBe(
       NOV20_10Z - HOUR,
+    );
+  });
+});
+
+describe('Debezium ZonedTimestamp (Connect schemas)', () => {
+  const schema = {
+    type: 'struct',
+    fields: [{ field: 'at', type: 'string', name: 'io.debezium.time.ZonedTimestamp' }],
+  };
+
+  it('is ISO text for a timestamptz column, read by the same offset rules', () => {
+    expect(connectFieldTypes(schema).get('at')).toBe('timestamptz');
+    const read = (at: string) =>
+      jsonToValue('timestamptz', (fromConnectSchema(schema, { at }) as { at: unknown }).at, 'after.at');
+    expect(read('2026-11-20T10:00:00+18:00')).toBe(NOV20_10Z - 18n * HOUR);
+    expect(() => read('2026-11-20T10:00:00+25:00')).toThrow(
+      "after.at: '2026-11-20T10:00:00+25:00' has the zone offset +25:00, beyond ±18:00",
     );
   });
 });
