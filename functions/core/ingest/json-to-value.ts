@@ -73,7 +73,7 @@ function toLong(v: unknown, path: string, what: string): bigint {
       if (n < LONG_MIN || n > LONG_MAX) fail(path, `${String(v)} is out of range for a long`);
       return n;
     }
-    fail(path, `expected an integer ${what}, got ${describe(v)}`);
+    fail(path, `expected an integer${what ? ` ${what}` : ''}, got ${describe(v)}`);
   }
   const n = BigInt(text);
   if (n < LONG_MIN || n > LONG_MAX) fail(path, `${text} is out of range for a long`);

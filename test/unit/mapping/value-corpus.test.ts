@@ -39,9 +39,10 @@ const SCHEMA: Schema = {
     { id: 5, name: 'at', required: false, type: 'timestamptz' },
     { id: 6, name: 'local', required: false, type: 'timestamp' },
     { id: 7, name: 'day', required: false, type: 'date' },
+    { id: 8, name: 'n', required: false, type: 'long' },
   ],
 };
-type Column = 'amount' | 'weight' | 'f' | 'at' | 'local' | 'day';
+type Column = 'amount' | 'weight' | 'f' | 'at' | 'local' | 'day' | 'n';
 
 interface Dead {
   stage: FailedStage;
@@ -126,6 +127,19 @@ const CASES: ValueCase[] = [
   { column: 'amount', json: '1.5e2', want: { value: 15000n } },
   { column: 'amount', json: '12.345E1', want: { value: 12345n } },
   { column: 'amount', json: '"1E+2"', want: { value: 10000n } },
+  // ... and integers: 1e-400 is not 0 (JSON.parse's double was)
+  {
+    column: 'n',
+    json: '1e-400',
+    want: {
+      stage: 'schema',
+      error: /n: the number 1e-400 is not an integer \(long → double is not a compatible/,
+    },
+    rule: { stage: 'map', error: /n: expected an integer, got the number 1e-400/ },
+  },
+  { column: 'n', json: '0e-400', want: { value: 0n } },
+  { column: 'n', json: '1E2', want: { value: 100n } },
+  { column: 'n', json: '-0', want: { value: 0n } },
   // 11. -0 keeps its sign bit (IEEE: -1e-400 rounds to -0, 123e-400 to +0)
   { column: 'weight', json: '-0', want: { value: -0 } },
   { column: 'weight', json: '-0.0', want: { value: -0 } },
@@ -181,7 +195,7 @@ const CASES: ValueCase[] = [
   { column: 'local', json: '"2026-11-20T10:00:00+25:00"', want: { stage: 'map', error: OFFSET_BEYOND } },
 ];
 
-const COLUMNS: Column[] = ['amount', 'weight', 'f', 'at', 'local', 'day'];
+const COLUMNS: Column[] = ['amount', 'weight', 'f', 'at', 'local', 'day', 'n'];
 type Way = 'scan' | 'objects' | 'general' | 'rules';
 const WAYS: Record<Way, Partial<TableRoute>> = {
   scan: {},
@@ -339,9 +353,9 @@ describe('the value corpus through the real ingest path, fast and general', () =
         ...SCHEMA,
         fields: [
           ...SCHEMA.fields,
-          { id: 8, name: 'gone_text', required: false, type: 'string' },
-          { id: 9, name: 'empty_text', required: false, type: 'string' },
-          { id: 10, name: 'gone_bytes', required: false, type: 'binary' },
+          { id: 11, name: 'gone_text', required: false, type: 'string' },
+          { id: 12, name: 'empty_text', required: false, type: 'string' },
+          { id: 13, name: 'gone_bytes', required: false, type: 'binary' },
         ],
       },
       kafkaLineage: true,
