@@ -77,7 +77,8 @@ function temporal(c: Coercion, v: unknown, path: string): Value {
     if (c.type === 'timestamptz') micros -= BigInt(parsed.offsetMinutes ?? c.zoneMinutes ?? 0) * 60_000_000n;
     else if (c.type === 'timestamp' && parsed.offsetMinutes) {
       // The same rule as ISO text (parse-temporal.ts): a timestamp without zone is the wall clock
-      // as written; a nonzero offset leaves it unclear which wall clock was meant.
+      // as written; a nonzero offset leaves it unclear which wall clock was meant. (mapping-config
+      // refuses an offset pattern for a timestamp rule at start-up; this keeps the rule in one place.)
       fail(
         path,
         `'${v}' has a zone offset, but the column is a timestamp without zone (local wall-clock time): use a format without the offset, or make the column timestamptz`,
