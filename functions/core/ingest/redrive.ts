@@ -122,7 +122,7 @@ function toRawRecord(row: Row): RawRecord {
     value: (row.value as Uint8Array | null) ?? null,
     headers: ((row.headers as Row[] | null) ?? []).map((h) => ({
       key: h.key as string,
-      value: (h.value as Uint8Array | null) ?? new Uint8Array(0),
+      value: (h.value as Uint8Array | null) ?? null,
     })),
   };
 }

@@ -143,3 +143,35 @@ describe('redriven offset sets', () => {
     expect(decodeOffsetSet(encodeOffsetSet(set))).toEqual(set);
   });
 });
+
+describe('dead-letter redrive of headers', () => {
+  it('keeps a null header value null through the DLQ and back (not an empty byte string)', async () => {
+    const { catalog, cleanup } = await tempWarehouse();
+    try {
+      // Prepare: a dead letter (country missing) whose headers hold a null and an empty value.
+      const lineaged: TableRoute = { ...route, kafkaLineage: true };
+      const headers = [{ gone: null }, { empty: [] }];
+      await ingestEvent(
+        { catalog, routes: [lineaged] },
+        { eventSource: 'aws:kafka', records: { 'orders-0': [{ ...record(1, { id: 1 }), headers }] } },
+      );
+      const fixed: TableRoute = {
+        ...lineaged,
+        mapping: parseMappingConfig({ columns: { country: { default: 'unknown' } } }, 'mapping'),
+      };
+      // Act
+      const report = await redriveDeadLetters({ catalog, table: ID, route: fixed });
+      // Assess
+      expect(report).toMatchObject({ selected: 1, redriven: 1 });
+      const table = await catalog.loadTable(ID);
+      const [row] = await readScanRows(table, await planScan(table));
+      const lineage = row._kafka as { headers: { key: string; value: Uint8Array | null }[] };
+      expect(lineage.headers.map((h) => [h.key, h.value === null ? null : h.value.length])).toEqual([
+        ['gone', null],
+        ['empty', 0],
+      ]);
+    } finally {
+      await cleanup();
+    }
+  });
+});
