@@ -18,13 +18,15 @@ import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { TableMetadata } from '../spec/types.js';
-import { readCommittedOffsets } from '../table/source-offsets.js';
+import { mergeOffsets, readCommittedOffsets } from '../table/source-offsets.js';
 import {
   type BatchFiles,
   baseReport,
   commitBatch,
   commitDeadLetters,
+  offsetsOf,
   sameMappingBase,
+  splitDuplicates,
   type IngestTableOptions,
   StaleWriteError,
   type TableIngestReport,
@@ -74,9 +76,12 @@ export async function ingestCdcTable(
   const name = formatIdentifier(route.table);
   const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
   // Dead letters are decided against the offsets the main table has not committed yet.
-  const fresh = unseen(records, readCommittedOffsets(table.metadata));
+  const before = readCommittedOffsets(table.metadata);
+  const fresh = unseen(records, before);
+  // An offset held twice is one change, not two (the repeat is a dead letter).
+  const { unique, duplicates } = splitDuplicates(fresh);
   // A registry outage throws here, before anything is dead-lettered: the batch is redelivered.
-  const { decoded: all, deadLetters: decodeLetters } = await decodeFor(route, fresh);
+  const { decoded: all, deadLetters: decodeLetters } = await decodeFor(route, unique);
   // Changes the route's `when` does not take belong to other tables (one topic, several tables).
   // Debezium's control records (tombstones, heartbeats, transaction metadata, ...) have no row fields
   // to route by and nothing to apply: every debezium route counts them as ignored instead.
@@ -92,12 +97,19 @@ export async function ingestCdcTable(
   const rec = first.reconciliation;
   if (rec.changed) options.onWarning?.(name, `schema evolves: ${describeChanges(rec.changes)}`);
   const deadLetters = inRecordOrder(fresh, [
+    ...duplicates,
     ...decodeLetters,
     ...unrouted,
     ...first.schemaLetters,
     ...first.extracted.deadLetters,
   ]);
-  const deadLettered = await commitDeadLetters(options, route, batchId, deadLetters);
+  const deadLettered = await commitDeadLetters(
+    options,
+    route,
+    batchId,
+    deadLetters,
+    mergeOffsets(before, offsetsOf(records)),
+  );
   const letters = new Set(deadLetters.map((l) => l.record));
   const byRecord = new Map(decoded.map((d) => [d.record, d]));
   let ignored: ExtractedChanges['ignored'] = first.extracted.ignored;

@@ -139,7 +139,12 @@ describe('redriven offset sets', () => {
       { topic: 't', partition: 0, offset: 4n },
       { topic: 't', partition: 1, offset: 9n },
     ]);
-    expect(encodeOffsetSet(set)).toBe('{"t":{"0":[["3","5"]],"1":[["9","9"]]}}');
+    expect(encodeOffsetSet(set)).toBe('{"t":{"0":"3-5","1":"9-9"}}');
     expect(decodeOffsetSet(encodeOffsetSet(set))).toEqual(set);
+  });
+
+  it('still read in the format of before ranges text (arrays of string pairs)', () => {
+    const set = decodeOffsetSet('{"t":{"0":[["3","5"],["6","6"]],"1":[["9","9"]]}}');
+    expect(encodeOffsetSet(set)).toBe('{"t":{"0":"3-6","1":"9-9"}}');
   });
 });
