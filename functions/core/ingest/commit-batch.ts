@@ -26,7 +26,7 @@ import {
   readCommittedOffsets,
   type SourceOffsets,
 } from '../table/source-offsets.js';
-import { containsOffset } from '../table/offset-ranges.js';
+import { containsOffset, offsetSetOf } from '../table/offset-ranges.js';
 import { writeRows } from '../table/write-rows.js';
 import { DLQ_SCHEMA, type DeadLetter, deadLetterRow, dlqIdentifier } from './dead-letters.js';
 import type { RawRecord } from './esm-event.js';
@@ -276,11 +276,12 @@ export async function commitBatch<T extends BatchFiles>(
 
 /**
  * Commits dead letters to the route's DLQ table (created on first use), exactly once per record.
- * `decided` are the offsets whose dead letters are known once these commit: the batch's spans and
- * the main table's committed ranges (its letters were committed before it). The DLQ table records
- * them all — not just the letters' own offsets — so its ranges stay as compact as the main table's
- * instead of gaining a range per batch with letters; sound, because letters are only ever sought for
- * offsets outside the main table's committed ranges, and a batch's letters are all in this call.
+ * The DLQ table's ranges get the letters' own offsets — not the batch's spans: a batch whose main
+ * commit failed after its letters landed (a schema change during the batch) can find more letters in
+ * those spans on redelivery, and they must not be taken for replays — and `mainCommitted`, the main
+ * table's committed ranges as the letters were decided against them. Those are sound to record: letters
+ * are only ever sought outside them (they only grow), and they keep the DLQ's ranges as compact as the
+ * main table's instead of gaining a range per batch with letters.
  * @throws as commitBatch
  */
 export async function commitDeadLetters(
@@ -288,7 +289,7 @@ export async function commitDeadLetters(
   route: TableRoute,
   batchId: string,
   letters: DeadLetter[],
-  decided: SourceOffsets,
+  mainCommitted: SourceOffsets,
 ): Promise<number> {
   if (letters.length === 0) return 0;
   const dlqRoute: TableRoute = {
@@ -313,7 +314,7 @@ export async function commitDeadLetters(
       return { dataFiles, deleteFiles: [], used: fresh, rows: rows.length };
     },
     dlq,
-    mergeOffsets(offsetsOf([...byRecord.keys()]), decided),
+    mergeOffsets(offsetSetOf([...byRecord.keys()]), mainCommitted),
   );
   return out.written?.rows ?? 0;
 }

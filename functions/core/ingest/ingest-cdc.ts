@@ -18,13 +18,12 @@ import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { TableMetadata } from '../spec/types.js';
-import { mergeOffsets, readCommittedOffsets, type SourceOffsets } from '../table/source-offsets.js';
+import { readCommittedOffsets, type SourceOffsets } from '../table/source-offsets.js';
 import {
   type BatchFiles,
   baseReport,
   commitBatch,
   commitDeadLetters,
-  offsetsOf,
   sameMappingBase,
   splitDuplicates,
   type IngestTableOptions,
@@ -128,13 +127,7 @@ export async function ingestCdcTable(
     ...first.schemaLetters,
     ...first.extracted.deadLetters,
   ]);
-  const deadLettered = await commitDeadLetters(
-    options,
-    route,
-    batchId,
-    deadLetters,
-    mergeOffsets(before, offsetsOf(records)),
-  );
+  const deadLettered = await commitDeadLetters(options, route, batchId, deadLetters, before);
   const letters = new Set(deadLetters.map((l) => l.record));
   const byRecord = new Map(decoded.map((d) => [d.record, d]));
   let ignored: ExtractedChanges['ignored'] = first.extracted.ignored;

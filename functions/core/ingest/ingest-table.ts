@@ -6,12 +6,11 @@
 import { formatIdentifier } from '../catalog/catalog.js';
 import { resolveMode } from '../cdc/table-mode.js';
 import { LakeError } from '../errors.js';
-import { mergeOffsets, readCommittedOffsets } from '../table/source-offsets.js';
+import { readCommittedOffsets } from '../table/source-offsets.js';
 import {
   baseReport,
   commitBatch,
   commitDeadLetters,
-  offsetsOf,
   sameMappingBase,
   splitDuplicates,
   type IngestTableOptions,
@@ -82,13 +81,7 @@ export async function ingestTable(
       `schema evolves: ${describeChanges(mapped.reconciliation.changes)}`,
     );
   }
-  const deadLettered = await commitDeadLetters(
-    options,
-    route,
-    batchId,
-    letters,
-    mergeOffsets(committed, offsetsOf(records)),
-  );
+  const deadLettered = await commitDeadLetters(options, route, batchId, letters, committed);
   const lettered = new Set(letters.map((l) => l.record));
 
   const outcome = await commitBatch(

@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dlqIdentifier } from '../../../functions/core/ingest/dead-letters.js';
+import { commitDeadLetters } from '../../../functions/core/ingest/commit-batch.js';
 import { batchIdOf, ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { loadOrCreateTable } from '../../../functions/core/ingest/load-or-create-table.js';
 import { decodeEsmEvent } from '../../../functions/core/ingest/esm-event.js';
@@ -108,6 +109,43 @@ describe('out-of-order batches of one partition', () => {
     expect(letters.map((l) => [l.offset, l.stage, l.error])).toEqual([
       [3n, 'duplicate', `offset 3 of ${EO_TOPIC}/0 is held twice in the batch; the first is kept`],
     ]);
+  });
+});
+
+describe('dead letters of a batch whose main commit did not land', () => {
+  let wh: Awaited<ReturnType<typeof tempWarehouse>>;
+  beforeEach(async () => {
+    wh = await tempWarehouse();
+  });
+  afterEach(() => wh.cleanup());
+
+  it('in its span are not replays for another batch that finds more of them', async () => {
+    // Prepare: a batch [0, 9] whose dead letter for offset 3 landed, its main commit not (the schema
+    // changed during the batch); a later batch [0, 19] (a backfill) finds offset 7 failing too
+    const records = decodeEsmEvent(esmEvent([{ partition: 0, first: 0, count: 20 }])).records;
+    const letter = (i: number) => ({ record: records[i], stage: 'map' as const, error: 'does not fit' });
+    const route = eoRoute(TABLE);
+
+    // Act
+    const first = await commitDeadLetters(
+      { catalog: wh.catalog },
+      route,
+      batchIdOf(records.slice(0, 10)),
+      [letter(3)],
+      new Map(),
+    );
+    const later = await commitDeadLetters(
+      { catalog: wh.catalog },
+      route,
+      batchIdOf(records),
+      [letter(3), letter(7)],
+      new Map(),
+    );
+
+    // Assess: offset 7 is not taken for a replay of the first commit (the batch's span was not committed)
+    expect([first, later]).toEqual([1, 1]);
+    const dlq = await wh.catalog.loadTable(dlqIdentifier(TABLE));
+    expect((await readScanRows(dlq, await planScan(dlq))).map((r) => r.offset).sort()).toEqual([3n, 7n]);
   });
 });
 
