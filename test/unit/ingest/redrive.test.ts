@@ -93,6 +93,22 @@ describe('dead-letter redrive', () => {
     expect(await ids()).toEqual([1, 2]);
   });
 
+  it('leaves a repeated offset alone: its first occurrence is in the table already', async () => {
+    // Prepare: a batch holding offset 5 twice (the repeat is a `duplicate` dead letter)
+    await ingestEvent(
+      { catalog, routes: [route] },
+      {
+        eventSource: 'aws:kafka',
+        records: { 'orders-0': [record(5, { id: 5, country: 'FR' }), record(5, { id: 5, country: 'FR' })] },
+      },
+    );
+    // Act
+    const report = await redriveDeadLetters({ catalog, table: ID });
+    // Assess: only the two dead letters of before are selected
+    expect(report).toMatchObject({ selected: 2, redriven: 0 });
+    expect(await ids()).toEqual([1, 5]);
+  });
+
   it('redrives nothing while the cause is not fixed', async () => {
     const report = await redriveDeadLetters({ catalog, table: ID });
     expect(report).toMatchObject({ selected: 2, redriven: 0 });
