@@ -93,6 +93,22 @@ describe('dead-letter redrive', () => {
     expect(await ids()).toEqual([1, 2]);
   });
 
+  it('leaves a repeated offset alone: its first occurrence is in the table already', async () => {
+    // Prepare: a batch holding offset 5 twice (the repeat is a `duplicate` dead letter)
+    await ingestEvent(
+      { catalog, routes: [route] },
+      {
+        eventSource: 'aws:kafka',
+        records: { 'orders-0': [record(5, { id: 5, country: 'FR' }), record(5, { id: 5, country: 'FR' })] },
+      },
+    );
+    // Act
+    const report = await redriveDeadLetters({ catalog, table: ID });
+    // Assess: only the two dead letters of before are selected
+    expect(report).toMatchObject({ selected: 2, redriven: 0 });
+    expect(await ids()).toEqual([1, 5]);
+  });
+
   it('redrives nothing while the cause is not fixed', async () => {
     const report = await redriveDeadLetters({ catalog, table: ID });
     expect(report).toMatchObject({ selected: 2, redriven: 0 });
@@ -139,8 +155,13 @@ describe('redriven offset sets', () => {
       { topic: 't', partition: 0, offset: 4n },
       { topic: 't', partition: 1, offset: 9n },
     ]);
-    expect(encodeOffsetSet(set)).toBe('{"t":{"0":[["3","5"]],"1":[["9","9"]]}}');
+    expect(encodeOffsetSet(set)).toBe('{"t":{"0":"3-5","1":"9-9"}}');
     expect(decodeOffsetSet(encodeOffsetSet(set))).toEqual(set);
+  });
+
+  it('still read in the format of before ranges text (arrays of string pairs)', () => {
+    const set = decodeOffsetSet('{"t":{"0":[["3","5"],["6","6"]],"1":[["9","9"]]}}');
+    expect(encodeOffsetSet(set)).toBe('{"t":{"0":"3-6","1":"9-9"}}');
   });
 });
 
