@@ -14,6 +14,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { CatalogResources } from './catalog.js';
 import { createFloeFunction, HANDLERS_DIR } from './functions.js';
@@ -52,6 +53,10 @@ export class S3FailureDestination implements lambda.IEventSourceDlq {
 export interface IngestOptions {
   readonly props: KafkaToIcebergProps;
   readonly environment: Record<string, string>;
+  /** Files shipped next to the bundle (the routes file). */
+  readonly assetFiles: Readonly<Record<string, string>>;
+  /** Secrets the routes name (schema registry credentials): the ingest role may read them. */
+  readonly registrySecrets: readonly secretsmanager.ISecret[];
   readonly catalog: CatalogResources;
   readonly lockTable: dynamodb.ITable;
   readonly removalPolicy: RemovalPolicy;
@@ -151,6 +156,7 @@ export function createIngest(scope: Construct, options: IngestOptions): IngestRe
     memorySize: props.memorySize ?? 1024,
     timeout: props.timeout ?? Duration.minutes(5),
     environment: options.environment,
+    assetFiles: options.assetFiles,
     logRetention: options.logRetention,
     removalPolicy: options.removalPolicy,
     ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrency: props.reservedConcurrency }),
@@ -158,6 +164,7 @@ export function createIngest(scope: Construct, options: IngestOptions): IngestRe
   const role = fn.role!;
   grantCatalog(role, options.catalog, { writeFiles: true, commit: true, create: true });
   grantLock(role, options.lockTable);
+  for (const secret of options.registrySecrets) secret.grantRead(role);
   if (source.kind === 'msk') {
     grantMskRead(
       role,
