@@ -19,7 +19,13 @@ import type { Construct } from 'constructs';
 import type { CatalogResources } from './catalog.js';
 import { createFloeFunction, HANDLERS_DIR } from './functions.js';
 import { acknowledgeRule, acknowledgeWildcardResource } from './nag.js';
-import { grantCatalog, grantEsmNetworking, grantLock, grantMskRead } from './permissions.js';
+import {
+  grantCatalog,
+  grantEsmNetworking,
+  grantGlueSchemaRead,
+  grantLock,
+  grantMskRead,
+} from './permissions.js';
 import type { KafkaSource, KafkaToIcebergProps, SelfManagedKafkaSource } from './props.js';
 import { routeTopics } from './table-routes.js';
 
@@ -85,6 +91,21 @@ export function planMappings(
   }
   const base = props.source.consumerGroupId ?? `floe-${Names.uniqueId(scope)}`;
   return topics.map((topic) => ({ topic, group: topics.length === 1 ? base : `${base}-${topic}` }));
+}
+
+/** The Glue registries routes decode from themselves (undefined: the route names none). */
+function glueRegistries(props: KafkaToIcebergProps): (string | undefined)[] {
+  return props.tables.flatMap((route) => {
+    const format = route.format as
+      | { value?: unknown; key?: unknown; glue?: { registryName?: unknown } }
+      | undefined;
+    const usesGlue =
+      format !== undefined &&
+      (format.glue !== undefined || [format.value, format.key].some((f) => f === 'glue' || f === 'auto'));
+    if (!usesGlue) return [];
+    const name = format.glue?.registryName;
+    return [typeof name === 'string' ? name : undefined];
+  });
 }
 
 function checkSource(source: KafkaSource): void {
@@ -165,6 +186,7 @@ export function createIngest(scope: Construct, options: IngestOptions): IngestRe
   grantCatalog(role, options.catalog, { writeFiles: true, commit: true, create: true });
   grantLock(role, options.lockTable);
   for (const secret of options.registrySecrets) secret.grantRead(role);
+  grantGlueSchemaRead(role, glueRegistries(props));
   if (source.kind === 'msk') {
     grantMskRead(
       role,
