@@ -35,7 +35,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
 
   beforeAll(() => {
     ({ template, pipeline } = synthPipeline(fullProps));
-  });
+  }, 120_000);
 
   it('runs every function on nodejs22.x, arm64, as an ESM bundle handler', () => {
     // Prepare
@@ -319,7 +319,7 @@ describe('KafkaToIceberg defaults (the example app)', () => {
 
   beforeAll(() => {
     ({ template } = synthExample());
-  });
+  }, 120_000);
 
   it('uses the documented mapping defaults', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -369,7 +369,7 @@ describe('KafkaToIceberg with a self-managed source and a REST catalog', () => {
 
   beforeAll(() => {
     ({ template, pipeline } = synthPipeline(selfManagedRestProps));
-  });
+  }, 120_000);
 
   it('maps the bootstrap servers with SASL/SCRAM, the root CA and the VPC', () => {
     const mapping = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))[0].Properties;
