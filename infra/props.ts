@@ -372,6 +372,12 @@ export interface AlarmOptions {
    */
   readonly maxCommitAge?: Duration;
   /**
+   * Alarm (`partitionBlocked`) when records have waited (`OffsetLag` > 0) behind a failing ingest
+   * function (`Errors` > 0) in every 5-minute period for this long. Between 5 minutes and one day.
+   * @default Duration.minutes(30)
+   */
+  readonly blockedPartitionAfter?: Duration;
+  /**
    * Commit conflicts (retried, but a sign of contention) per 15 minutes.
    * @default 10
    */

@@ -271,7 +271,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
     const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     const byMetric = (name: string) => alarms.find((a) => a.MetricName === name);
     // Assess
-    expect(alarms).toHaveLength(8);
+    expect(alarms).toHaveLength(9);
     expect(byMetric('OffsetLag')).toMatchObject({
       Namespace: 'AWS/Lambda',
       Statistic: 'Maximum',
@@ -295,8 +295,13 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
       DatapointsToAlarm: 6,
       TreatMissingData: 'breaching',
     });
-    const maintenance = alarms.find((a) => Array.isArray(a.Metrics));
-    expect(JSON.stringify(maintenance)).toContain('ExecutionsFailed');
+    const maintenance = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes('ExecutionsFailed'));
+    expect(maintenance).toBeDefined();
+    // lag behind failing invocations in every period of blockedPartitionAfter (default 30 min)
+    const blocked = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes('IF(lag > 0 AND errors > 0'));
+    expect(blocked).toMatchObject({ EvaluationPeriods: 6, DatapointsToAlarm: 6, Threshold: 1 });
+    expect(JSON.stringify(blocked)).toContain('"OffsetLag"');
+    expect(JSON.stringify(blocked)).toContain('"Errors"');
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
       expect(alarm.OKActions).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
@@ -308,7 +313,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
     expect(pipeline.schedules).toHaveLength(2);
     expect(pipeline.maintenanceStateMachine).toBeDefined();
     expect(Object.keys(pipeline.maintenanceFunctions ?? {})).toHaveLength(6);
-    expect(Object.keys(pipeline.alarms)).toHaveLength(8);
+    expect(Object.keys(pipeline.alarms)).toHaveLength(9);
     expect(pipeline.failureBucket).toBeDefined();
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
@@ -330,9 +335,14 @@ describe('KafkaToIceberg defaults (the example app)', () => {
       AmazonManagedKafkaEventSourceConfig: {
         ConsumerGroupId: Match.stringLikeRegexp('^floe-FloeExampleOrders'),
       },
-      ProvisionedPollerConfig: Match.absent(),
-      MaximumRetryAttempts: Match.absent(),
-      BisectBatchOnFunctionError: Match.absent(),
+      // the example's provisioned-mode choices (infra/README.md says what each costs)
+      ProvisionedPollerConfig: { MinimumPollers: 1, MaximumPollers: 2 },
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: 86400,
+      BisectBatchOnFunctionError: true,
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('FailedBatches'), 'Arn'] } },
+      },
     });
   });
 
@@ -370,6 +380,15 @@ describe('KafkaToIceberg with a self-managed source and a REST catalog', () => {
   beforeAll(() => {
     ({ template, pipeline } = synthPipeline(selfManagedRestProps));
   }, 120_000);
+
+  it('leaves the mapping on demand with Lambda’s own retry settings when none are given', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ProvisionedPollerConfig: Match.absent(),
+      MaximumRetryAttempts: Match.absent(),
+      MaximumRecordAgeInSeconds: Match.absent(),
+      BisectBatchOnFunctionError: Match.absent(),
+    });
+  });
 
   it('maps the bootstrap servers with SASL/SCRAM, the root CA and the VPC', () => {
     const mapping = Object.values(resourcesOf(template, 'AWS::Lambda::EventSourceMapping'))[0].Properties;
