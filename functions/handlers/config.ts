@@ -157,13 +157,16 @@ async function resolveRegistryCredentials(
   }
 }
 
-/** @throws ValidationError for a missing or malformed variable, routes file or secret */
-export async function loadHandlerConfig(
+/**
+ * Fills in every route's registry credentials from the secrets the routes name (in place), for the
+ * handlers and for the CLI's routes files alike. Routes naming no secret are left as they are.
+ * @throws ValidationError for a missing variable or a malformed secret
+ */
+export async function resolveRouteCredentials(
+  routes: readonly TableRoute[],
   env: Env = process.env,
-  dependencies: HandlerConfigDependencies = {},
-): Promise<HandlerConfig> {
-  const secrets = dependencies.secrets ?? createSecretsManagerReader();
-  const routes = parseRoutes(await readRoutesJson(env));
+  secrets: SecretReader = createSecretsManagerReader(),
+): Promise<void> {
   await Promise.all(
     routes.map((route, i) =>
       route.format?.registry
@@ -171,6 +174,16 @@ export async function loadHandlerConfig(
         : undefined,
     ),
   );
+}
+
+/** @throws ValidationError for a missing or malformed variable, routes file or secret */
+export async function loadHandlerConfig(
+  env: Env = process.env,
+  dependencies: HandlerConfigDependencies = {},
+): Promise<HandlerConfig> {
+  const secrets = dependencies.secrets ?? createSecretsManagerReader();
+  const routes = parseRoutes(await readRoutesJson(env));
+  await resolveRouteCredentials(routes, env, secrets);
   return {
     catalog: await createCatalogFromEnv(env, secrets),
     lock: await createLockFromEnv(env),

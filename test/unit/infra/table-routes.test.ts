@@ -1,6 +1,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { KafkaToIceberg } from '../../../infra/kafka-to-iceberg.js';
+import { checkEnvironmentSize, KafkaToIceberg } from '../../../infra/kafka-to-iceberg.js';
 import type { KafkaToIcebergProps, TableRoute } from '../../../infra/props.js';
 import {
   checkRoutes,
@@ -199,6 +199,14 @@ describe('construct-level checks', () => {
     );
     expect(() => build(withRegistry({ url: 'https://sr', credentialsSecretArn: 'arn:x' }))).toThrow(
       /pass the registry's secret as registryCredentials/,
+    );
+  });
+
+  it('still refuses an environment over Lambda’s 4 KB (counting a deploy-time value as an ARN)', () => {
+    const stack = new Stack(newApp(), 'E');
+    expect(() => checkEnvironmentSize({ A: 'x'.repeat(4000) })).not.toThrow();
+    expect(() => checkEnvironmentSize({ A: 'x'.repeat(4000), B: stack.account })).toThrow(
+      /over Lambda's 4 KB: A, B/,
     );
   });
 
