@@ -1,4 +1,5 @@
 import { LakeError, NotFoundError, TransientIOError, ValidationError } from '../errors.js';
+import { redact } from '../redact.js';
 
 /** What an S3 call was doing, for error messages. */
 export interface S3Operation {
@@ -113,9 +114,10 @@ export function mapS3Error(error: unknown, operation: S3Operation): LakeError {
   return new LakeError(`${where} failed: ${detail}`, { cause: error, retryable: false });
 }
 
+/** The SDK error's message, redacted: S3-compatible stores quote signed URLs and headers back. */
 function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || '(no message)';
-  return String(error);
+  if (error instanceof Error) return redact(error.message || '(no message)');
+  return redact(String(error));
 }
 
 function readProperty(value: unknown, key: string): unknown {
