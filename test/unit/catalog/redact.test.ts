@@ -1,0 +1,75 @@
+/**
+ * redact(): the one redaction applied wherever a remote party's words or a URL go into an error.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { mapS3Error } from '../../../functions/core/io/s3-errors.js';
+import { clearRegisteredSecrets, redact, registerSecret } from '../../../functions/core/redact.js';
+
+afterEach(() => clearRegisteredSecrets());
+
+describe('redact', () => {
+  it.each([
+    ['Authorization: Basic dXNlcjpwYXNz', 'Authorization: [REDACTED]'],
+    ['{"authorization":"Bearer eyJhbGciOi.x.y"}', '{"authorization":"[REDACTED]"}'],
+    ['the header was Bearer abc.def-ghi', 'the header was Bearer [REDACTED]'],
+    ['got Basic dXNlcjpwYXNz, refused', 'got Basic [REDACTED] refused'],
+    [
+      'grant_type=client_credentials&client_id=floe&client_secret=s3cr3t&scope=catalog',
+      'grant_type=client_credentials&client_id=floe&client_secret=[REDACTED]&scope=catalog',
+    ],
+    ['{"access_token": "tok-123", "expires_in": 3600}', '{"access_token": "[REDACTED]", "expires_in": 3600}'],
+    ['{"password":"hunter2\\"x"}', '{"password":"[REDACTED]"}'],
+    [
+      'GET https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20260101&X-Amz-Security-Token=FQo&X-Amz-Signature=abc123 failed',
+      'GET https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=[REDACTED]&X-Amz-Security-Token=[REDACTED]&X-Amz-Signature=[REDACTED] failed',
+    ],
+    [
+      'https://acct.blob.core.windows.net/c/f?sv=2024&sig=abc%3D&se=x',
+      'https://acct.blob.core.windows.net/c/f?sv=2024&sig=[REDACTED]&se=x',
+    ],
+    ['https://user:pa55@registry.example.com/schemas', 'https://[REDACTED]@registry.example.com/schemas'],
+  ])('masks %s', (text, expected) => {
+    expect(redact(text)).toBe(expected);
+  });
+
+  it('leaves ordinary messages alone', () => {
+    const text = 'loading db.events: HTTP 404 NoSuchTableException: table events does not exist';
+    expect(redact(text)).toBe(text);
+  });
+
+  it('masks a registered secret in the forms a server may echo it in', () => {
+    // Prepare
+    registerSecret('reg-user:p@ss word+1', { pair: true });
+    registerSecret('tok/en=42');
+
+    // Act
+    const echoed = [
+      'plain p@ss word+1 here',
+      `basic ${Buffer.from('reg-user:p@ss word+1').toString('base64')} here`,
+      `form ${encodeURIComponent('p@ss word+1')} and ${new URLSearchParams({ v: 'p@ss word+1' }).toString()}`,
+      `json ${JSON.stringify({ note: 'tok/en=42' })}`,
+      `raw base64 ${Buffer.from('tok/en=42').toString('base64')}`,
+    ].map(redact);
+
+    // Assess
+    for (const line of echoed) {
+      expect(line).not.toMatch(/p@ss|word|tok\/en|cDBzcyB3b3JkKzE|dG9rL2VuPTQy/);
+      expect(line).toContain('[REDACTED]');
+    }
+  });
+
+  it('is applied to S3 error messages', () => {
+    // Prepare: an S3-compatible store quoting a presigned URL back
+    const error = Object.assign(
+      new Error('denied for https://b.example/k?X-Amz-Credential=AKIAEXAMPLE&X-Amz-Signature=deadbeef'),
+      { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } },
+    );
+
+    // Act
+    const mapped = mapS3Error(error, { name: 'GetObject', bucket: 'b', key: 'k' });
+
+    // Assess
+    expect(mapped.message).not.toMatch(/AKIAEXAMPLE|deadbeef/);
+    expect(mapped.message).toContain('X-Amz-Signature=[REDACTED]');
+  });
+});
