@@ -6,6 +6,8 @@
  * - `other-table`: a commit is not forwarded; the answer is 200 with another table's load result
  *   (`table` names it) — as a server that routes answers wrongly would;
  * - `stale`: a commit is not forwarded; the answer is 200 with the table's current, unchanged metadata;
+ * - `drop-ref`: a commit is forwarded without its `set-snapshot-ref` updates, so the snapshot is added but
+ *   `main` does not move (the server's answer, and every later load, show it off the branch);
  * - `status-before`: the answer is `status` and nothing is forwarded;
  * - `status-after`: the request is forwarded (a commit lands), then the answer is `status` instead;
  * - `redirect`: 307 to the same path at `to` (another origin: see `startRecorder`);
@@ -19,12 +21,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { parseJsonLossless, stringifyJson } from '../../functions/core/spec/json-codec.js';
 
 export type HostileRoute = 'token' | 'config' | 'load' | 'commit' | 'any';
 
 export type Misbehaviour =
   | { kind: 'other-table'; table: string }
   | { kind: 'stale' }
+  | { kind: 'drop-ref' }
   | { kind: 'status-before'; status: number }
   | { kind: 'status-after'; status: number }
   | { kind: 'redirect'; to: string }
@@ -135,6 +139,12 @@ export class HostileRestServer {
       }
       case 'stale':
         return this.answerWithLoad(req, res, target);
+      case 'drop-ref': {
+        // lossless: snapshot ids are 64-bit
+        const commit = parseJsonLossless(body) as { updates?: { action?: string }[] };
+        commit.updates = (commit.updates ?? []).filter((u) => u.action !== 'set-snapshot-ref');
+        return this.forward(req, res, stringifyJson(commit));
+      }
       case 'other-table': {
         const match = TABLE_PATH.exec(pathname);
         const other = match ? `${match[1]}${encodeURIComponent(misbehaviour.table)}` : target;

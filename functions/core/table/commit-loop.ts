@@ -25,9 +25,9 @@ import { checkCommitResponse } from '../catalog/verify-commit-response.js';
 import { CommitFailedError, CommitStateUnknownError, describeError } from '../errors.js';
 import type { CommitLock, LockLease } from '../lock/commit-lock.js';
 import { noLock } from '../lock/commit-lock.js';
-import { currentSnapshot } from '../spec/metadata.js';
+import { ancestors, currentSnapshot } from '../spec/metadata.js';
 import type { SnapshotId, TableIdentifier } from '../spec/types.js';
-import { findBatch } from './source-offsets.js';
+import { BATCH_ID_KEY } from './source-offsets.js';
 
 export interface PreparedChange extends TableChange {
   /** The snapshot this change adds, if any (to recognise it after an unknown outcome). */
@@ -254,10 +254,16 @@ function headOf(table: LoadedTable): SnapshotId | null {
   return currentSnapshot(table.metadata)?.['snapshot-id'] ?? null;
 }
 
-/** A snapshot of this call's attempts in the table, else one carrying the action's batch id. */
+/**
+ * A snapshot of this call's attempts on `main`'s line (the head or an ancestor), else one there carrying the
+ * action's batch id. Only `main`'s line counts: a snapshot listed in the metadata but off it (a server that
+ * added it and never moved the branch) holds rows no reader sees, so it has not landed.
+ */
 function findLanded(table: LoadedTable, action: CommitAction, ours: Set<SnapshotId>): SnapshotId | undefined {
-  for (const s of table.metadata.snapshots) if (ours.has(s['snapshot-id'])) return s['snapshot-id'];
-  return action.batchId === undefined ? undefined : findBatch(table.metadata, action.batchId);
+  const line = ancestors(table.metadata);
+  for (const s of line) if (ours.has(s['snapshot-id'])) return s['snapshot-id'];
+  if (action.batchId === undefined) return undefined;
+  return line.find((s) => s.summary[BATCH_ID_KEY] === action.batchId)?.['snapshot-id'];
 }
 
 /** Cleanup never hides the error that caused it. */

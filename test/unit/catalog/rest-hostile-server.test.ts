@@ -87,6 +87,7 @@ describe('a hostile REST catalog cannot make a batch vanish', () => {
   it.each([
     ['another table’s metadata', { kind: 'other-table', table: OTHER.name }],
     ['the unchanged metadata (a stale 200)', { kind: 'stale' }],
+    ['the snapshot added but main not moved', { kind: 'drop-ref' }],
     ['500 before acting', { kind: 'status-before', status: 500 }],
     ['500 after the commit landed', { kind: 'status-after', status: 500 }],
     ['502 after the commit landed', { kind: 'status-after', status: 502 }],
@@ -113,6 +114,7 @@ describe('a hostile REST catalog cannot make a batch vanish', () => {
   it.each([
     ['another table’s metadata', { kind: 'other-table', table: OTHER.name }],
     ['the unchanged metadata (a stale 200)', { kind: 'stale' }],
+    ['the snapshot added but main not moved', { kind: 'drop-ref' }],
   ] as const)(
     'a catalog that always answers commits with %s fails the batch loudly',
     async (_, misbehaviour) => {
