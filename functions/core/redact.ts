@@ -77,6 +77,8 @@ const SHAPES: [RegExp, string][] = [
     /([?&](?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token|X-Amz-SignedHeaders|sig|Signature|AWSAccessKeyId)=)[^&\s"'#]+/gi,
     `$1${MASK}`,
   ],
+  // a SigV4 Authorization header's parts, wherever they are quoted (`Credential=AKIA.../..., Signature=...`)
+  [/\b(Credential|Signature)=[^\s,&"';]+/g, `$1=${MASK}`],
   // user-info in URLs: https://user:password@host
   [/\b([a-z][a-z0-9+.-]*:\/\/)[^/\s:@"']+:[^/\s@"']+@/gi, `$1${MASK}@`],
 ];
@@ -96,4 +98,27 @@ export function redact(text: string): string {
 /** A URL for a message: user-info dropped and signed query parameters masked. */
 export function redactUrl(url: URL | string): string {
   return redact(String(url));
+}
+
+/**
+ * Redacts, in place, the message and stack of an error another library made (an SDK error kept as a
+ * `cause`), and of its causes: loggers print the whole chain, so a wrapper's redacted message is not
+ * enough. Returns the same error. Never throws (a frozen error is left as it is).
+ */
+export function redactError<T>(error: T): T {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    try {
+      const message = redact(current.message);
+      if (message !== current.message) current.message = message;
+      if (current.stack !== undefined) {
+        const stack = redact(current.stack);
+        if (stack !== current.stack) current.stack = stack;
+      }
+    } catch {
+      // read-only: nothing more can be done here
+    }
+    current = current.cause;
+  }
+  return error;
 }

@@ -1,5 +1,5 @@
 import { LakeError, NotFoundError, TransientIOError, ValidationError } from '../errors.js';
-import { redact } from '../redact.js';
+import { redact, redactError } from '../redact.js';
 
 /** What an S3 call was doing, for error messages. */
 export interface S3Operation {
@@ -92,6 +92,7 @@ export function isTransientS3Error(error: unknown): boolean {
  */
 export function mapS3Error(error: unknown, operation: S3Operation): LakeError {
   if (error instanceof LakeError) return error;
+  redactError(error); // kept as the cause, and loggers print causes too
   const name = getErrorName(error);
   const status = getHttpStatus(error);
   const where = `S3 ${operation.name} on bucket '${operation.bucket}' key '${operation.key}'`;

@@ -2,6 +2,11 @@
  * redact(): the one redaction applied wherever a remote party's words or a URL go into an error.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { TransientIOError } from '../../../functions/core/errors.js';
+import {
+  createGlueSchemaSource,
+  type GlueClientLike,
+} from '../../../functions/core/ingest/formats/glue-schema-source.js';
 import { mapS3Error } from '../../../functions/core/io/s3-errors.js';
 import { clearRegisteredSecrets, redact, registerSecret } from '../../../functions/core/redact.js';
 
@@ -71,5 +76,34 @@ describe('redact', () => {
     // Assess
     expect(mapped.message).not.toMatch(/AKIAEXAMPLE|deadbeef/);
     expect(mapped.message).toContain('X-Amz-Signature=[REDACTED]');
+    // the SDK error is kept as the cause, and loggers print causes (with stacks) too
+    expect(String((mapped.cause as Error).message)).not.toMatch(/AKIAEXAMPLE|deadbeef/);
+    expect(String((mapped.cause as Error).stack)).not.toMatch(/AKIAEXAMPLE|deadbeef/);
+  });
+
+  it('is applied to Glue Schema Registry errors and their causes', async () => {
+    // Prepare: the SDK quoting a signed request back
+    const client: GlueClientLike = {
+      send: async () => {
+        throw Object.assign(
+          new Error(
+            'AccessDenied: Authorization: AWS4-HMAC-SHA256 Credential=AKIAGLUE/x, Signature=cafebabe',
+          ),
+          { name: 'AccessDeniedException' },
+        );
+      },
+    };
+    const glue = createGlueSchemaSource({ client });
+
+    // Act
+    const error = await glue
+      .getSchemaVersion('11111111-2222-4333-8444-555555555555')
+      .catch((e: unknown) => e);
+
+    // Assess
+    expect(error).toBeInstanceOf(TransientIOError);
+    for (const e of [error, (error as Error).cause] as Error[]) {
+      expect(`${e.message}\n${e.stack}`).not.toMatch(/AKIAGLUE|cafebabe/);
+    }
   });
 });

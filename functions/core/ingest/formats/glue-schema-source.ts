@@ -8,7 +8,7 @@
  */
 import type { GetSchemaVersionCommand, GetSchemaVersionCommandOutput } from '@aws-sdk/client-glue';
 import { LakeError, RecordDecodeError, TransientIOError } from '../../errors.js';
-import { redact } from '../../redact.js';
+import { redact, redactError } from '../../redact.js';
 import type { GlueConfig } from './format-config.js';
 import { CachedLoader } from './lru-cache.js';
 import type { RegistrySchemaType } from './schema-registry-client.js';
@@ -70,6 +70,7 @@ export function createGlueSchemaSource(options: GlueSchemaSourceOptions = {}): G
         abortSignal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      redactError(error); // kept as the cause, and loggers print causes too
       const name = (error as Error).name;
       // The SDK's message can quote what the service answered: redacted like every remote party's words.
       const message = redact(

@@ -178,7 +178,7 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
         } catch {
           // not the registry's own answer: handled below
         }
-        if (NOT_FOUND_CODES.has(code as number)) throw new RegistryNotFound(redact(text.slice(0, 1000)));
+        if (NOT_FOUND_CODES.has(code as number)) throw new RegistryNotFound(redact(text).slice(0, 1000));
         throw new LakeError(
           `schema registry at ${shownBase} answered 404 for GET ${path} without a registry error code — is registry.url right?`,
         );
