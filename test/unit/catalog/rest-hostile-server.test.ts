@@ -398,6 +398,39 @@ describe('huge and slow answers are bounded', () => {
     expect(hostile.hugeBytesSent).toBeLessThan(64 * 1024 * 1024);
   });
 
+  it('a commit whose answer drips in too slowly is an unknown outcome, reconciled: committed once', async () => {
+    // Prepare
+    const { hostile, catalog } = await setup({}, { timeoutMs: 400 });
+    await catalog.createTable(ID, { schema: CONTRACT_SCHEMA });
+    hostile.next('commit', { kind: 'slow-drip', everyMs: 50 });
+
+    // Act
+    const result = await commitWithRetry(
+      catalog,
+      ID,
+      action(async (b) => appendChange(b)),
+      {
+        retry: FAST_RETRY,
+      },
+    );
+
+    // Assess
+    expect(result).toMatchObject({ status: 'committed', unknownOutcomes: 1, attempts: 2 });
+    expect(result.table.metadata.snapshots).toHaveLength(1);
+  });
+
+  it('a table dropped and recreated through this client is not refused as another table', async () => {
+    // Prepare
+    const { catalog } = await setup();
+    await catalog.createTable(ID, { schema: CONTRACT_SCHEMA });
+    await catalog.loadTable(ID);
+    await catalog.dropTable(ID);
+    const recreated = await catalog.createTable(ID, { schema: CONTRACT_SCHEMA });
+
+    // Act + Assess
+    expect((await catalog.loadTable(ID)).metadata['table-uuid']).toBe(recreated.metadata['table-uuid']);
+  });
+
   it('a slow-drip load answer times out', async () => {
     // Prepare
     const { hostile, catalog } = await setup({}, { timeoutMs: 400 });

@@ -356,6 +356,7 @@ export class RestCatalog implements Catalog {
       'table',
     );
     this.tableIOs.forget(formatIdentifier(id));
+    this.uuids.delete(formatIdentifier(id)); // a table created under this name next is a new one
   }
 
   /** A LoadTableResult or CommitTableResponse → LoadedTable; commit responses reuse the table's last FileIO. */
