@@ -156,7 +156,8 @@ export class RestHttpClient {
     const location = response.headers.get('location');
     let target: URL;
     try {
-      target = new URL(location ?? '', from);
+      if (!location) throw new TypeError('no Location');
+      target = new URL(location, from);
     } catch {
       throw new RestCatalogError(
         `${where}: HTTP ${response.status} redirect without a usable Location`,
