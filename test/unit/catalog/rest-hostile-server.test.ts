@@ -20,8 +20,14 @@ import { type CommitAction, commitWithRetry } from '../../../functions/core/tabl
 import { appendChange, CONTRACT_SCHEMA } from '../../contract/catalog-contract.js';
 import { EO_SCHEMA, eoRoute, esmEvent, expectedKeys, type OffsetRange } from '../../support/esm-batches.js';
 import { readKeysWithFloe } from '../../support/exactly-once-checks.js';
-import { HostileRestServer, startRecorder } from '../../support/hostile-rest-server.js';
+import {
+  type HostileRoute,
+  HostileRestServer,
+  type Misbehaviour,
+  startRecorder,
+} from '../../support/hostile-rest-server.js';
 import { RestCatalogServer, type RestCatalogServerOptions } from '../../support/rest-catalog-server.js';
+import { seededRandom } from '../../support/seeded-random.js';
 
 const ID = { namespace: ['db'], name: 'events' };
 const OTHER = { namespace: ['db'], name: 'other' };
@@ -137,6 +143,60 @@ describe('a hostile REST catalog cannot make a batch vanish', () => {
       expect(await keysIn(catalog)).toEqual(expectedKeys([...first, ...second]).sort());
     },
   );
+});
+
+describe('a random run of misbehaviours, with redelivery (an ESM retries a failed batch)', () => {
+  it.each([1, 2, 3])('seed %i: every batch ends up in the table exactly once', async (seed) => {
+    // Prepare
+    const { hostile, recorder, catalog } = await setup({}, { timeoutMs: 500 });
+    await catalog.createTable(OTHER, { schema: EO_SCHEMA });
+    const random = seededRandom(seed);
+    const menu: [HostileRoute, Misbehaviour][] = [
+      ['commit', { kind: 'other-table', table: OTHER.name }],
+      ['commit', { kind: 'stale' }],
+      ['commit', { kind: 'drop-ref' }],
+      ['commit', { kind: 'status-before', status: 500 }],
+      ['commit', { kind: 'status-after', status: 500 }],
+      ['commit', { kind: 'status-after', status: 504 }],
+      ['commit', { kind: 'huge', bytes: 80 * 1024 * 1024 }],
+      ['commit', { kind: 'slow-drip', everyMs: 100 }],
+      ['commit', { kind: 'redirect', to: recorder.uri }],
+      ['load', { kind: 'other-table', table: OTHER.name }],
+      ['load', { kind: 'huge', bytes: 80 * 1024 * 1024, declare: true }],
+      ['load', { kind: 'status-before', status: 503 }],
+    ];
+    const batches: OffsetRange[][] = Array.from({ length: 8 }, (_, i) => [
+      { partition: i % 2, first: Math.floor(i / 2) * 3, count: 3 },
+    ]);
+
+    // Act: each batch is delivered until it is reported committed (at most 6 times), with 0-2
+    // misbehaviours queued before each delivery
+    const lies: string[] = [];
+    for (const batch of batches) {
+      let committed = false;
+      for (let delivery = 0; delivery < 6 && !committed; delivery++) {
+        for (let n = Math.floor(random() * 3); n > 0; n--) {
+          const [route, misbehaviour] = menu[Math.floor(random() * menu.length)];
+          hostile.next(route, misbehaviour);
+        }
+        committed = (await ingest(catalog, batch)).committed;
+        if (committed) {
+          // reported committed: its rows must be there now, not only eventually
+          hostile.reset();
+          const keys = await keysIn(catalog);
+          for (const key of expectedKeys(batch)) if (!keys.includes(key)) lies.push(key);
+        }
+      }
+      hostile.reset();
+      if (!committed) committed = (await ingest(catalog, batch)).committed;
+      expect(committed).toBe(true);
+    }
+
+    // Assess: no batch was reported committed while absent; every row once; no request left the origin
+    expect(lies).toEqual([]);
+    expect(await keysIn(catalog)).toEqual(expectedKeys(batches.flat()).sort());
+    expect(recorder.requests).toEqual([]);
+  });
 });
 
 /** A commit through the one commit loop of a hand-made change. */
