@@ -2,6 +2,7 @@
  * redact(): the one redaction applied wherever a remote party's words or a URL go into an error.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { mapStatus, parseErrorBody } from '../../../functions/core/catalog/rest/rest-errors.js';
 import { TransientIOError } from '../../../functions/core/errors.js';
 import {
   createGlueSchemaSource,
@@ -35,6 +36,20 @@ describe('redact', () => {
     ['https://user:pa55@registry.example.com/schemas', 'https://[REDACTED]@registry.example.com/schemas'],
   ])('masks %s', (text, expected) => {
     expect(redact(text)).toBe(expected);
+  });
+
+  it('masks only the server’s words in a REST error, not floe’s (a table may be called `token`)', () => {
+    // Prepare
+    const body =
+      '{"error":{"message":"bad header Authorization: Bearer abc","type":"BadRequestException","code":400}}';
+
+    // Act
+    const error = mapStatus('loading db.token', 400, parseErrorBody(400, body), 'table');
+
+    // Assess
+    expect(error.message).toBe(
+      'loading db.token: HTTP 400 BadRequestException: bad header Authorization: [REDACTED]',
+    );
   });
 
   it('leaves ordinary messages alone', () => {

@@ -143,7 +143,7 @@ export class OAuth2ClientCredentials implements RestAuth {
         error instanceof Error && error.name === 'TimeoutError'
           ? `no answer within ${timeoutMs} ms`
           : String(error);
-      throw new RestTransportError(redact(`OAuth2 token request to ${endpoint} failed: ${reason}`), true, {
+      throw new RestTransportError(`OAuth2 token request to ${endpoint} failed: ${redact(reason)}`, true, {
         cause: error,
       });
     }

@@ -90,7 +90,8 @@ function readErrorBody(status: number, text: string): RestErrorModel {
 }
 
 function describeModel(what: string, status: number, model: RestErrorModel): string {
-  return redact(`${what}: HTTP ${status} ${model.type}: ${model.message}`);
+  // model is redacted already (parseErrorBody); `what` is floe's own words (a table may be named `token`)
+  return `${what}: HTTP ${status} ${model.type}: ${model.message}`;
 }
 
 /**

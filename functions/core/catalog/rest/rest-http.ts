@@ -189,7 +189,7 @@ export class RestHttpClient {
       error instanceof Error && error.name === 'TimeoutError'
         ? `no answer within ${this.options.timeoutMs} ms`
         : `${error instanceof Error ? error.message : String(error)}${errorCode(error) ? ` (${errorCode(error)})` : ''}`;
-    return new RestTransportError(redact(`${call.method} ${url.pathname}: ${reason}`), sent, {
+    return new RestTransportError(`${call.method} ${url.pathname}: ${redact(reason)}`, sent, {
       cause: error,
     });
   }

@@ -73,9 +73,7 @@ export function createGlueSchemaSource(options: GlueSchemaSourceOptions = {}): G
       redactError(error); // kept as the cause, and loggers print causes too
       const name = (error as Error).name;
       // The SDK's message can quote what the service answered: redacted like every remote party's words.
-      const message = redact(
-        `AWS Glue GetSchemaVersion(${schemaVersionId}) failed: ${name}: ${(error as Error).message}`,
-      );
+      const message = `AWS Glue GetSchemaVersion(${schemaVersionId}) failed: ${name}: ${redact((error as Error).message)}`;
       if (PERMANENT.has(name)) {
         throw new RecordDecodeError(`unknown Glue schema version ${schemaVersionId} (${name})`, 'decode', {
           cause: error,

@@ -184,9 +184,7 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
         );
       }
       // Redacted before cutting, so a secret cut in half at the edge is still recognised.
-      const detail = redact(
-        `schema registry at ${shownBase} answered ${response.status} for GET ${path}: ${redact(text).slice(0, 200)}`,
-      );
+      const detail = `schema registry at ${shownBase} answered ${response.status} for GET ${path}: ${redact(text).slice(0, 200)}`;
       if (isRetryableStatus(response.status)) throw new TransientIOError(detail);
       if (response.status === 401 || response.status === 403) {
         // Retryable so the batch fails and is redelivered once the credentials are fixed.
@@ -199,7 +197,7 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
       throw new TransientIOError(
         timedOut
           ? `schema registry at ${shownBase} did not answer GET ${path} within ${options.timeoutMs} ms`
-          : redact(`schema registry at ${shownBase} is unreachable: ${(error as Error).message}`),
+          : `schema registry at ${shownBase} is unreachable: ${redact((error as Error).message)}`,
         { cause: error },
       );
     }
