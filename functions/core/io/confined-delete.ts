@@ -57,6 +57,25 @@ const TABLE_METADATA = /^(.*)\/metadata\/[^/]+\.metadata\.json$/;
 const DELETE_CONCURRENCY = 8;
 
 /**
+ * Why `source`'s location cannot be trusted as the table's own — it does not hold the table's current
+ * metadata under `<location>/metadata/` — or undefined when it can. Never throws.
+ */
+export function checkTableLocation(source: TableAreaSource): string | undefined {
+  const { metadataLocation } = source;
+  const location = normalizeLocation(source.metadata.location);
+  if (
+    metadataLocation === undefined ||
+    isWithinLocation(metadataLocation, joinLocation(location, 'metadata'))
+  )
+    return undefined;
+  return (
+    `the table's location ${location} does not hold its current metadata ${metadataLocation}, so floe ` +
+    'cannot confirm the folder is the table’s own and deletes nothing there; correct the location ' +
+    '(retrying does not help)'
+  );
+}
+
+/**
  * A table's own area, for confining deletes. Folders are checked for other tables' metadata once each
  * (one small listing of `<folder>/metadata/`), except under the prefixes a caller already listed in full.
  */
@@ -81,15 +100,7 @@ export class TableArea {
       const m = TABLE_METADATA.exec(normalizeLocation(f.location));
       if (m) this.listedTableFolders.add(m[1]);
     }
-    const metadataLocation = source.metadataLocation;
-    if (
-      metadataLocation !== undefined &&
-      !isWithinLocation(metadataLocation, joinLocation(this.root, 'metadata'))
-    ) {
-      this.unconfirmed =
-        `the table's location ${this.root} does not hold its current metadata ${metadataLocation}, ` +
-        'so it cannot be confirmed as the table’s own; fix the location (retrying does not help)';
-    }
+    this.unconfirmed = checkTableLocation(source);
   }
 
   /** Why nothing may be deleted in this area, or undefined when the location is confirmed. Never throws. */
