@@ -130,6 +130,6 @@ export function isWithinLocation(location: string, folder: string): boolean {
 export function parentLocation(location: string): string | undefined {
   const l = normalizeLocation(location);
   const cut = l.lastIndexOf('/');
-  if (cut <= 0 || /^[a-z0-9+.-]+:\/$/i.test(l.slice(0, cut + 1))) return undefined;
+  if (cut <= 0 || /^[a-z0-9+.-]+:\/*$/i.test(l.slice(0, cut + 1))) return undefined;
   return l.slice(0, cut);
 }
