@@ -3,7 +3,7 @@
  * catalog whose answers are taken on trust (as a REST catalog's are), tables nested in one another by a
  * warehouse written before the embedded catalog refused that.
  */
-import { mkdir, readdir, rename, rmdir } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Catalog, LoadedTable } from '../../functions/core/catalog/catalog.js';
 import type { TableRequirement, TableUpdate } from '../../functions/core/catalog/requirements-updates.js';
@@ -53,6 +53,43 @@ export async function nestTables(
   await mkdir(parentDir, { recursive: true });
   for (const entry of await readdir(aside)) await rename(join(aside, entry), join(parentDir, entry));
   await rmdir(aside);
+}
+
+/**
+ * Creates a table (through `fill`) wherever its identifier puts it, nested in or holding tables already
+ * there, as a warehouse from before the nesting check could hold them: the namespace's top folder is
+ * moved aside while `fill` creates the table, then merged back. Every path in every table stays true.
+ */
+export async function createUnchecked(
+  catalog: EmbeddedCatalog,
+  id: TableIdentifier,
+  fill: (id: TableIdentifier) => Promise<void>,
+): Promise<void> {
+  const top = join(catalog.warehouse, id.namespace[0]);
+  const aside = `${top}.aside`;
+  const existed = await stat(top).then(
+    () => true,
+    () => false,
+  );
+  if (existed) await rename(top, aside);
+  await fill(id);
+  if (existed) await mergeInto(aside, top);
+}
+
+/** Moves everything in `from` into `to`, folder by folder; `from` is gone afterwards. */
+async function mergeInto(from: string, to: string): Promise<void> {
+  await mkdir(to, { recursive: true });
+  for (const entry of await readdir(from, { withFileTypes: true })) {
+    const target = join(to, entry.name);
+    const present = await stat(target).then(
+      (s) => s,
+      () => undefined,
+    );
+    if (!present) await rename(join(from, entry.name), target);
+    else if (entry.isDirectory() && present.isDirectory()) await mergeInto(join(from, entry.name), target);
+    else throw new Error(`${target} exists on both sides`);
+  }
+  await rm(from, { recursive: true, force: true });
 }
 
 /**
