@@ -8,7 +8,7 @@ import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-c
 import { ValidationError } from '../../../functions/core/errors.js';
 import type { TableIdentifier } from '../../../functions/core/spec/types.js';
 import { SIMPLE_SCHEMA, tempWarehouse } from '../../support/tables.js';
-import { tamperMetadata } from '../../support/tampering.js';
+import { nestTables, tamperMetadata } from '../../support/tampering.js';
 
 const id = (text: string): TableIdentifier => {
   const parts = text.split('.');
@@ -49,6 +49,21 @@ describe('embedded catalog layout', () => {
     await create('a.bc');
     await create('a.b-c');
     expect((await catalog.listTables(['a'])).map((t) => t.name)).toEqual(['b', 'b-c', 'bc']);
+  });
+
+  it('lists only the tables directly in a namespace, and drops a table without its nested one', async () => {
+    // Prepare: a warehouse from before the nesting check
+    await nestTables(catalog, id('a.b'), id('a.b.c'), async (t) => {
+      await catalog.createTable(t, { schema: SIMPLE_SCHEMA });
+    });
+    // Act
+    const inA = await catalog.listTables(['a']);
+    await catalog.dropTable(id('a.b'));
+    // Assess
+    expect(inA.map((t) => t.name)).toEqual(['b']);
+    expect(await catalog.listTables(['a', 'b'])).toEqual([id('a.b.c')]);
+    expect(await catalog.tableExists(id('a.b'))).toBe(false);
+    expect(await catalog.tableExists(id('a.b.c'))).toBe(true);
   });
 
   it('refuses the names of a table’s own folders', async () => {
