@@ -50,7 +50,7 @@ export interface OrphanResult extends DeleteRefusals {
 }
 
 /** A result for a run that lists and deletes nothing. Never throws. */
-export function skippedOrphanRun(reason: string, refused: DeleteRefusals = reportRefusals([])): OrphanResult {
+export function skippedOrphanRun(reason: string): OrphanResult {
   return {
     status: 'skipped',
     skipped: reason,
@@ -60,7 +60,7 @@ export function skippedOrphanRun(reason: string, refused: DeleteRefusals = repor
     removed: 0,
     failures: 0,
     sample: [],
-    ...refused,
+    ...reportRefusals([]),
   };
 }
 
