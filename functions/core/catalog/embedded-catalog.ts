@@ -11,6 +11,13 @@
  *   - any other error from that write (I/O, timeout) → CommitStateUnknownError: it may have landed;
  *     the commit loop re-reads the table and looks for its snapshot before anything else.
  * Requirements are checked against the latest version just before the write, as a REST server would.
+ *
+ * One table per folder: a table's folder never lies inside another table's or holds one, and no name is
+ * `metadata` or `data` (the folders a table keeps its files in), so orphan removal of one table cannot
+ * take another's files for its own. Creation refuses such identifiers; a table whose metadata gives a
+ * location other than its folder (edited by hand or written elsewhere) is refused on load.
+ * Two creations racing (`a.b` and `a.b.c` at once) can still both pass the check; deletes are confined
+ * anyway (io/confined-delete.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
@@ -22,10 +29,12 @@ import {
   NoSuchTableError,
   NotFoundError,
   TableAlreadyExistsError,
+  TransientIOError,
   ValidationError,
 } from '../errors.js';
+import { TableArea } from '../io/confined-delete.js';
 import type { FileIO } from '../io/file-io.js';
-import { joinLocation } from '../io/location.js';
+import { isWithinLocation, joinLocation, normalizeLocation } from '../io/location.js';
 import { resolveFileIO } from '../io/resolve-file-io.js';
 import { newTableMetadata, parseTableMetadata, serializeTableMetadata } from '../spec/metadata.js';
 import type { TableIdentifier, TableMetadata } from '../spec/types.js';
@@ -37,6 +46,10 @@ import type { TableRequirement, TableUpdate } from './requirements-updates.js';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const NAME_PATTERN = /^[A-Za-z0-9_][A-Za-z0-9_-]*$/;
+/** The folders a table keeps its files in: no table or nested namespace may take their names. */
+const TABLE_FOLDERS = new Set(['metadata', 'data']);
+/** `<folder>/metadata/<name>.metadata.json`: the folder is a table's. */
+const TABLE_METADATA = /^(.*)\/metadata\/[^/]+\.metadata\.json$/;
 
 export interface EmbeddedCatalogOptions {
   /** Warehouse root: an absolute path, `file://...` or `s3://bucket/prefix`. */
@@ -66,7 +79,70 @@ export class EmbeddedCatalog implements Catalog {
         );
       }
     }
+    // The first part sits in the warehouse root, which is no table's folder: `data.events` is fine.
+    const reserved = [...id.namespace, id.name].slice(1).find((p) => TABLE_FOLDERS.has(p.toLowerCase()));
+    if (reserved !== undefined) {
+      throw new ValidationError(
+        `'${reserved}' in ${formatIdentifier(id)} cannot name a table or a nested namespace: tables keep ` +
+          'their files in folders called metadata and data, so this folder would pass for part of another table',
+      );
+    }
     return joinLocation(this.warehouse, ...id.namespace, id.name);
+  }
+
+  /** The table the folder `location` (inside the warehouse) would be, as an identifier's text. */
+  private nameAt(location: string): string {
+    const relative = normalizeLocation(location).slice(normalizeLocation(this.warehouse).length + 1);
+    return relative.split('/').join('.');
+  }
+
+  /** Whether `folder` holds a table's metadata (so it is a table's folder). */
+  private async holdsTable(folder: string): Promise<boolean> {
+    const listed = await this.io.list(joinLocation(folder, 'metadata'));
+    return listed.some(
+      (o) => TABLE_METADATA.exec(normalizeLocation(o.location))?.[1] === normalizeLocation(folder),
+    );
+  }
+
+  /**
+   * Refuses a new table whose folder lies inside another table's, or holds one.
+   * @throws ValidationError naming both tables
+   */
+  private async checkNesting(id: TableIdentifier, location: string): Promise<void> {
+    const parts = [...id.namespace, id.name];
+    for (let n = 1; n < parts.length; n++) {
+      const folder = joinLocation(this.warehouse, ...parts.slice(0, n));
+      if (await this.holdsTable(folder)) {
+        throw new ValidationError(
+          `cannot create table ${formatIdentifier(id)}: its folder ${location} would lie inside table ` +
+            `${parts.slice(0, n).join('.')}'s folder ${folder}, and maintenance of one would reach the ` +
+            "other's files; choose another name (retrying does not help)",
+        );
+      }
+    }
+    for (const object of await this.io.list(location)) {
+      const m = TABLE_METADATA.exec(normalizeLocation(object.location));
+      if (m && m[1] !== normalizeLocation(location)) {
+        throw new ValidationError(
+          `cannot create table ${formatIdentifier(id)}: its folder ${location} would hold table ` +
+            `${this.nameAt(m[1])} (${m[1]}), and maintenance of one would reach the other's files; ` +
+            'choose another name (retrying does not help)',
+        );
+      }
+    }
+  }
+
+  /**
+   * @throws ValidationError when `metadata` gives a location other than the table's folder
+   */
+  private checkLocation(id: TableIdentifier, metadata: TableMetadata, metadataLocation: string): void {
+    const expected = this.tableLocation(id);
+    if (normalizeLocation(metadata.location) === normalizeLocation(expected)) return;
+    throw new ValidationError(
+      `table ${formatIdentifier(id)}: ${metadataLocation} gives the location ${metadata.location}, but ` +
+        `the table's folder in this warehouse is ${expected}; the metadata was edited or written elsewhere, ` +
+        'and floe will not read, write or maintain the table until its location is corrected (retrying does not help)',
+    );
   }
 
   private metadataFile(id: TableIdentifier, version: number): string {
@@ -133,11 +209,26 @@ export class EmbeddedCatalog implements Catalog {
   private async readVersion(id: TableIdentifier, version: number): Promise<LoadedTable> {
     const metadataLocation = this.metadataFile(id, version);
     const metadata = parseTableMetadata(decoder.decode(await this.io.read(metadataLocation)));
+    this.checkLocation(id, metadata, metadataLocation);
     return { identifier: id, metadata, metadataLocation, io: this.io };
   }
 
+  /**
+   * @throws ValidationError for an identifier this layout cannot hold (see the module comment) or a
+   *   location other than the table's folder
+   * @throws TableAlreadyExistsError
+   */
   async createTable(id: TableIdentifier, request: CreateTableRequest): Promise<LoadedTable> {
-    const location = request.location ?? this.tableLocation(id);
+    const location = this.tableLocation(id);
+    if (request.location !== undefined && !isWithinLocation(request.location, location)) {
+      throw new ValidationError(
+        `table ${formatIdentifier(id)}: the embedded catalog keeps a table in its own folder ${location}, ` +
+          `not at ${request.location}`,
+      );
+    }
+    if (await this.tableExists(id))
+      throw new TableAlreadyExistsError(`table ${formatIdentifier(id)} already exists`);
+    await this.checkNesting(id, location);
     const metadata = newTableMetadata({
       location,
       schema: request.schema,
@@ -191,6 +282,7 @@ export class EmbeddedCatalog implements Catalog {
       previousMetadataLocation: current.metadataLocation,
     });
     const nextLocation = this.metadataFile(id, version + 1);
+    this.checkLocation(id, next, nextLocation);
     try {
       // ---- COMMIT POINT ----
       await this.io.writeIfAbsent(nextLocation, encoder.encode(serializeTableMetadata(next)));
@@ -211,8 +303,14 @@ export class EmbeddedCatalog implements Catalog {
       );
     }
     await this.writeHint(id, version + 1);
-    await this.deleteDroppedMetadata(current.metadata, next);
-    return { identifier: id, metadata: next, metadataLocation: nextLocation, io: this.io };
+    const committed: LoadedTable = {
+      identifier: id,
+      metadata: next,
+      metadataLocation: nextLocation,
+      io: this.io,
+    };
+    await this.deleteDroppedMetadata(current.metadata, committed);
+    return committed;
   }
 
   /**
@@ -220,12 +318,12 @@ export class EmbeddedCatalog implements Catalog {
    * metadata-log (longer than `write.metadata.previous-versions-max`) are deleted after a commit.
    * Best effort: a leftover file is only an orphan.
    */
-  private async deleteDroppedMetadata(before: TableMetadata, after: TableMetadata): Promise<void> {
-    if (after.properties?.['write.metadata.delete-after-commit.enabled'] !== 'true') return;
-    const kept = new Set(after['metadata-log'].map((e) => e['metadata-file']));
-    for (const e of before['metadata-log']) {
-      if (!kept.has(e['metadata-file'])) await this.io.delete(e['metadata-file']).catch(() => {});
-    }
+  private async deleteDroppedMetadata(before: TableMetadata, after: LoadedTable): Promise<void> {
+    if (after.metadata.properties?.['write.metadata.delete-after-commit.enabled'] !== 'true') return;
+    const kept = new Set(after.metadata['metadata-log'].map((e) => e['metadata-file']));
+    const dropped = before['metadata-log'].map((e) => e['metadata-file']).filter((f) => !kept.has(f));
+    // A metadata log is metadata like any other: an entry edited to point elsewhere is not deleted.
+    if (dropped.length > 0) await new TableArea(after).delete(dropped);
   }
 
   /** The hint is only an optimisation: a failure to write it never fails a commit that landed. */
@@ -238,16 +336,30 @@ export class EmbeddedCatalog implements Catalog {
   }
 
   async listTables(namespace: string[]): Promise<TableIdentifier[]> {
-    const prefix = joinLocation(this.warehouse, ...namespace);
+    const prefix = normalizeLocation(joinLocation(this.warehouse, ...namespace));
     const found = new Set<string>();
     for (const object of await this.io.list(prefix)) {
-      const m = /\/([^/]+)\/metadata\/v\d+\.metadata\.json$/.exec(object.location);
+      // Directly in the namespace's folder: a table nested deeper belongs to another namespace.
+      const m = /^\/([^/]+)\/metadata\/v\d+\.metadata\.json$/.exec(
+        normalizeLocation(object.location).slice(prefix.length),
+      );
       if (m) found.add(m[1]);
     }
     return [...found].sort().map((name) => ({ namespace, name }));
   }
 
+  /** Deletes the table's files; a table nested in its folder (an older warehouse) keeps its own. */
   async dropTable(id: TableIdentifier): Promise<void> {
-    for (const object of await this.io.list(this.tableLocation(id))) await this.io.delete(object.location);
+    // The folder is the layout's, not metadata's word: a table whose metadata is broken can be dropped.
+    const location = this.tableLocation(id);
+    const files = await this.io.list(location);
+    const area = new TableArea({ io: this.io, metadata: { location } }, { files, under: [location] });
+    const outcome = await area.delete(files.map((f) => f.location));
+    if (outcome.failed.length > 0) {
+      throw new TransientIOError(
+        `dropping ${formatIdentifier(id)}: ${outcome.failed.length} file(s) could not be deleted ` +
+          `(first: ${outcome.failed[0]}); dropping again may finish it`,
+      );
+    }
   }
 }

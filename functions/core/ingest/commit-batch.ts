@@ -13,6 +13,7 @@ import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import type { TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
 import { LakeError } from '../errors.js';
+import { TableArea } from '../io/confined-delete.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { DataFile, SnapshotId, SnapshotOperation, TableIdentifier } from '../spec/types.js';
 import type { CommitEvent, CommitResult } from '../table/commit-loop.js';
@@ -187,9 +188,8 @@ function operationOf(files: BatchFiles): SnapshotOperation {
 }
 
 async function deleteFiles(table: LoadedTable, files: BatchFiles): Promise<void> {
-  await Promise.all(
-    [...files.dataFiles, ...files.deleteFiles].map((f) => table.io.delete(f.file_path).catch(() => {})),
-  );
+  // Through the one delete guard: only the table's own files go, failures stay as orphans.
+  await new TableArea(table).delete([...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path));
 }
 
 async function commitFiles(

@@ -8,6 +8,7 @@
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import { CommitStateUnknownError, LakeError, NoSuchTableError, ValidationError } from '../errors.js';
+import { TableArea } from '../io/confined-delete.js';
 import { resolveMode } from '../cdc/table-mode.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { Expression } from '../scan/expression.js';
@@ -206,7 +207,7 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
         { lock: options.lock, base: table },
       );
       if (result.status === 'already-committed')
-        await Promise.all(files.map((f) => table.io.delete(f.file_path)));
+        await new TableArea(table).delete(files.map((f) => f.file_path));
       return {
         ...report,
         redriven: result.status === 'committed' ? good.length : 0,
@@ -215,7 +216,7 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
     } catch (error) {
       // An unknown outcome may have landed: its files must stay until someone knows.
       if (!(error instanceof CommitStateUnknownError)) {
-        await Promise.all(files.map((f) => table.io.delete(f.file_path).catch(() => {})));
+        await new TableArea(table).delete(files.map((f) => f.file_path));
       }
       if (error instanceof RedriveRaceError && round < 3) continue;
       throw error;

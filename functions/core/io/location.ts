@@ -103,3 +103,33 @@ export function fromFileUri(location: string): string {
   if (rest.startsWith('/')) return rest;
   throw new ValidationError(`'${location}' is not an absolute file URI`);
 }
+
+/**
+ * One spelling per location: `file:///a`, `file:/a` and `/a` are the same file, and so are `s3://`, `s3a://`
+ * and `s3n://` (Iceberg Java's orphan removal equates the same schemes); no trailing slash. Never throws.
+ */
+export function normalizeLocation(location: string): string {
+  const local = /^file:(?:\/\/localhost)?\/*(\/.*)$/i.exec(location);
+  const spelled = local
+    ? `/${local[1].replace(/^\/+/, '')}`
+    : location.replace(/^s3[an]?:\/\//i, 's3://').replace(/(?<!:)\/{2,}/g, '/');
+  return spelled.length > 1 ? spelled.replace(/(?<!:\/?)\/+$/, '') : spelled;
+}
+
+/**
+ * Whether `location` is `folder` or lies under it, whatever the spelling of either. A sibling whose
+ * name only starts like the folder's (`/w/ab` for `/w/a`) is not under it. Never throws.
+ */
+export function isWithinLocation(location: string, folder: string): boolean {
+  const l = normalizeLocation(location);
+  const f = normalizeLocation(folder);
+  return l === f || l.startsWith(f.endsWith('/') ? f : `${f}/`);
+}
+
+/** The folder holding `location` (normalized), or undefined at a root. Never throws. */
+export function parentLocation(location: string): string | undefined {
+  const l = normalizeLocation(location);
+  const cut = l.lastIndexOf('/');
+  if (cut <= 0 || /^[a-z0-9+.-]+:\/*$/i.test(l.slice(0, cut + 1))) return undefined;
+  return l.slice(0, cut);
+}

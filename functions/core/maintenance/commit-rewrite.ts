@@ -11,24 +11,27 @@
  *
  * Clean-up happens only once the outcome is known: the files of abandoned groups and the run's plan and
  * result files are deleted after a commit (or after every group was abandoned); after a failure they are
- * kept, for the step's retry, and collected by orphan removal if the run never commits.
+ * kept, for the step's retry, and collected by orphan removal if the run never commits. Clean-up is
+ * confined to the table's own files (io/confined-delete.ts): a group result naming a path elsewhere (a
+ * tampered run folder) has that path refused and reported in the result, not deleted.
  */
-import type { Catalog } from '../catalog/catalog.js';
+import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { ValidationError } from '../errors.js';
-import type { FileIO } from '../io/file-io.js';
+import { TableArea } from '../io/confined-delete.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { TableIdentifier, TableMetadata } from '../spec/types.js';
 import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import { carriedFloeSummary, MAINTENANCE_RUN_KEY } from './carried-summary.js';
 import type { GroupOutcome } from './compact-group.js';
+import { type DeleteRefusals, reportRefusals } from './delete-refusals.js';
 import { markRemoved } from './mark-removed.js';
 import { groupResultLocation, planLocation, readGroupResult, type RewritePlan } from './rewrite-run-files.js';
 import { type GroupToCommit, type RewriteValidation, validateRewrite } from './rewrite-validation.js';
 import { mapLimited } from '../table/map-limited.js';
 import { readSnapshotManifests } from './snapshot-entries.js';
 
-export interface RewriteCommitResult {
+export interface RewriteCommitResult extends DeleteRefusals {
   status: 'committed' | 'already-committed' | 'abandoned' | 'nothing-to-commit';
   /** The snapshot committed (or found committed), as a decimal string. */
   snapshotId: string | null;
@@ -68,6 +71,7 @@ function emptyResult(
     bytesAdded: 0,
     attempts: 0,
     conflicts: 0,
+    ...reportRefusals([]),
   };
 }
 
@@ -82,9 +86,10 @@ export function alreadyCommitted(snapshotId: string): RewriteCommitResult {
   return emptyResult('already-committed', snapshotId);
 }
 
-async function deleteAll(io: FileIO, locations: readonly string[]): Promise<void> {
+/** Deletes the table's own files among `locations`; reports the rest. */
+async function deleteAll(table: LoadedTable, locations: readonly string[]): Promise<DeleteRefusals> {
   // Clean-up never fails the step: what is left behind is an orphan for orphan removal.
-  await mapLimited(locations, 8, (l) => io.delete(l).catch(() => undefined));
+  return reportRefusals((await new TableArea(table).delete(locations)).refused);
 }
 
 /**
@@ -112,10 +117,8 @@ export async function commitRewrite(
     const added = outcome.written ? await readGroupResult(io, result, groupPlan.specId) : [];
     return { plan: groupPlan, added, deletesApplied: outcome.deletesApplied };
   });
-  if (groups.length === 0) {
-    await deleteAll(io, runFiles);
-    return emptyResult('nothing-to-commit');
-  }
+  if (groups.length === 0)
+    return { ...emptyResult('nothing-to-commit'), ...(await deleteAll(table, runFiles)) };
 
   const startingSeq = BigInt(plan.sequenceNumber);
   let last: RewriteValidation | undefined;
@@ -169,9 +172,10 @@ export async function commitRewrite(
     );
   } catch (error) {
     if (!(error instanceof StopCommit)) throw error;
-    await deleteAll(io, [...abandonedOutputs(groups, last), ...runFiles]);
+    const refused = await deleteAll(table, [...abandonedOutputs(groups, last), ...runFiles]);
     return {
       ...emptyResult(error.reason),
+      ...refused,
       groupsCommitted: error.reason === 'already-committed' ? (last?.alreadyCommitted ?? []) : [],
       groupsAbandoned: last?.abandoned ?? [],
     };
@@ -181,7 +185,7 @@ export async function commitRewrite(
   if (!landed)
     throw new Error(`commit of run ${plan.runId} reported snapshot ${result.snapshotId}, not one of its own`);
   const { validation, operation } = landed;
-  await deleteAll(io, [...abandonedOutputs(groups, validation), ...runFiles]);
+  const refused = await deleteAll(result.table, [...abandonedOutputs(groups, validation), ...runFiles]);
   const accepted = validation.accepted;
   return {
     status: 'committed',
@@ -199,6 +203,7 @@ export async function commitRewrite(
     ),
     attempts: result.attempts,
     conflicts: result.conflicts,
+    ...refused,
   };
 }
 

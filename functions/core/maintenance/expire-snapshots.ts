@@ -5,19 +5,26 @@
  *
  * Files are deleted only after the commit landed, and only those the retained snapshots of the table as
  * committed do not reach: a reader of any retained snapshot still finds every file it needs.
+ *
+ * Only the table's own files are deleted (io/confined-delete.ts): an expired snapshot whose manifest list,
+ * manifests or data files point outside the table's location, or into a folder holding another table,
+ * leaves those files where they are and reports them. A dry run chooses the files by the same code
+ * (against the snapshots that would remain) and stops before deleting.
  */
 import type { Catalog } from '../catalog/catalog.js';
 import type { TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
-import type { FileIO } from '../io/file-io.js';
+import type { LoadedTable } from '../catalog/catalog.js';
+import { TableArea } from '../io/confined-delete.js';
+import { normalizeLocation } from '../io/location.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { Snapshot, TableIdentifier, TableMetadata } from '../spec/types.js';
 import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
 import { type ExpireSelection, selectExpiredSnapshots } from './expire-selection.js';
 import type { MaintenanceSettings } from './maintenance-settings.js';
+import { type DeleteRefusals, reportRefusals } from './delete-refusals.js';
 import { collectReachable } from './reachable-files.js';
-import { mapLimited } from '../table/map-limited.js';
 
-export interface ExpireResult {
+export interface ExpireResult extends DeleteRefusals {
   /** `skipped`: the table's snapshots are managed elsewhere (S3 Tables). */
   status: 'expired' | 'nothing-to-expire' | 'dry-run' | 'skipped';
   snapshotsExpired: number;
@@ -31,12 +38,18 @@ export interface ExpireResult {
   bytesDeleted: number;
   /** Deletions that failed (left for orphan removal). */
   deleteFailures: number;
+  /** Files of every kind the run deletes (a dry run: would delete), refused ones not counted. */
+  toDelete: number;
+  /** The first of them, up to `sampleSize`. */
+  toDeleteSample: string[];
 }
 
 export interface ExpireOptions extends CommitOptions {
   nowMs?: number;
   /** Choose, report, change nothing. */
   dryRun?: boolean;
+  /** Paths named in `toDeleteSample` and `refusedSample`. @default 100 */
+  sampleSize?: number;
 }
 
 class NothingToExpire extends Error {}
@@ -53,6 +66,9 @@ export function expireReport(status: ExpireResult['status'], selection?: ExpireS
     filesDeleted: 0,
     bytesDeleted: 0,
     deleteFailures: 0,
+    toDelete: 0,
+    toDeleteSample: [],
+    ...reportRefusals([]),
   };
 }
 
@@ -71,7 +87,14 @@ export async function expireSnapshots(
   const now = options.nowMs ?? Date.now();
   if (options.dryRun) {
     const table = await catalog.loadTable(id);
-    return expireReport('dry-run', selectExpiredSnapshots(table.metadata, settingsOf(table.metadata), now));
+    const selection = selectExpiredSnapshots(table.metadata, settingsOf(table.metadata), now);
+    const out = expireReport('dry-run', selection);
+    const gone = new Set(selection.expire.map((s) => s['snapshot-id']));
+    const retained = table.metadata.snapshots.filter((s) => !gone.has(s['snapshot-id']));
+    const planned = await planDeletes(table, selection.expire, retained);
+    const confined = await planned.area.confine(planned.files.keys());
+    report(out, confined.allowed, confined.refused, options.sampleSize);
+    return out;
   }
   let selection: ExpireSelection | undefined;
   let committed: Awaited<ReturnType<typeof commitWithRetry>>;
@@ -111,50 +134,63 @@ export async function expireSnapshots(
   }
   const chosen = selection!;
   const out = expireReport('expired', chosen);
-  await deleteUnreachable(committed.table.io, chosen.expire, committed.table.metadata.snapshots, out);
+  const planned = await planDeletes(committed.table, chosen.expire, committed.table.metadata.snapshots);
+  // No metadata points at these any more: a crash half-way leaves the rest to orphan removal.
+  const outcome = await planned.area.delete(planned.files.keys());
+  report(out, outcome.allowed, outcome.refused, options.sampleSize);
+  for (const location of outcome.deleted) {
+    const file = planned.files.get(location)!;
+    if (file.kind === 'manifest-list') out.manifestListsDeleted++;
+    else if (file.kind === 'manifest') out.manifestsDeleted++;
+    else {
+      out.filesDeleted++;
+      out.bytesDeleted += file.bytes;
+    }
+  }
+  out.deleteFailures = outcome.failed.length;
   return out;
 }
 
-/** Deletes what `expired` reached and `retained` does not; counts into `out`. */
-async function deleteUnreachable(
-  io: FileIO,
+function report(
+  out: ExpireResult,
+  allowed: string[],
+  refused: Parameters<typeof reportRefusals>[0],
+  sampleSize = 100,
+): void {
+  out.toDelete = allowed.length;
+  out.toDeleteSample = allowed.slice(0, sampleSize);
+  Object.assign(out, reportRefusals(refused, sampleSize));
+}
+
+interface PlannedFile {
+  kind: 'manifest-list' | 'manifest' | 'file';
+  bytes: number;
+}
+
+/**
+ * What `expired` reached and `retained` does not (data and delete files, manifests, manifest lists), and
+ * the area deletes are confined to. The dry run and the real run both choose their files here.
+ */
+async function planDeletes(
+  table: LoadedTable,
   expired: readonly Snapshot[],
   retained: readonly Snapshot[],
-  out: ExpireResult,
-): Promise<void> {
+): Promise<{ files: Map<string, PlannedFile>; area: TableArea }> {
+  const io = table.io;
   const keep = await collectReachable(io, retained);
-  const files = new Map<string, number>();
+  const keptFiles = new Set([...keep.liveFiles].map(normalizeLocation));
+  const files = new Map<string, PlannedFile>();
   const gone = await collectReachable(io, expired, (manifest, entries) => {
     if (keep.manifests.has(manifest.manifest_path)) return;
     for (const e of entries) {
       const path = e.data_file.file_path;
-      if (!keep.liveFiles.has(path)) files.set(path, Number(e.data_file.file_size_in_bytes));
+      if (!keptFiles.has(normalizeLocation(path)))
+        files.set(path, { kind: 'file', bytes: Number(e.data_file.file_size_in_bytes) });
     }
   });
-  const lists = [...gone.manifestLists].filter((l) => !keep.manifestLists.has(l));
-  const manifests = [...gone.manifests.values()].filter((m) => !keep.manifests.has(m.manifest_path));
-  const remove = async (location: string): Promise<boolean> =>
-    io.delete(location).then(
-      () => true,
-      () => false,
-    );
-  // No metadata points at these any more: a crash half-way leaves the rest to orphan removal.
-  for (const [ok, bytes] of await mapLimited(
-    [...files],
-    8,
-    async ([p, b]) => [await remove(p), b] as const,
-  )) {
-    if (ok) {
-      out.filesDeleted++;
-      out.bytesDeleted += bytes;
-    } else out.deleteFailures++;
-  }
-  for (const ok of await mapLimited(manifests, 8, (m) => remove(m.manifest_path))) {
-    if (ok) out.manifestsDeleted++;
-    else out.deleteFailures++;
-  }
-  for (const ok of await mapLimited(lists, 8, remove)) {
-    if (ok) out.manifestListsDeleted++;
-    else out.deleteFailures++;
-  }
+  for (const m of gone.manifests.values())
+    if (!keep.manifests.has(m.manifest_path)) files.set(m.manifest_path, { kind: 'manifest', bytes: 0 });
+  for (const l of gone.manifestLists)
+    if (!keep.manifestLists.has(l)) files.set(l, { kind: 'manifest-list', bytes: 0 });
+  return { files, area: new TableArea(table) };
 }

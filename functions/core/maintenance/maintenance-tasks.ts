@@ -23,7 +23,7 @@ import { type ExpireResult, expireReport, expireSnapshots } from './expire-snaps
 import { type MaintenanceSummary, summarizeRun } from './maintenance-summary.js';
 import { resolveSettings } from './maintenance-settings.js';
 import { planCompaction, readTableFileStats } from './plan-compaction.js';
-import { type OrphanResult, removeOrphanFiles } from './remove-orphans.js';
+import { type OrphanResult, removeOrphanFiles, skippedOrphanRun } from './remove-orphans.js';
 import { type RewriteManifestsResult, rewriteManifests } from './rewrite-manifests.js';
 import { newRunId, planLocation, readRewritePlan, writeRewritePlan } from './rewrite-run-files.js';
 import {
@@ -50,7 +50,10 @@ export interface MaintenanceContext {
   now?: () => number;
   /** The S3 Tables maintenance API. @default the S3 Tables catalog's own client, when it is one */
   s3tables?: S3TablesAccess;
-  /** Orphans named in RemoveOrphans' result (a Step Functions state holds 256 KB). @default 100 */
+  /**
+   * Paths named in RemoveOrphans' and ExpireSnapshots' results (orphans, files to delete, refused
+   * deletes: a Step Functions state holds 256 KB). @default 100
+   */
   orphanListLimit?: number;
 }
 
@@ -158,6 +161,7 @@ export async function expireTask(ctx: MaintenanceContext, event: unknown): Promi
       ...commitOptions(ctx),
       nowMs: now,
       dryRun: options.dryRun,
+      sampleSize: ctx.orphanListLimit,
     });
   }
   const out: ExpireOutput = { ...expireReport('skipped'), skipped: S3TABLES_SKIP };
@@ -184,16 +188,7 @@ export async function removeOrphansTask(
   const options = parseRunOptions(event);
   const { table } = await load(ctx, options.table);
   if (s3TablesOf(ctx, table)) {
-    return {
-      status: 'skipped',
-      skipped: S3TABLES_SKIP,
-      filesScanned: 0,
-      orphans: 0,
-      orphanBytes: 0,
-      removed: 0,
-      failures: 0,
-      sample: [],
-    };
+    return skippedOrphanRun(S3TABLES_SKIP);
   }
   const settings = resolveSettings(table.metadata, options);
   return removeOrphanFiles(table, {

@@ -8,10 +8,19 @@
  * `v<N>.metadata.json` (it finds the latest version by probing v1, v2, ... when the hint is missing, so
  * no version file may go). The window protects what commits in flight have written but not yet
  * committed (Iceberg's default: 3 days); a file younger than it is never removed.
+ *
+ * Only the table's own files go (io/confined-delete.ts): a folder under the location that holds another
+ * table's metadata keeps all its files, and a location that does not hold the table's current metadata
+ * (edited, or a catalog's wrong answer) is not trusted at all — nothing is listed or deleted there.
+ * A dry run chooses the files by the same code and stops before deleting them.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
+import { checkTableLocation, TableArea } from '../io/confined-delete.js';
+import { normalizeLocation } from '../io/location.js';
+import { type DeleteRefusals, reportRefusals } from './delete-refusals.js';
 import { collectReachable } from './reachable-files.js';
-import { mapLimited } from '../table/map-limited.js';
+
+export { normalizeLocation };
 
 export interface OrphanOptions {
   /** Only files last modified before `now - olderThanMs` may go. */
@@ -23,10 +32,15 @@ export interface OrphanOptions {
   sampleSize?: number;
 }
 
-export interface OrphanResult {
-  /** `skipped`: the table's storage cannot be listed or cleaned by floe (S3 Tables). */
+export interface OrphanResult extends DeleteRefusals {
+  /**
+   * `skipped`: floe cannot or must not clean the table's storage (S3 Tables; a location it cannot confirm
+   * as the table's own — `skipped` says why).
+   */
   status: 'removed' | 'dry-run' | 'skipped';
+  skipped?: string;
   filesScanned: number;
+  /** Orphans the run deletes (a dry run: would delete). */
   orphans: number;
   orphanBytes: number;
   removed: number;
@@ -35,14 +49,19 @@ export interface OrphanResult {
   sample: string[];
 }
 
-/**
- * One spelling per file: `file:///a`, `file:/a` and `/a` are the same file, and so are `s3://`, `s3a://`
- * and `s3n://` (Iceberg Java's orphan removal equates the same schemes). Never throws.
- */
-export function normalizeLocation(location: string): string {
-  const local = /^file:(?:\/\/localhost)?\/*(\/.*)$/i.exec(location);
-  if (local) return `/${local[1].replace(/^\/+/, '')}`;
-  return location.replace(/^s3[an]?:\/\//i, 's3://').replace(/(?<!:)\/{2,}/g, '/');
+/** A result for a run that lists and deletes nothing. Never throws. */
+export function skippedOrphanRun(reason: string): OrphanResult {
+  return {
+    status: 'skipped',
+    skipped: reason,
+    filesScanned: 0,
+    orphans: 0,
+    orphanBytes: 0,
+    removed: 0,
+    failures: 0,
+    sample: [],
+    ...reportRefusals([]),
+  };
 }
 
 const EMBEDDED_METADATA = /\/metadata\/(?:v\d+\.metadata\.json|version-hint\.text)$/;
@@ -72,30 +91,40 @@ export async function removeOrphanFiles(table: LoadedTable, options: OrphanOptio
   for (const entry of md['metadata-log'] ?? []) add(entry['metadata-file']);
   for (const p of [...statisticsPaths(md.statistics), ...statisticsPaths(md['partition-statistics'])]) add(p);
 
+  const unconfirmed = checkTableLocation(table);
+  if (unconfirmed) return skippedOrphanRun(unconfirmed);
   const listed = await table.io.list(md.location);
-  const orphans = listed.filter(
+  const candidates = listed.filter(
     (f) =>
       f.lastModifiedMs < cutoff &&
       !known.has(normalizeLocation(f.location)) &&
       !EMBEDDED_METADATA.test(f.location),
   );
-  const result: OrphanResult = {
-    status: options.dryRun ? 'dry-run' : 'removed',
-    filesScanned: listed.length,
-    orphans: orphans.length,
-    orphanBytes: orphans.reduce((s, f) => s + f.size, 0),
-    removed: 0,
-    failures: 0,
-    sample: orphans.slice(0, options.sampleSize ?? 100).map((f) => f.location),
+  const area = new TableArea(table, { files: listed, under: [md.location] });
+  const sampleSize = options.sampleSize ?? 100;
+  const result = (allowed: string[], refused: DeleteRefusals): OrphanResult => {
+    const chosen = new Set(allowed);
+    const orphans = candidates.filter((f) => chosen.has(f.location));
+    return {
+      status: options.dryRun ? 'dry-run' : 'removed',
+      filesScanned: listed.length,
+      orphans: orphans.length,
+      orphanBytes: orphans.reduce((s, f) => s + f.size, 0),
+      removed: 0,
+      failures: 0,
+      sample: allowed.slice(0, sampleSize),
+      ...refused,
+    };
   };
-  if (options.dryRun) return result;
-  const outcomes = await mapLimited(orphans, 8, (f) =>
-    table.io.delete(f.location).then(
-      () => true,
-      () => false,
-    ),
-  );
-  result.removed = outcomes.filter(Boolean).length;
-  result.failures = outcomes.length - result.removed;
-  return result;
+  const locations = candidates.map((f) => f.location);
+  if (options.dryRun) {
+    const confined = await area.confine(locations);
+    return result(confined.allowed, reportRefusals(confined.refused, sampleSize));
+  }
+  const outcome = await area.delete(locations);
+  return {
+    ...result(outcome.allowed, reportRefusals(outcome.refused, sampleSize)),
+    removed: outcome.deleted.length,
+    failures: outcome.failed.length,
+  };
 }

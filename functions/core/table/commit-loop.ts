@@ -23,6 +23,7 @@ import { formatIdentifier } from '../catalog/catalog.js';
 import type { TableChange } from '../catalog/requirements-updates.js';
 import { checkCommitResponse } from '../catalog/verify-commit-response.js';
 import { CommitFailedError, CommitStateUnknownError, describeError } from '../errors.js';
+import { TableArea } from '../io/confined-delete.js';
 import type { CommitLock, LockLease } from '../lock/commit-lock.js';
 import { noLock } from '../lock/commit-lock.js';
 import { ancestors, currentSnapshot } from '../spec/metadata.js';
@@ -268,7 +269,6 @@ function findLanded(table: LoadedTable, action: CommitAction, ours: Set<Snapshot
 
 /** Cleanup never hides the error that caused it. */
 async function deleteQuietly(table: LoadedTable, files: string[] | undefined): Promise<void> {
-  for (const f of files ?? []) {
-    await table.io.delete(f).catch(() => {});
-  }
+  // Through the one delete guard (io/confined-delete.ts): only the table's own files go.
+  if (files && files.length > 0) await new TableArea(table).delete(files);
 }

@@ -4,7 +4,10 @@ import {
   formatS3Location,
   fromFileUri,
   getLocationScheme,
+  isWithinLocation,
   joinLocation,
+  normalizeLocation,
+  parentLocation,
   parseS3Location,
   toFileUri,
 } from '../../../functions/core/io/location.js';
@@ -84,5 +87,30 @@ describe('toFileUri / fromFileUri', () => {
     expect(() => fromFileUri('file://server/share/x')).toThrow(ValidationError);
     expect(() => fromFileUri('file:relative')).toThrow(ValidationError);
     expect(() => fromFileUri('s3://b/k')).toThrow(ValidationError);
+  });
+});
+
+describe('comparing locations', () => {
+  it('spells each location one way', () => {
+    expect(normalizeLocation('file:///w/t/')).toBe('/w/t');
+    expect(normalizeLocation('s3a://b/w//t/')).toBe('s3://b/w/t');
+    expect(normalizeLocation('s3://b/')).toBe('s3://b');
+    expect(normalizeLocation('/')).toBe('/');
+  });
+
+  it('knows what lies under a folder, whatever the spelling, and no sibling that shares a prefix', () => {
+    expect(isWithinLocation('file:///w/a/b/data/x', '/w/a/b/')).toBe(true);
+    expect(isWithinLocation('/w/a/b', 'file:/w/a/b')).toBe(true);
+    expect(isWithinLocation('s3a://b/w/t/x', 's3://b/w/t')).toBe(true);
+    expect(isWithinLocation('/w/a/bc/x', '/w/a/b')).toBe(false);
+    expect(isWithinLocation('/w/a', '/w/a/b')).toBe(false);
+  });
+
+  it('finds the folder holding a location, up to a root', () => {
+    expect(parentLocation('s3://b/w/t/x')).toBe('s3://b/w/t');
+    expect(parentLocation('s3://b/w')).toBe('s3://b');
+    expect(parentLocation('s3://b')).toBeUndefined();
+    expect(parentLocation('/w/t')).toBe('/w');
+    expect(parentLocation('/w')).toBeUndefined();
   });
 });
