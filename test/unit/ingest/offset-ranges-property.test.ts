@@ -152,7 +152,8 @@ describe('committed offset ranges against a model', () => {
               i++;
             }
             const report = await ingestEvent({ catalog: faulty, routes }, event);
-            seen.conflicts += report.tables[0].conflicts;
+            // an event whose records all fall in never-delivered holes is empty: no table is touched
+            seen.conflicts += report.tables[0]?.conflicts ?? 0;
             // A batch that had nothing to commit never reached the hook: the other one is delivered now.
             const unused = faulty.beforeCommit;
             faulty.beforeCommit = undefined;
