@@ -90,7 +90,8 @@ export async function ingestCdcTable(
   const unrouted = selected.unrouted;
   const first = planChanges(table.metadata, decoded, route, mode, policy);
   const rec = first.reconciliation;
-  if (rec.changed) options.onWarning?.(name, `schema evolves: ${describeChanges(rec.changes)}`);
+  if (rec.changed)
+    options.onWarning?.(name, `schema evolves: ${describeChanges(rec.changes)}`, 'schema-change');
   const deadLetters = inRecordOrder(fresh, [
     ...decodeLetters,
     ...unrouted,
@@ -174,7 +175,7 @@ export async function ingestCdcTable(
     },
     table,
   );
-  for (const warning of warnings) options.onWarning?.(name, warning);
+  for (const warning of warnings) options.onWarning?.(name, warning, 'configuration');
   const committed = outcome.result?.status === 'committed';
   return {
     ...baseReport(route, batchId, records, deadLettered, outcome),
