@@ -38,6 +38,16 @@ describeWithMoto('the synthesized maintenance state machine over the bundled fun
   /** Task state → the process of the function its Resource names. */
   const byState = new Map<string, RicProcess>();
   let definition: ReturnType<DeployedPipeline['stack']['stateMachine']>;
+  let ingest: RicProcess;
+  let batches = 0;
+
+  /** One small batch (30 records over 3 partitions) through the bundled ingest function. */
+  async function ingestBatch(): Promise<void> {
+    const b = batches++;
+    const messages = makeOrderMessages({ records: 30, partitions: 3, seed: b, firstOrderId: b * 100 });
+    const result = await ingest.invoke(makeOrdersEvent(messages, b * 10));
+    if (!result.ok) throw new Error(`ingest failed: ${JSON.stringify(result.error)}`);
+  }
 
   const liveFiles = async () => liveEntries(await reader.loadTable(parseIdentifier(ORDERS_TABLE)));
   const duckdbIds = async (): Promise<number[]> => {
@@ -99,12 +109,8 @@ describeWithMoto('the synthesized maintenance state machine over the bundled fun
     );
     for (const t of tasks) byState.set(t.state, started.get(t.functionId)!);
     // Prepare: 12 small batches through the bundled ingest function, each a snapshot of small files
-    const ingest = await pipeline.start(pipeline.functionId('handler'));
-    for (let b = 0; b < 12; b++) {
-      const messages = makeOrderMessages({ records: 30, partitions: 3, seed: b, firstOrderId: b * 100 });
-      const result = await ingest.invoke(makeOrdersEvent(messages, b * 10));
-      if (!result.ok) throw new Error(`ingest failed: ${JSON.stringify(result.error)}`);
-    }
+    ingest = await pipeline.start(pipeline.functionId('handler'));
+    for (let b = 0; b < 12; b++) await ingestBatch();
   }, 300_000);
 
   afterAll(async () => {
@@ -153,6 +159,22 @@ describeWithMoto('the synthesized maintenance state machine over the bundled fun
     expect(idsBefore).toHaveLength(360);
     const summary = (output.rewriteManifests as { summary: Record<string, unknown> }).summary;
     expect(summary).toMatchObject({ dataFilesBefore: filesBefore, dataFilesAfter: filesAfter });
+  });
+
+  it('retries Commit on the CommitFailedError its function posted (the name survives bundling and the runtime client)', async () => {
+    // Prepare: small files again, and the catalog refusing every attempt of one Commit invocation
+    for (let b = 0; b < 3; b++) await ingestBatch();
+    const idsBefore = await duckdbIds();
+    for (let attempt = 0; attempt < 5; attempt++) pipeline.catalog.failNextCommit({ status: 409 });
+    // Act
+    const run = await runMachine({ table: ORDERS_TABLE });
+    // Assess
+    expect(run.error).toBeUndefined();
+    const commits = run.posted.filter((p) => p.state === 'Commit').map((p) => p.result);
+    expect(commits).toHaveLength(2);
+    expect(commits[0]).toMatchObject({ ok: false, error: { errorType: 'CommitFailedError' } });
+    expect(commits[1]).toMatchObject({ ok: true, payload: { status: 'committed' } });
+    expect(await duckdbIds()).toEqual(idsBefore);
   });
 
   it('ends in the failure state when the table does not exist, the error type posted by Plan', async () => {
