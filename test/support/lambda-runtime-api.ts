@@ -110,9 +110,10 @@ export class LambdaRuntimeApi {
     });
   }
 
-  /** Fails every invocation not settled yet (the function process died). */
-  failPending(reason: string): void {
-    const error: PostedError = { errorType: 'Runtime.ExitError', errorMessage: reason };
+  /** Fails every invocation not settled yet: the function process died, or its init failed. */
+  failPending(reason: string | PostedError): void {
+    const error: PostedError =
+      typeof reason === 'string' ? { errorType: 'Runtime.ExitError', errorMessage: reason } : reason;
     for (const p of [...this.queue.splice(0), ...this.inFlight.values()]) p.settle({ ok: false, error });
     this.inFlight.clear();
   }
@@ -130,7 +131,8 @@ export class LambdaRuntimeApi {
     const body = await readBody(req);
     if (req.method === 'POST' && url === `${BASE}/init/error`) {
       this.initError = postedError(body, req);
-      this.failPending(`init failed: ${this.initError.errorType}: ${this.initError.errorMessage}`);
+      // as Lambda answers an invoke whose init failed: with the init error
+      this.failPending(this.initError);
       return void res.writeHead(202).end('{"status":"OK"}');
     }
     const match = /^\/2018-06-01\/runtime\/invocation\/([^/]+)\/(response|error)$/.exec(url);

@@ -73,8 +73,11 @@ export interface DeployedPipeline {
   proxy: CatalogProxy;
   warehouse: string;
   lockTable: string;
-  /** Starts the function with logical id `logicalId` (its own process and Runtime API). */
-  start(logicalId: string): Promise<RicProcess>;
+  /**
+   * Starts the function with logical id `logicalId` (its own process and Runtime API); `handler`
+   * replaces the template's (to see what the runtime client does with a wrong one).
+   */
+  start(logicalId: string, handler?: string): Promise<RicProcess>;
   /** The logical id of the one function whose handler is `index.<name>`. */
   functionId(handlerExport: string): string;
   cleanup(): Promise<void>;
@@ -122,8 +125,9 @@ export async function deployPipeline(): Promise<DeployedPipeline> {
     proxy,
     warehouse,
     lockTable,
-    async start(logicalId) {
-      const fn = await startRic(stack.functionSpec(logicalId, resolve), {
+    async start(logicalId, handler) {
+      const spec = stack.functionSpec(logicalId, resolve);
+      const fn = await startRic(handler ? { ...spec, handler } : spec, {
         // the only additions to the template's environment: where moto is, and its dummy credentials
         AWS_ENDPOINT_URL: motoEndpoint(),
         AWS_REGION: TEST_REGION,

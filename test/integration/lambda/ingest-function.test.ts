@@ -149,6 +149,16 @@ describeWithMoto('the bundled ingest function under aws-lambda-ric', () => {
     expect(await duckdbCount(ORDERS_TABLE)).toBe(358);
   });
 
+  it('posts an init error when the handler the configuration names is not exported', async () => {
+    // Prepare
+    const broken = await pipeline.start(pipeline.functionId('handler'), 'index.noSuchHandler');
+    // Act
+    const result = await broken.invoke(event('events/orders-batch-1.json'));
+    // Assess: posted to /runtime/init/error, never to an invocation
+    expect(broken.runtime.initError?.errorType).toBe('Runtime.HandlerNotFound');
+    expect(result).toMatchObject({ ok: false, error: { errorType: 'Runtime.HandlerNotFound' } });
+  });
+
   it('commits a 6 MB batch of 10,000 records', async () => {
     // Prepare
     const big = makeOrdersEvent(makeOrderMessages({ records: 10_000, partitions: 6, seed: 14 }), 100_000);
