@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CommitFailedError, ValidationError } from '../../../functions/core/errors.js';
 import type { HandlerConfig } from '../../../functions/handlers/config.js';
-import { cacheConfig, deadlineOf, isRetryable } from '../../../functions/handlers/lambda-glue.js';
+import {
+  cacheConfig,
+  deadlineOf,
+  isRetryable,
+  type JsonSafe,
+} from '../../../functions/handlers/lambda-glue.js';
 
 describe('the glue every handler shares', () => {
   it('loads the configuration once, and again only after a load that failed', async () => {
@@ -36,5 +41,15 @@ describe('the glue every handler shares', () => {
     expect(deadline).toBeLessThanOrEqual(Date.now() + 50_000);
     expect(deadline).toBeGreaterThan(Date.now() + 40_000);
     expect(deadlineOf(undefined)).toBeUndefined();
+  });
+
+  it('does not type-check a result with a bigint inside as JSON-safe (tsc is the assertion)', () => {
+    // @ts-expect-error a bigint makes JSON.stringify throw, so Lambda would post Runtime.JSONStringifyError
+    const bad: JsonSafe<{ snapshotId: bigint }> = { snapshotId: 1n };
+    const good: JsonSafe<{ snapshotId: string | null; n?: number; xs: { ok: boolean }[] }> = {
+      snapshotId: '1',
+      xs: [{ ok: true }],
+    };
+    expect([bad, good]).toHaveLength(2);
   });
 });
