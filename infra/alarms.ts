@@ -18,6 +18,12 @@ import type { AlarmOptions } from './props.js';
 export interface FloeAlarms {
   /** ESM `OffsetLag` of the ingest function above the threshold for 15 minutes. */
   readonly offsetLag: cloudwatch.Alarm;
+  /**
+   * A partition is blocked: records wait (`OffsetLag` > 0) while the ingest function keeps failing,
+   * in every 5-minute period for `blockedPartitionAfter`. An on-demand mapping retries a failing batch
+   * until its records expire, holding back its partition all that time.
+   */
+  readonly partitionBlocked: cloudwatch.Alarm;
   /** The ingest function failed an invocation (the batch is retried). */
   readonly ingestErrors: cloudwatch.Alarm;
   /** The ingest function was throttled. */
@@ -80,6 +86,19 @@ export class FloeMonitoring extends Construct {
       );
     }
     const agePeriods = Math.ceil(maxCommitAge.toSeconds() / fiveMinutes.toSeconds());
+    const blockedAfter = options.blockedPartitionAfter ?? Duration.minutes(30);
+    if (blockedAfter.toSeconds() > Duration.days(1).toSeconds() || blockedAfter.toSeconds() < 300) {
+      throw new Error('alarms.blockedPartitionAfter must be between 5 minutes and one day');
+    }
+    const blockedPeriods = Math.ceil(blockedAfter.toSeconds() / fiveMinutes.toSeconds());
+    // Lag alone is a busy topic and errors alone are retried; both in every period are a batch that
+    // cannot succeed, retried while its partition waits.
+    const blocked = new cloudwatch.MathExpression({
+      expression: 'IF(lag > 0 AND errors > 0, 1, 0)',
+      usingMetrics: { lag: offsetLag, errors },
+      period: fiveMinutes,
+      label: 'records waiting behind a failing batch',
+    });
 
     const alarm = (
       name: string,
@@ -120,6 +139,14 @@ export class FloeMonitoring extends Construct {
         options.offsetLagThreshold ?? 100_000,
         'Ingestion is falling behind the topic head',
         { evaluationPeriods: 3, comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD },
+      ),
+      partitionBlocked: alarm(
+        'PartitionBlocked',
+        blocked,
+        1,
+        `Records have waited behind a failing batch for ${blockedAfter.toHumanString()}: the mapping retries it ` +
+          'until it succeeds or its records expire (on-demand mode) or its retries run out (provisioned mode)',
+        { evaluationPeriods: blockedPeriods, datapointsToAlarm: blockedPeriods },
       ),
       ingestErrors: alarm(
         'IngestErrors',

@@ -43,8 +43,11 @@ export const ESM_BANNER = [
   'globalThis.__dirname ??= __floeDirname(globalThis.__filename);',
 ].join(' ');
 
-/** esbuild settings shared by every floe function. */
-export function floeBundling(): nodejs.BundlingOptions {
+/**
+ * esbuild settings shared by every floe function. `assetFiles` (name in the asset → file on this machine)
+ * are copied next to `index.mjs`, as the WebAssembly is.
+ */
+export function floeBundling(assetFiles: Readonly<Record<string, string>> = {}): nodejs.BundlingOptions {
   return {
     format: nodejs.OutputFormat.ESM,
     target: 'node22',
@@ -64,6 +67,7 @@ export function floeBundling(): nodejs.BundlingOptions {
       beforeInstall: () => [],
       afterBundling: (_inputDir: string, outputDir: string) => [
         `cp "${PARQUET_WASM_PATH}" "${path.join(outputDir, 'parquet_wasm_bg.wasm')}"`,
+        ...Object.entries(assetFiles).map(([name, from]) => `cp "${from}" "${path.join(outputDir, name)}"`),
       ],
     },
   };
@@ -81,6 +85,11 @@ export interface FloeFunctionOptions {
   readonly logRetention: logs.RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   readonly reservedConcurrency?: number;
+  /**
+   * Files to ship next to `index.mjs`: name in the asset → file on this machine.
+   * @default - none
+   */
+  readonly assetFiles?: Readonly<Record<string, string>>;
 }
 
 /** A floe function with its own role (logs only, until granted more) and log group. */
@@ -115,7 +124,7 @@ export function createFloeFunction(
       : { reservedConcurrentExecutions: options.reservedConcurrency }),
     projectRoot: REPO_ROOT,
     depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
-    bundling: floeBundling(),
+    bundling: floeBundling(options.assetFiles),
   });
   acknowledgeRule(fn, 'AwsSolutions-L1', RUNTIME_REASON);
   return fn;

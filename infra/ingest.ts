@@ -14,11 +14,18 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import type { CatalogResources } from './catalog.js';
 import { createFloeFunction, HANDLERS_DIR } from './functions.js';
 import { acknowledgeRule, acknowledgeWildcardResource } from './nag.js';
-import { grantCatalog, grantEsmNetworking, grantLock, grantMskRead } from './permissions.js';
+import {
+  grantCatalog,
+  grantEsmNetworking,
+  grantGlueSchemaRead,
+  grantLock,
+  grantMskRead,
+} from './permissions.js';
 import type { KafkaSource, KafkaToIcebergProps, SelfManagedKafkaSource } from './props.js';
 import { routeTopics } from './table-routes.js';
 
@@ -52,6 +59,10 @@ export class S3FailureDestination implements lambda.IEventSourceDlq {
 export interface IngestOptions {
   readonly props: KafkaToIcebergProps;
   readonly environment: Record<string, string>;
+  /** Files shipped next to the bundle (the routes file). */
+  readonly assetFiles: Readonly<Record<string, string>>;
+  /** Secrets the routes name (schema registry credentials): the ingest role may read them. */
+  readonly registrySecrets: readonly secretsmanager.ISecret[];
   readonly catalog: CatalogResources;
   readonly lockTable: dynamodb.ITable;
   readonly removalPolicy: RemovalPolicy;
@@ -80,6 +91,21 @@ export function planMappings(
   }
   const base = props.source.consumerGroupId ?? `floe-${Names.uniqueId(scope)}`;
   return topics.map((topic) => ({ topic, group: topics.length === 1 ? base : `${base}-${topic}` }));
+}
+
+/** The Glue registries routes decode from themselves (undefined: the route names none). */
+function glueRegistries(props: KafkaToIcebergProps): (string | undefined)[] {
+  return props.tables.flatMap((route) => {
+    const format = route.format as
+      | { value?: unknown; key?: unknown; glue?: { registryName?: unknown } }
+      | undefined;
+    const usesGlue =
+      format !== undefined &&
+      (format.glue !== undefined || [format.value, format.key].some((f) => f === 'glue' || f === 'auto'));
+    if (!usesGlue) return [];
+    const name = format.glue?.registryName;
+    return [typeof name === 'string' ? name : undefined];
+  });
 }
 
 function checkSource(source: KafkaSource): void {
@@ -151,6 +177,7 @@ export function createIngest(scope: Construct, options: IngestOptions): IngestRe
     memorySize: props.memorySize ?? 1024,
     timeout: props.timeout ?? Duration.minutes(5),
     environment: options.environment,
+    assetFiles: options.assetFiles,
     logRetention: options.logRetention,
     removalPolicy: options.removalPolicy,
     ...(props.reservedConcurrency === undefined ? {} : { reservedConcurrency: props.reservedConcurrency }),
@@ -158,6 +185,8 @@ export function createIngest(scope: Construct, options: IngestOptions): IngestRe
   const role = fn.role!;
   grantCatalog(role, options.catalog, { writeFiles: true, commit: true, create: true });
   grantLock(role, options.lockTable);
+  for (const secret of options.registrySecrets) secret.grantRead(role);
+  grantGlueSchemaRead(role, glueRegistries(props));
   if (source.kind === 'msk') {
     grantMskRead(
       role,

@@ -25,7 +25,8 @@ import { createIngest } from './ingest.js';
 import { FloeMaintenance, resolveMaintenance } from './maintenance.js';
 import type { MaintenanceTaskKey } from './maintenance-definition.js';
 import type { KafkaToIcebergProps } from './props.js';
-import { checkRoutes, renderRoutes } from './table-routes.js';
+import { ROUTES_FILE_NAME, stageRoutesFile } from './routes-file.js';
+import { checkRoutes, planRegistrySecrets, type RenderedRoute, renderRoutes } from './table-routes.js';
 
 /** Lambda refuses a function whose environment variables take more than 4 KB in total. */
 const LAMBDA_ENVIRONMENT_LIMIT = 4096;
@@ -34,7 +35,8 @@ const LAMBDA_ENVIRONMENT_LIMIT = 4096;
 const TOKEN_ALLOWANCE = 128;
 
 /**
- * Refuses an environment Lambda would reject, naming the usual culprit (schemas in `FLOE_TABLES`).
+ * Refuses an environment Lambda would reject. The routes are in a file, so what is left grows only with
+ * the number of distinct registry secrets; this guards against what a future variable might add.
  * @throws Error when the variables may exceed Lambda's 4 KB
  */
 export function checkEnvironmentSize(environment: Record<string, string>): void {
@@ -45,8 +47,8 @@ export function checkEnvironmentSize(environment: Record<string, string>): void 
   );
   if (size > LAMBDA_ENVIRONMENT_LIMIT) {
     throw new Error(
-      `the functions' environment would take ~${size} bytes, over Lambda's 4 KB: FLOE_TABLES is ` +
-        `${Buffer.byteLength(environment.FLOE_TABLES ?? '')} bytes — drop schemas floe can infer, or split the tables across constructs`,
+      `the functions' environment would take ~${size} bytes, over Lambda's 4 KB: ` +
+        Object.keys(environment).join(', '),
     );
   }
 }
@@ -73,8 +75,16 @@ export class KafkaToIceberg extends Construct {
   public readonly dashboard: cloudwatch.Dashboard;
   /** The pipeline's alarms. */
   public readonly alarms: FloeAlarms;
-  /** The environment every floe function gets (the handlers' configuration contract). */
+  /**
+   * The environment every floe function gets (the handlers' configuration contract: catalog, lock,
+   * Powertools). The ingest function adds `FLOE_TABLES_FILE` and its registry secrets' ARNs; the
+   * maintenance functions add `FLOE_TABLES=[]` (they work from the execution's input, not the routes).
+   */
   public readonly environment: Readonly<Record<string, string>>;
+  /** The ingest function's environment: `environment` plus the routes file and registry secret ARNs. */
+  public readonly ingestEnvironment: Readonly<Record<string, string>>;
+  /** The routes as the ingest function reads them from `floe-routes.json` in its code. */
+  public readonly renderedRoutes: readonly RenderedRoute[];
 
   constructor(scope: Construct, id: string, props: KafkaToIcebergProps) {
     super(scope, id);
@@ -103,16 +113,26 @@ export class KafkaToIceberg extends Construct {
       ...this.catalog.resources.environment,
       FLOE_LOCK_TABLE: this.lockTable.tableName,
       FLOE_LOCK_LEASE_MS: String((props.lockLease ?? Duration.seconds(30)).toMilliseconds()),
-      FLOE_TABLES: JSON.stringify(renderRoutes(props.tables)),
       POWERTOOLS_SERVICE_NAME: serviceName,
       POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
       POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'INFO',
     };
-    checkEnvironmentSize(this.environment);
+    const registrySecrets = planRegistrySecrets(props.tables);
+    this.renderedRoutes = renderRoutes(props.tables, registrySecrets.variableOf);
+    this.ingestEnvironment = {
+      ...this.environment,
+      FLOE_TABLES_FILE: ROUTES_FILE_NAME,
+      ...registrySecrets.environment,
+    };
+    const maintenanceEnvironment = { ...this.environment, FLOE_TABLES: '[]' };
+    checkEnvironmentSize(this.ingestEnvironment);
+    checkEnvironmentSize(maintenanceEnvironment);
 
     const ingest = createIngest(this, {
       props,
-      environment: { ...this.environment },
+      environment: { ...this.ingestEnvironment },
+      assetFiles: { [ROUTES_FILE_NAME]: stageRoutesFile(JSON.stringify(this.renderedRoutes)) },
+      registrySecrets: registrySecrets.secrets,
       catalog: this.catalog.resources,
       lockTable: this.lockTable,
       removalPolicy,
@@ -126,7 +146,7 @@ export class KafkaToIceberg extends Construct {
       const flow = new FloeMaintenance(this, 'Maintenance', {
         options: maintenance,
         routes: props.tables,
-        environment: { ...this.environment },
+        environment: maintenanceEnvironment,
         catalog: this.catalog.resources,
         lockTable: this.lockTable,
         removalPolicy,

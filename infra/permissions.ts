@@ -3,7 +3,7 @@
  * a `*` resource appears only for actions AWS gives no resource-level permission for, each said so where
  * it is granted.
  */
-import { Fn, Token } from 'aws-cdk-lib';
+import { Fn, Stack, Token } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -163,4 +163,28 @@ export function grantEsmNetworking(role: iam.IRole): iam.PolicyStatement {
     'ec2 network-interface actions for the event source mapping: Describe* has no resource-level permissions and the interfaces are created in subnets Lambda reads from the cluster',
   );
   return statement;
+}
+
+/**
+ * `glue:GetSchemaVersion` for routes floe decodes from the AWS Glue Schema Registry wire format itself
+ * (Glue authenticates with the function's role: no secret). A record names only a schema version id, so
+ * the grant covers the registry the route names (`format.glue.registryName`), or every registry of the
+ * account and Region when it names none.
+ */
+export function grantGlueSchemaRead(role: iam.IRole, registryNames: readonly (string | undefined)[]): void {
+  if (registryNames.length === 0) return;
+  const stack = Stack.of(role);
+  const names = registryNames.includes(undefined) ? ['*'] : [...new Set(registryNames as string[])];
+  const resources = names.flatMap((name) => [
+    `arn:${stack.partition}:glue:${stack.region}:${stack.account}:registry/${name}`,
+    `arn:${stack.partition}:glue:${stack.region}:${stack.account}:schema/${name}/*`,
+  ]);
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['glue:GetSchemaVersion'], resources }));
+  for (const resource of resources.filter((r) => r.includes('*'))) {
+    acknowledgeWildcardResource(
+      role,
+      resource,
+      'records name only a schema version id, which may belong to any schema of the registry the route reads',
+    );
+  }
 }

@@ -157,7 +157,7 @@ export type IngestMode = 'append' | 'debezium' | 'upsert';
 /** What happens to records whose schema the table cannot take as it is. */
 export type SchemaPolicy = 'evolve' | 'block' | 'dlq';
 
-/** One topic → table route; rendered into `FLOE_TABLES` for the handlers. */
+/** One topic → table route; rendered into the routes file the ingest function reads (`FLOE_TABLES_FILE`). */
 export interface TableRoute {
   /** Topics whose records land in this table. */
   readonly topics: readonly string[];
@@ -200,10 +200,19 @@ export interface TableRoute {
   readonly sortBy?: string;
   /**
    * How floe decodes keys and values itself (functions/handlers/README.md, `format`): JSON, the
-   * Confluent wire format through a Schema Registry, AWS Glue Schema Registry.
+   * Confluent wire format through a Schema Registry, AWS Glue Schema Registry. Credentials never go
+   * here: `registry.basicAuth` / `registry.bearerToken` are refused at synth (they would be written in
+   * plain text into the function's code and the template); pass `registryCredentials` instead.
    * @default - JSON values (or what the event source mapping's schema registry decoded)
    */
   readonly format?: { readonly [key: string]: unknown };
+  /**
+   * Secret holding the credentials of `format.registry`: `{"username","password"}`,
+   * `{"basicAuth":"user:password"}` or `{"bearerToken":"..."}`. The ingest function may read it and
+   * reads it once per cold start; its ARN reaches the function as an environment variable, its value never.
+   * @default - the registry is asked without credentials
+   */
+  readonly registryCredentials?: secretsmanager.ISecret;
   /**
    * What becomes columns (`mapping`: value fields, key, headers, timestamp, renames, type rules,
    * defaults; for CDC modes only type rules). Checked at synth.
@@ -363,6 +372,12 @@ export interface AlarmOptions {
    */
   readonly maxCommitAge?: Duration;
   /**
+   * Alarm (`partitionBlocked`) when records have waited (`OffsetLag` > 0) behind a failing ingest
+   * function (`Errors` > 0) in every 5-minute period for this long. Between 5 minutes and one day.
+   * @default Duration.minutes(30)
+   */
+  readonly blockedPartitionAfter?: Duration;
+  /**
    * Commit conflicts (retried, but a sign of contention) per 15 minutes.
    * @default 10
    */
@@ -373,7 +388,7 @@ export interface AlarmOptions {
 export interface KafkaToIcebergProps {
   /** Where records come from. */
   readonly source: KafkaSource;
-  /** Topic → table routes (`FLOE_TABLES`). At least one. */
+  /** Topic → table routes (shipped as `floe-routes.json` in the ingest function's code). At least one. */
   readonly tables: readonly TableRoute[];
   /** The catalog that owns the tables. */
   readonly catalog: CatalogConfig;

@@ -1,8 +1,11 @@
 /**
- * Checks the construct's table routes at synth time and renders them as the handlers read them
- * (`FLOE_TABLES`, see functions/handlers/README.md). A route that cannot work fails `cdk synth`, not the
- * first batch in production.
+ * Checks the construct's table routes at synth time and renders them as the handlers read them (the
+ * routes file, `FLOE_TABLES_FILE`, see functions/handlers/README.md). A route that cannot work fails
+ * `cdk synth`, not the first batch in production. Routes carry no secret: a registry's credentials are
+ * a Secrets Manager secret whose ARN reaches the function in an environment variable the route names.
  */
+import { Token } from 'aws-cdk-lib';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { withKafkaLineage } from '../functions/core/ingest/kafka-lineage.js';
 import { parseRoutes } from '../functions/core/ingest/routes.js';
 import { parsePartitionExpression } from '../functions/core/spec/partition-spec.js';
@@ -13,7 +16,7 @@ import type { IngestMode, SchemaPolicy, TableRoute } from './props.js';
 /** Iceberg's `write.target-file-size-bytes` default. */
 export const DEFAULT_TARGET_FILE_SIZE_BYTES = 134_217_728;
 
-/** One route exactly as `FLOE_TABLES` carries it, defaults filled in. */
+/** One route exactly as the routes file carries it, defaults filled in. */
 export interface RenderedRoute {
   topics: string[];
   table: string;
@@ -101,15 +104,54 @@ function checkRoute(route: TableRoute, parsedSchema: Schema | undefined): void {
   }
 }
 
+/** Registry keys that would put a credential in plain text into the code and the template. */
+const PLAINTEXT_CREDENTIALS = ['basicAuth', 'bearerToken'] as const;
+
+/** Refuses credentials the construct cannot keep out of the template, naming the way that works. */
+function checkCredentials(route: TableRoute): void {
+  const where = `table route '${route.table}'`;
+  const registry = route.format?.registry as { readonly [key: string]: unknown } | undefined;
+  for (const key of PLAINTEXT_CREDENTIALS) {
+    if (registry?.[key] !== undefined) {
+      throw new Error(
+        `${where}: format.registry.${key} would be written in plain text into the function's code and the ` +
+          'CloudFormation template; store it in Secrets Manager and pass the secret as registryCredentials',
+      );
+    }
+  }
+  for (const key of ['credentialsSecretArn', 'credentialsSecretArnEnv']) {
+    if (registry?.[key] !== undefined) {
+      throw new Error(
+        `${where}: pass the registry's secret as registryCredentials (an ISecret, e.g. ` +
+          `Secret.fromSecretCompleteArn), not format.registry.${key}: the construct grants read on it`,
+      );
+    }
+  }
+  if (route.registryCredentials && registry === undefined) {
+    throw new Error(`${where}: registryCredentials needs format.registry (the registry they sign in to)`);
+  }
+}
+
 /**
- * Checks every route as the handlers will read it (the core's `parseRoutes` over the rendered
- * `FLOE_TABLES`), plus what only shows once data flows: key columns for CDC modes that exist in the
- * schema, a partition expression the schema can take, no table routed twice.
+ * Checks every route as the handlers will read it (the core's `parseRoutes` over the rendered routes),
+ * plus what only shows once data flows: key columns for CDC modes that exist in the schema, a partition
+ * expression the schema can take, no table routed twice, no credential in plain text, and nothing known
+ * only at deploy time (the routes file is written at synth).
  * @throws Error naming the first bad route
  */
 export function checkRoutes(routes: readonly TableRoute[]): void {
   if (routes.length === 0) throw new Error('KafkaToIceberg needs at least one table route');
-  const parsed = parseRoutes(JSON.parse(JSON.stringify(renderRoutes(routes))));
+  for (const route of routes) checkCredentials(route);
+  const rendered = renderRoutes(routes, planRegistrySecrets(routes).variableOf);
+  rendered.forEach((route, i) => {
+    if (Token.isUnresolved(JSON.stringify(route))) {
+      throw new Error(
+        `table route '${routes[i].table}' holds a value known only at deploy time (a token); routes are ` +
+          "written into the function's code at synth, so they must be plain values",
+      );
+    }
+  });
+  const parsed = parseRoutes(JSON.parse(JSON.stringify(rendered)));
   const seen = new Set<string>();
   routes.forEach((route, i) => {
     if (seen.has(route.table)) throw new Error(`table '${route.table}' is routed twice`);
@@ -118,11 +160,41 @@ export function checkRoutes(routes: readonly TableRoute[]): void {
   });
 }
 
+/** The registry secrets of a set of routes: one environment variable per distinct secret. */
+export interface RegistrySecrets {
+  /** The secrets, in order of first use. */
+  readonly secrets: readonly secretsmanager.ISecret[];
+  /** `FLOE_REGISTRY_SECRET_ARN_<n>` → the secret's ARN (a token until deploy time, often). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The variable that carries a route's secret ARN, if it has one. */
+  readonly variableOf: (route: TableRoute) => string | undefined;
+}
+
+/** One variable per distinct secret (routes sharing a registry share its variable). */
+export function planRegistrySecrets(routes: readonly TableRoute[]): RegistrySecrets {
+  const secrets: secretsmanager.ISecret[] = [];
+  for (const route of routes) {
+    if (route.registryCredentials && !secrets.includes(route.registryCredentials))
+      secrets.push(route.registryCredentials);
+  }
+  const variable = (i: number) => `FLOE_REGISTRY_SECRET_ARN_${i}`;
+  return {
+    secrets,
+    environment: Object.fromEntries(secrets.map((secret, i) => [variable(i), secret.secretArn])),
+    variableOf: (route) =>
+      route.registryCredentials ? variable(secrets.indexOf(route.registryCredentials)) : undefined,
+  };
+}
+
 /**
- * The routes as `FLOE_TABLES` carries them, with the defaults filled in (so handlers never guess), in
- * the handlers' own keys (`parseRoutes` refuses any other: checkRoutes runs it at synth).
+ * The routes as the routes file carries them, with the defaults filled in (so handlers never guess), in
+ * the handlers' own keys (`parseRoutes` refuses any other: checkRoutes runs it at synth). A route with
+ * `registryCredentials` names the variable holding the secret's ARN (`secretVariable`).
  */
-export function renderRoutes(routes: readonly TableRoute[]): RenderedRoute[] {
+export function renderRoutes(
+  routes: readonly TableRoute[],
+  secretVariable: (route: TableRoute) => string | undefined = () => undefined,
+): RenderedRoute[] {
   return routes.map((route) => ({
     topics: [...route.topics],
     table: route.table,
@@ -134,13 +206,22 @@ export function renderRoutes(routes: readonly TableRoute[]): RenderedRoute[] {
     // The handlers' key; unset, the table's own `floe.schema-evolution` property (else evolve) decides.
     ...(route.schemaPolicy === undefined ? {} : { schemaEvolution: route.schemaPolicy }),
     ...(route.sortBy === undefined ? {} : { sortBy: route.sortBy }),
-    ...(route.format === undefined ? {} : { format: route.format }),
+    ...(route.format === undefined ? {} : { format: renderFormat(route.format, secretVariable(route)) }),
     ...(route.mapping === undefined ? {} : { mapping: route.mapping }),
     ...(route.when === undefined ? {} : { when: route.when }),
     ...(route.properties === undefined ? {} : { properties: { ...route.properties } }),
     ...(route.kafkaLineage === undefined ? {} : { kafkaLineage: route.kafkaLineage }),
     ...(route.dlqTable === undefined ? {} : { dlqTable: route.dlqTable }),
   }));
+}
+
+function renderFormat(
+  format: { readonly [key: string]: unknown },
+  secretVariable: string | undefined,
+): { readonly [key: string]: unknown } {
+  if (secretVariable === undefined) return format;
+  const registry = format.registry as { readonly [key: string]: unknown };
+  return { ...format, registry: { ...registry, credentialsSecretArnEnv: secretVariable } };
 }
 
 /** Every topic any route reads, in first-seen order. */

@@ -1,6 +1,7 @@
 /**
  * Iceberg values → JSON-friendly values for printing: timestamps as ISO-8601, decimals as exact
- * text, bytes as base64, longs as numbers when exact (else strings).
+ * text, bytes as base64. Longs stay exact: numbers when a double holds them, else bigints, which
+ * stringifyJson writes as exact JSON numbers (so a column keeps one JSON type, whatever its values' size).
  */
 import { decimalParams } from '../core/spec/conversions.js';
 import { formatDate, formatTimeOfDay, formatTimestamp } from '../core/spec/epoch-time.js';
@@ -18,7 +19,7 @@ export function toDisplayValue(type: IcebergType, value: Value): unknown {
   if (typeof type === 'string') {
     switch (type) {
       case 'long':
-        return Number.isSafeInteger(Number(value)) ? Number(value) : String(value);
+        return Number.isSafeInteger(Number(value)) ? Number(value) : BigInt(value as bigint);
       case 'date':
         return formatDate(value as number);
       case 'time':

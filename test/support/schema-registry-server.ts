@@ -7,6 +7,9 @@
  * - Auth: `basicAuth: 'user:pass'` or `bearerToken` makes every request need it (401 otherwise).
  * - Faults: `failNext(n, status)` answers the next n requests with that status; `hangNext(n)` never
  *   answers the next n (the client's timeout must fire); `delayMs` delays every answer.
+ *   Hostile ones: `echoNext(n, status)` answers with a body and a `www-authenticate` header echoing the
+ *   request's `Authorization` header (as some registries' 401s do); `hugeNext(n, bytes)` answers 200 with
+ *   that many bytes, chunked; `dripNext(n, everyMs)` sends headers, then a byte every `everyMs`, forever.
  * - `requests` records every request (method, path, authorization), for counting calls.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -45,6 +48,11 @@ export interface SchemaRegistryServer {
   latestVersion(subject: string): number;
   failNext(n: number, status?: number): void;
   hangNext(n: number): void;
+  echoNext(n: number, status: number): void;
+  hugeNext(n: number, bytes: number): void;
+  dripNext(n: number, everyMs: number): void;
+  /** Bytes of `hugeNext` bodies written to clients. */
+  hugeBytesSent: number;
   delayMs: number;
   close(): Promise<void>;
 }
@@ -61,7 +69,9 @@ export async function startSchemaRegistryServer(
   const byId = new Map<number, Stored>();
   const subjects = new Map<string, number[]>();
   const requests: RecordedRequest[] = [];
-  const faults: Array<{ status: number } | 'hang'> = [];
+  type Fault = { status: number } | 'hang' | { echo: number } | { huge: number } | { drip: number };
+  const faults: Fault[] = [];
+  const timers = new Set<NodeJS.Timeout>();
   let nextId = 1;
 
   const expectedAuth =
@@ -117,6 +127,49 @@ export async function startSchemaRegistryServer(
     send(res, 404, { error_code: 404, message: 'HTTP 404 Not Found' });
   }
 
+  function echo(req: IncomingMessage, res: ServerResponse, status: number): void {
+    const authorization = String(req.headers.authorization ?? '');
+    res.writeHead(status, {
+      'content-type': 'application/vnd.schemaregistry.v1+json',
+      'www-authenticate': `Basic realm="registry", echoed="${authorization}"`,
+    });
+    res.end(
+      JSON.stringify({
+        error_code: status * 100 + 1,
+        message: `request refused; it carried Authorization: ${authorization} and headers ${JSON.stringify(req.headers)}`,
+      }),
+    );
+  }
+
+  async function huge(res: ServerResponse, bytes: number): Promise<void> {
+    res.writeHead(200, { 'content-type': 'application/vnd.schemaregistry.v1+json' });
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    while (sent < bytes && !res.destroyed) {
+      sent += chunk.length;
+      handle.hugeBytesSent += chunk.length;
+      if (!res.write(chunk)) {
+        await new Promise<void>((resolve) => {
+          res.once('drain', resolve);
+          res.once('close', resolve);
+        });
+      }
+    }
+    res.end();
+  }
+
+  function drip(res: ServerResponse, everyMs: number): void {
+    res.writeHead(200, { 'content-type': 'application/vnd.schemaregistry.v1+json' });
+    res.write('{"schema":"');
+    const timer = setInterval(() => {
+      if (res.destroyed) {
+        clearInterval(timer);
+        timers.delete(timer);
+      } else res.write('x');
+    }, everyMs);
+    timers.add(timer);
+  }
+
   const server = createServer((req, res) => {
     requests.push({
       method: req.method ?? '',
@@ -126,8 +179,12 @@ export async function startSchemaRegistryServer(
     const fault = faults.shift();
     if (fault === 'hang') return; // never answered; closed by close()
     const act = () => {
-      if (fault) send(res, fault.status, { error_code: fault.status * 100, message: 'injected fault' });
-      else answer(req, res);
+      if (fault === undefined) answer(req, res);
+      else if ('status' in fault)
+        send(res, fault.status, { error_code: fault.status * 100, message: 'injected fault' });
+      else if ('echo' in fault) echo(req, res, fault.echo);
+      else if ('huge' in fault) void huge(res, fault.huge);
+      else drip(res, fault.drip);
     };
     if (handle.delayMs > 0) setTimeout(act, handle.delayMs);
     else act();
@@ -158,8 +215,19 @@ export async function startSchemaRegistryServer(
     hangNext(n) {
       for (let i = 0; i < n; i++) faults.push('hang');
     },
+    echoNext(n, status) {
+      for (let i = 0; i < n; i++) faults.push({ echo: status });
+    },
+    hugeNext(n, bytes) {
+      for (let i = 0; i < n; i++) faults.push({ huge: bytes });
+    },
+    dripNext(n, everyMs) {
+      for (let i = 0; i < n; i++) faults.push({ drip: everyMs });
+    },
+    hugeBytesSent: 0,
     close: () =>
       new Promise<void>((resolve, reject) => {
+        for (const t of timers) clearInterval(t);
         server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),

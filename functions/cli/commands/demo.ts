@@ -5,7 +5,7 @@
  * orders' current state (updates applied, cancellations deleted).
  */
 import { fileURLToPath } from 'node:url';
-import type { ParsedOptions } from '../main.js';
+import type { ParsedOptions } from '../options.js';
 import { runIngest } from './ingest.js';
 import { runInspect } from './inspect.js';
 import { runScan } from './scan.js';

@@ -1,12 +1,12 @@
 import { formatIdentifier, parseIdentifier } from '../../core/catalog/catalog.js';
-import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { ValidationError } from '../../core/errors.js';
 import { parseEvolutionPolicy } from '../../core/ingest/evolution/evolution-policy.js';
 import { defaultRoute, redriveDeadLetters } from '../../core/ingest/redrive.js';
 import { parseRoutes, type TableRoute } from '../../core/ingest/routes.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
 import type { TableIdentifier } from '../../core/spec/types.js';
-import { type ParsedOptions, requireOption, UsageError } from '../main.js';
+import { openCatalog } from '../catalog-options.js';
+import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 import { readJsonFile } from './ingest.js';
 
 /** The table's route from a routes file (the JSON the Lambda takes as FLOE_TABLES). */
@@ -23,10 +23,9 @@ async function routeFor(values: ParsedOptions, table: TableIdentifier): Promise<
   return route;
 }
 
-/** `floe dlq redrive --warehouse DIR --table NS.NAME [--where EXPR] [--routes FILE] [--schema-evolution P]` */
+/** `floe dlq redrive <catalog> --table NS.NAME [--where EXPR] [--routes FILE] [--schema-evolution P]` */
 export async function runDlq(values: ParsedOptions, positionals: string[]): Promise<number> {
   if (positionals[0] !== 'redrive') throw new UsageError("dlq takes one subcommand: 'redrive'");
-  const catalog = new EmbeddedCatalog({ warehouse: requireOption(values, 'warehouse') });
   const table = parseIdentifier(requireOption(values, 'table'));
   const filter = values.where ? parseExpression(values.where) : undefined;
   let route = await routeFor(values, table);
@@ -37,7 +36,8 @@ export async function runDlq(values: ParsedOptions, positionals: string[]): Prom
       schemaEvolution: policy,
     };
   }
-  const report = await redriveDeadLetters({ catalog, table, filter, route });
+  const { catalog, lock } = await openCatalog(values, { withLock: true });
+  const report = await redriveDeadLetters({ catalog, lock, table, filter, route });
   process.stdout.write(
     `${report.selected} dead letter(s) selected: ${report.redriven} redriven` +
       `${report.snapshotId === undefined ? '' : ` in snapshot ${report.snapshotId}`}, ` +

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { parseIdentifier } from '../../core/catalog/catalog.js';
-import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { ValidationError } from '../../core/errors.js';
 import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-event.js';
 import { INGEST_MODES, type IngestMode, parseRoutes, type TableRoute } from '../../core/ingest/routes.js';
 import { parseEvolutionPolicy } from '../../core/ingest/evolution/evolution-policy.js';
 import { parseSchema } from '../../core/spec/schema.js';
-import { type ParsedOptions, requireOption, UsageError } from '../main.js';
+import { openCatalog } from '../catalog-options.js';
+import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 
 export async function readJsonFile(path: string, what: string): Promise<unknown> {
   let text: string;
@@ -131,11 +131,11 @@ async function routesFor(values: ParsedOptions, events: unknown[]): Promise<Tabl
 
 export async function runIngest(values: ParsedOptions, files: string[]): Promise<number> {
   if (files.length === 0) throw new UsageError('ingest needs at least one event file');
-  const catalog = new EmbeddedCatalog({ warehouse: requireOption(values, 'warehouse') });
   const events = await Promise.all(files.map((f) => readJsonFile(f, 'event file')));
   const routes = await routesFor(values, events);
+  const { catalog, lock } = await openCatalog(values, { withLock: true });
   for (let i = 0; i < files.length; i++) {
-    const report = await ingestEvent({ catalog, routes }, events[i]);
+    const report = await ingestEvent({ catalog, routes, lock }, events[i]);
     printIngestReport(files[i], report);
   }
   return 0;

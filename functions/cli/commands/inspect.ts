@@ -1,34 +1,46 @@
 import { parseIdentifier } from '../../core/catalog/catalog.js';
-import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { readManifestEntries } from '../../core/manifest/manifest-reader.js';
 import { readManifestList } from '../../core/manifest/manifest-list.js';
 import { currentSchema, currentSnapshot, defaultSpec } from '../../core/spec/metadata.js';
 import { formatPartitionSpec } from '../../core/spec/partition-spec.js';
 import { stringifyJson } from '../../core/spec/json-codec.js';
 import { typeToString } from '../../core/spec/schema.js';
-import { type ParsedOptions, requireOption } from '../main.js';
+import { openCatalog } from '../catalog-options.js';
+import { type ParsedOptions, requireOption } from '../options.js';
 import { printTable } from '../print-table.js';
 
 const CONTENT = ['data', 'position-deletes', 'equality-deletes'];
 
+interface LiveFile extends Record<string, unknown> {
+  content: string | undefined;
+  path: string;
+  records: bigint;
+  bytes: bigint;
+  seq: bigint | null;
+  snapshot: bigint | null;
+}
+
 export async function runInspect(values: ParsedOptions): Promise<number> {
-  const catalog = new EmbeddedCatalog({ warehouse: requireOption(values, 'warehouse') });
-  const table = await catalog.loadTable(parseIdentifier(requireOption(values, 'table')));
+  const id = parseIdentifier(requireOption(values, 'table'));
+  const { catalog } = await openCatalog(values);
+  const table = await catalog.loadTable(id);
   const md = table.metadata;
   const schema = currentSchema(md);
   const current = currentSnapshot(md);
-  const files: Record<string, unknown>[] = [];
+  const files: LiveFile[] = [];
   if (current) {
     for (const manifest of await readManifestList(table.io, current['manifest-list'])) {
       for (const e of await readManifestEntries(table.io, manifest)) {
         if (e.status === 2) continue;
+        // bigints, not Numbers: snapshot ids are 63-bit and a double would round them (and any count
+        // past 2^53); printTable and stringifyJson both write them exactly.
         files.push({
           content: CONTENT[e.data_file.content],
           path: e.data_file.file_path.slice(md.location.length + 1),
-          records: Number(e.data_file.record_count),
-          bytes: Number(e.data_file.file_size_in_bytes),
-          seq: Number(e.sequence_number),
-          snapshot: Number(e.snapshot_id),
+          records: e.data_file.record_count,
+          bytes: e.data_file.file_size_in_bytes,
+          seq: e.sequence_number,
+          snapshot: e.snapshot_id,
         });
       }
     }
@@ -62,7 +74,7 @@ export async function runInspect(values: ParsedOptions): Promise<number> {
     })),
     40,
   );
-  const totalBytes = files.reduce((s, f) => s + (f.bytes as number), 0);
+  const totalBytes = files.reduce((s, f) => s + f.bytes, 0n);
   process.stdout.write(`\nlive files (${files.length}, ${totalBytes} bytes):\n`);
   printTable(files, 80);
   return 0;

@@ -1,5 +1,5 @@
 /**
- * `floe maintain all|compact|expire-snapshots|remove-orphans|rewrite-manifests --warehouse DIR --table NS.NAME
+ * `floe maintain all|compact|expire-snapshots|remove-orphans|rewrite-manifests <catalog> --table NS.NAME
  *   [--dry-run] [--older-than DURATION] [--retain-last N]`
  *
  * Runs the very tasks the maintenance state machine's Lambdas run (core/maintenance/maintenance-tasks.ts),
@@ -8,7 +8,6 @@
  * `--retain-last` the snapshots expiry always keeps. A progress bar on stderr (terminals only) while groups
  * compact; a summary at the end.
  */
-import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import {
   commitTask,
   compactTask,
@@ -22,7 +21,8 @@ import { formatSummary, summarizeRun } from '../../core/maintenance/maintenance-
 import { readTableFileStats } from '../../core/maintenance/plan-compaction.js';
 import type { GroupOutcome } from '../../core/maintenance/compact-group.js';
 import { type RunOptions, tableIdentifier } from '../../core/maintenance/task-input.js';
-import { type ParsedOptions, requireOption, UsageError } from '../main.js';
+import { openCatalog } from '../catalog-options.js';
+import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 
 const OPERATIONS = ['all', 'compact', 'expire-snapshots', 'remove-orphans', 'rewrite-manifests'] as const;
 type Operation = (typeof OPERATIONS)[number];
@@ -135,8 +135,10 @@ export async function runMaintain(values: ParsedOptions, positionals: string[]):
       'floe: warning: an orphan window under a day can delete files of commits still in flight\n',
     );
   }
+  const { catalog, lock } = await openCatalog(values, { withLock: true });
   const ctx: MaintenanceContext = {
-    catalog: new EmbeddedCatalog({ warehouse: requireOption(values, 'warehouse') }),
+    catalog,
+    lock,
     orphanListLimit: Number.POSITIVE_INFINITY,
   };
   const state: Record<string, unknown> = { ...input };

@@ -1,12 +1,13 @@
 import { parseIdentifier } from '../../core/catalog/catalog.js';
-import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
 import { planScan } from '../../core/scan/plan-scan.js';
 import { readScan } from '../../core/scan/read-scan.js';
 import type { ScanFunnel } from '../../core/scan/scan-plan.js';
+import { stringifyJson } from '../../core/spec/json-codec.js';
 import { currentSchema } from '../../core/spec/metadata.js';
 import { toDisplayRow } from '../format-value.js';
-import { type ParsedOptions, requireOption, UsageError } from '../main.js';
+import { openCatalog } from '../catalog-options.js';
+import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 import { printTable } from '../print-table.js';
 
 export function formatFunnel(f: ScanFunnel, manifestsRead: number): string {
@@ -18,8 +19,9 @@ export function formatFunnel(f: ScanFunnel, manifestsRead: number): string {
 }
 
 export async function runScan(values: ParsedOptions): Promise<number> {
-  const catalog = new EmbeddedCatalog({ warehouse: requireOption(values, 'warehouse') });
-  const table = await catalog.loadTable(parseIdentifier(requireOption(values, 'table')));
+  const id = parseIdentifier(requireOption(values, 'table'));
+  const { catalog } = await openCatalog(values);
+  const table = await catalog.loadTable(id);
   const limit = values.limit === undefined ? Number.POSITIVE_INFINITY : Number(values.limit);
   if (!Number.isInteger(limit) && limit !== Number.POSITIVE_INFINITY)
     throw new UsageError('--limit must be a whole number');
@@ -30,7 +32,7 @@ export async function runScan(values: ParsedOptions): Promise<number> {
   for await (const row of readScan(table, plan, { filter })) {
     if (rows.length >= limit) break;
     const display = toDisplayRow(schema, row);
-    if (values.json) process.stdout.write(`${JSON.stringify(display)}\n`);
+    if (values.json) process.stdout.write(`${stringifyJson(display)}\n`);
     else rows.push(display);
   }
   const funnel = formatFunnel(plan.funnel, plan.manifestsRead);

@@ -1,12 +1,13 @@
 /**
  * Exactly-once commit of one table's share of a Kafka batch, whatever the files are (appended rows,
  * or CDC rows plus equality deletes):
- *   1. skip records at or below the table's committed offsets (a replay takes effect once);
+ *   1. skip records whose offset lies in one of the table's committed offset ranges (a replay takes
+ *      effect once; a batch older than the ones committed before it is not a replay);
  *   2. let the caller write files for the records not yet committed;
- *   3. commit one snapshot carrying `floe.batch-id` and the merged offsets.
- * If another writer moved the offsets of these partitions (or the table's specs) while we wrote, our
- * files are dropped and the batch is re-filtered against the new base — re-applying them could
- * duplicate rows. Dead letters go first, to the DLQ table, through the same path.
+ *   3. commit one snapshot carrying `floe.batch-id` and the committed ranges with the batch's added.
+ * If another writer committed some of the offsets our files stand for (or moved the table's specs)
+ * while we wrote, our files are dropped and the batch is re-filtered against the new base — re-applying
+ * them could duplicate rows. Dead letters go first, to the DLQ table, through the same path.
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
@@ -25,6 +26,7 @@ import {
   readCommittedOffsets,
   type SourceOffsets,
 } from '../table/source-offsets.js';
+import { containsOffset, offsetSetOf } from '../table/offset-ranges.js';
 import { writeRows } from '../table/write-rows.js';
 import { DLQ_SCHEMA, type DeadLetter, deadLetterRow, dlqIdentifier } from './dead-letters.js';
 import type { RawRecord } from './esm-event.js';
@@ -78,23 +80,65 @@ export class StaleWriteError extends LakeError {
   }
 }
 
-/** Highest offset per topic-partition of some records. */
-export function offsetsOf(records: RawRecord[]): SourceOffsets {
-  const out: SourceOffsets = new Map();
+/**
+ * The offsets a batch commits: per topic-partition, the span from its first to its last offset.
+ * The span, not only the offsets the records hold: inside one delivered batch the consumer skipped
+ * the missing offsets (transaction markers, aborted or compacted records), so no other batch can hold
+ * them, and leaving them out would split the ranges at every marker. The span never covers another
+ * batch's records: a consumer delivers a partition's records in order, so everything deliverable
+ * between the first and the last offset is in this batch (the ESM, `floe run`, and the on-failure
+ * records of a failed batch, which are that batch whole). Offsets that could not be read (-1) commit nothing.
+ */
+export function offsetsOf(records: readonly RawRecord[]): SourceOffsets {
+  const spans = new Map<string, Map<number, [bigint, bigint]>>();
   for (const r of records) {
     if (r.offset < 0n) continue;
-    const parts = out.get(r.topic) ?? new Map<number, bigint>();
-    if ((parts.get(r.partition) ?? -1n) < r.offset) parts.set(r.partition, r.offset);
-    out.set(r.topic, parts);
+    const parts = spans.get(r.topic) ?? new Map<number, [bigint, bigint]>();
+    const span = parts.get(r.partition);
+    if (!span) parts.set(r.partition, [r.offset, r.offset]);
+    else if (r.offset < span[0]) span[0] = r.offset;
+    else if (r.offset > span[1]) span[1] = r.offset;
+    spans.set(r.topic, parts);
   }
-  return out;
+  return new Map([...spans].map(([t, parts]) => [t, new Map([...parts].map(([p, span]) => [p, [span]]))]));
 }
 
-/** The records above the committed offsets of their topic-partition. */
+/** Whether a record's offset is in the committed ranges of its topic-partition. */
+function isCommitted(r: RawRecord, committed: SourceOffsets): boolean {
+  return r.offset >= 0n && containsOffset(committed, r.topic, r.partition, r.offset);
+}
+
+/** The records whose offsets are outside the committed ranges of their topic-partition. */
 export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecord[] {
   // A record whose offset could not be read (-1) always carries a decode error: it is never "seen"
   // by offsets, so it reaches the DLQ; a replay of the same batch is recognised by its batch id.
-  return records.filter((r) => r.offset < 0n || r.offset > (committed.get(r.topic)?.get(r.partition) ?? -1n));
+  return records.filter((r) => !isCommitted(r, committed));
+}
+
+/**
+ * Splits off the records that repeat an offset already held earlier in the batch (same topic,
+ * partition and offset: a hand-made or concatenated event). The first occurrence is the record;
+ * each later one becomes a dead letter saying so, so nothing is dropped silently and the offset
+ * is written once.
+ */
+export function splitDuplicates(records: RawRecord[]): { unique: RawRecord[]; duplicates: DeadLetter[] } {
+  const seen = new Set<string>();
+  const unique: RawRecord[] = [];
+  const duplicates: DeadLetter[] = [];
+  for (const r of records) {
+    const key = `${r.topic}\u0000${r.partition}\u0000${r.offset}`;
+    if (r.offset < 0n || !seen.has(key)) {
+      seen.add(key);
+      unique.push(r);
+    } else {
+      duplicates.push({
+        record: r,
+        stage: 'duplicate',
+        error: `offset ${r.offset} of ${r.topic}/${r.partition} is held twice in the batch; the first is kept`,
+      });
+    }
+  }
+  return { unique, duplicates };
 }
 
 /**
@@ -115,7 +159,7 @@ export function sameMappingBase(
 }
 
 function overlaps(records: RawRecord[], committed: SourceOffsets): boolean {
-  return records.some((r) => r.offset >= 0n && r.offset <= (committed.get(r.topic)?.get(r.partition) ?? -1n));
+  return records.some((r) => isCommitted(r, committed));
 }
 
 /** What a batch's writer produced for the records not yet committed. */
@@ -199,7 +243,8 @@ async function commitFiles(
 
 /**
  * Writes files for the records of `records` not yet committed (through `write`) and commits them
- * with the batch's offsets; starts over (up to 3 times) when the base moved under the files.
+ * with the batch's offsets (`covered`: the spans of `records`, offsetsOf); starts over (up to 3 times)
+ * when the base moved under the files.
  * @throws LakeError subclasses from writing and committing; retryable ones mean "redeliver the batch"
  */
 export async function commitBatch<T extends BatchFiles>(
@@ -209,8 +254,9 @@ export async function commitBatch<T extends BatchFiles>(
   records: RawRecord[],
   write: (table: LoadedTable, fresh: RawRecord[]) => Promise<T>,
   loaded?: LoadedTable,
+  covered: SourceOffsets = offsetsOf(records),
 ): Promise<BatchOutcome<T>> {
-  const batchOffsets = offsetsOf(records);
+  const batchOffsets = covered;
   for (let round = 0; ; round++) {
     // The caller's table serves the first round; the commit checks it is still current.
     const table = round === 0 && loaded ? loaded : await options.catalog.loadTable(id);
@@ -236,6 +282,12 @@ export async function commitBatch<T extends BatchFiles>(
 
 /**
  * Commits dead letters to the route's DLQ table (created on first use), exactly once per record.
+ * The DLQ table's ranges get the letters' own offsets — not the batch's spans: a batch whose main
+ * commit failed after its letters landed (a schema change during the batch) can find more letters in
+ * those spans on redelivery, and they must not be taken for replays — and `mainCommitted`, the main
+ * table's committed ranges as the letters were decided against them. Those are sound to record: letters
+ * are only ever sought outside them (they only grow), and they keep the DLQ's ranges as compact as the
+ * main table's instead of gaining a range per batch with letters.
  * @throws as commitBatch
  */
 export async function commitDeadLetters(
@@ -243,6 +295,7 @@ export async function commitDeadLetters(
   route: TableRoute,
   batchId: string,
   letters: DeadLetter[],
+  mainCommitted: SourceOffsets,
 ): Promise<number> {
   if (letters.length === 0) return 0;
   const dlqRoute: TableRoute = {
@@ -267,6 +320,7 @@ export async function commitDeadLetters(
       return { dataFiles, deleteFiles: [], used: fresh, rows: rows.length };
     },
     dlq,
+    mergeOffsets(offsetSetOf([...byRecord.keys()]), mainCommitted),
   );
   return out.written?.rows ?? 0;
 }

@@ -7,7 +7,8 @@ import type { Row } from '../spec/types.js';
 import type { RawRecord } from './esm-event.js';
 import { headersValue, timestampMicros } from './kafka-lineage.js';
 
-export type FailedStage = 'decode' | 'map' | 'schema' | 'write';
+/** Where a record failed; `duplicate`: its offset was held twice in one batch (the first is kept). */
+export type FailedStage = 'decode' | 'map' | 'schema' | 'write' | 'duplicate';
 
 export interface DeadLetter {
   record: RawRecord;

@@ -8,7 +8,8 @@ import { ValidationError } from '../errors.js';
 
 export interface KafkaHeader {
   key: string;
-  value: Uint8Array;
+  /** null for a header sent with a null value, which Kafka keeps distinct from an empty one. */
+  value: Uint8Array | null;
 }
 
 /** One Kafka record as floe sees it: raw bytes, nothing parsed yet. */
@@ -101,7 +102,7 @@ function decodeHeaders(raw: unknown): KafkaHeader[] {
     }
     for (const [key, value] of Object.entries(h as Record<string, unknown>)) {
       if (value === null) {
-        out.push({ key, value: new Uint8Array(0) });
+        out.push({ key, value: null });
         continue;
       }
       const bytes = Array.isArray(value) ? headerBytes(value) : undefined;

@@ -18,13 +18,14 @@ import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { TableMetadata } from '../spec/types.js';
-import { readCommittedOffsets } from '../table/source-offsets.js';
+import { readCommittedOffsets, type SourceOffsets } from '../table/source-offsets.js';
 import {
   type BatchFiles,
   baseReport,
   commitBatch,
   commitDeadLetters,
   sameMappingBase,
+  splitDuplicates,
   type IngestTableOptions,
   StaleWriteError,
   type TableIngestReport,
@@ -48,6 +49,31 @@ function hasDataFiles(metadata: TableMetadata): boolean {
   const snapshot = currentSnapshot(metadata);
   // A snapshot without the total (not written by floe) counts as having some: deletes stay.
   return snapshot !== undefined && snapshot.summary['total-data-files'] !== '0';
+}
+
+/**
+ * The topic-partitions (`topic/partition` → the newest offset committed) whose records in `records`
+ * are older than changes the table already has: a redriven on-failure batch, a backfill under the
+ * live tail. Ranges let such a batch in instead of dropping it as a replay, but its changes land after
+ * the newer ones.
+ */
+function latePartitions(records: readonly RawRecord[], committed: SourceOffsets): Map<string, bigint> {
+  const late = new Map<string, bigint>();
+  for (const r of records) {
+    const ranges = committed.get(r.topic)?.get(r.partition);
+    const newest = ranges?.[ranges.length - 1]?.[1];
+    if (r.offset >= 0n && newest !== undefined && r.offset < newest)
+      late.set(`${r.topic}/${r.partition}`, newest);
+  }
+  return late;
+}
+
+function lateWarnings(late: Map<string, bigint>): string[] {
+  return [...late].map(
+    ([tp, newest]) =>
+      `changes of ${tp} older than offset ${newest}, which the table already has, were applied after it: ` +
+      'a key both touched now shows the older change (deliver a partition’s CDC batches in order)',
+  );
 }
 
 /** Dead letters in their records' batch order, as one pass over the records would have met them. */
@@ -74,9 +100,12 @@ export async function ingestCdcTable(
   const name = formatIdentifier(route.table);
   const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
   // Dead letters are decided against the offsets the main table has not committed yet.
-  const fresh = unseen(records, readCommittedOffsets(table.metadata));
+  const before = readCommittedOffsets(table.metadata);
+  const fresh = unseen(records, before);
+  // An offset held twice is one change, not two (the repeat is a dead letter).
+  const { unique, duplicates } = splitDuplicates(fresh);
   // A registry outage throws here, before anything is dead-lettered: the batch is redelivered.
-  const { decoded: all, deadLetters: decodeLetters } = await decodeFor(route, fresh);
+  const { decoded: all, deadLetters: decodeLetters } = await decodeFor(route, unique);
   // Changes the route's `when` does not take belong to other tables (one topic, several tables).
   // Debezium's control records (tombstones, heartbeats, transaction metadata, ...) have no row fields
   // to route by and nothing to apply: every debezium route counts them as ignored instead.
@@ -93,16 +122,18 @@ export async function ingestCdcTable(
   if (rec.changed)
     options.onWarning?.(name, `schema evolves: ${describeChanges(rec.changes)}`, 'schema-change');
   const deadLetters = inRecordOrder(fresh, [
+    ...duplicates,
     ...decodeLetters,
     ...unrouted,
     ...first.schemaLetters,
     ...first.extracted.deadLetters,
   ]);
-  const deadLettered = await commitDeadLetters(options, route, batchId, deadLetters);
+  const deadLettered = await commitDeadLetters(options, route, batchId, deadLetters, before);
   const letters = new Set(deadLetters.map((l) => l.record));
   const byRecord = new Map(decoded.map((d) => [d.record, d]));
   let ignored: ExtractedChanges['ignored'] = first.extracted.ignored;
   let warnings: string[] = [];
+  let late = new Map<string, bigint>();
 
   const outcome = await commitBatch<CdcFiles>(
     options,
@@ -137,9 +168,16 @@ export async function ingestCdcTable(
       // snapshot's reads into a new table would otherwise delete every key they write; and a snapshot
       // of delete files alone is one some readers refuse). Checked again against the commit's base.
       const empty = !hasDataFiles(current.metadata);
+      // Late changes cannot trust "this key is new" (a create, a snapshot read): the newer changes
+      // committed first may have written the key. Every key they touch replaces its rows, so a key
+      // stays one row (the older change's, which the report warns about).
+      late = latePartitions(good, readCommittedOffsets(current.metadata));
+      const planned =
+        late.size > 0 ? collapsed.finals.map((f) => ({ ...f, deleteExisting: true })) : collapsed.finals;
       const finals = empty
-        ? collapsed.finals.map((f) => (f.deleteExisting ? { ...f, deleteExisting: false } : f))
-        : collapsed.finals;
+        ? planned.map((f) => (f.deleteExisting ? { ...f, deleteExisting: false } : f))
+        : planned;
+      const lateWhenPlanned = late.size > 0;
       // Only a batch with deletes needs a scope (and may add the unpartitioned spec).
       const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;
       const written = await writeChanges(current, finals, columns, scope, {
@@ -152,6 +190,9 @@ export async function ingestCdcTable(
         checkBase: async (base) => {
           if (!reconciliationStillApplies(base.metadata, reconciliation)) {
             throw new StaleWriteError(`${name}: the table schema changed while the batch was written`);
+          }
+          if (!lateWhenPlanned && latePartitions(good, readCommittedOffsets(base.metadata)).size > 0) {
+            throw new StaleWriteError(`${name}: newer changes were committed while the batch was written`);
           }
           if (empty && hasDataFiles(base.metadata)) {
             throw new StaleWriteError(
@@ -175,8 +216,9 @@ export async function ingestCdcTable(
     },
     table,
   );
-  for (const warning of warnings) options.onWarning?.(name, warning, 'configuration');
   const committed = outcome.result?.status === 'committed';
+  if (committed) warnings = [...warnings, ...lateWarnings(late)];
+  for (const warning of warnings) options.onWarning?.(name, warning, 'configuration');
   return {
     ...baseReport(route, batchId, records, deadLettered, outcome),
     mode,

@@ -12,6 +12,7 @@ import {
   commitBatch,
   commitDeadLetters,
   sameMappingBase,
+  splitDuplicates,
   type IngestTableOptions,
   type TableIngestReport,
   unseen,
@@ -55,22 +56,24 @@ export async function ingestTable(
   const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
   const mapping = route.mapping ?? DEFAULT_MAPPING;
   // Dead letters are decided against the offsets the main table has not committed yet.
-  const fresh = unseen(records, readCommittedOffsets(table.metadata));
+  const committed = readCommittedOffsets(table.metadata);
+  const fresh = unseen(records, committed);
+  const { unique, duplicates } = splitDuplicates(fresh);
   const mapOptions = { mapping, metadata: table.metadata, policy, columnar: true };
   // JSON whose text fits the schema as it is skips decoding into objects (only the rest is decoded).
-  const scanned = !route.format && !route.when ? gatherJsonBatch(fresh, mapOptions) : undefined;
+  const scanned = !route.format && !route.when ? gatherJsonBatch(unique, mapOptions) : undefined;
   let mapped: MappedBatch;
   let letters: DeadLetter[];
   let mine: DecodedRecord[] | undefined;
   if (scanned) {
     mapped = scanned;
-    letters = scanned.deadLetters;
+    letters = [...duplicates, ...scanned.deadLetters];
   } else {
-    const { decoded, deadLetters: decodeLetters } = await decodeFor(route, fresh);
+    const { decoded, deadLetters: decodeLetters } = await decodeFor(route, unique);
     const selected = selectForRoute(route, allRoutes, decoded);
     mine = selected.mine;
     mapped = mapBatch(mine, mapOptions);
-    letters = [...decodeLetters, ...selected.unrouted, ...mapped.deadLetters];
+    letters = [...duplicates, ...decodeLetters, ...selected.unrouted, ...mapped.deadLetters];
   }
   if (mapped.reconciliation.changed) {
     options.onWarning?.(
@@ -79,7 +82,7 @@ export async function ingestTable(
       'schema-change',
     );
   }
-  const deadLettered = await commitDeadLetters(options, route, batchId, letters);
+  const deadLettered = await commitDeadLetters(options, route, batchId, letters, committed);
   const lettered = new Set(letters.map((l) => l.record));
 
   const outcome = await commitBatch(
@@ -93,7 +96,7 @@ export async function ingestTable(
       let batch = mapped;
       if (!same) {
         // A scanned batch: decoded now (its dead letters are filtered out below).
-        mine ??= (await decodeFor(route, fresh)).decoded;
+        mine ??= (await decodeFor(route, unique)).decoded;
         const byRecord = new Map(mine.map((d) => [d.record, d]));
         const good = unseenRecords
           .filter((r) => byRecord.has(r) && !lettered.has(r))

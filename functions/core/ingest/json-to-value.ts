@@ -42,6 +42,28 @@ function numberText(v: unknown): string | undefined {
   return undefined;
 }
 
+/** Number text as a float/double column reads it (a JSON number, or a number spelt as a string). */
+const FLOAT_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * The double of a JSON number's text, a bigint, or a string that spells a number: `"1.5"`, `"-0.0"`,
+ * `"1e3"`, and `"NaN"`, `"Infinity"`, `"-Infinity"`, the only way JSON (and floe's Avro and Protobuf
+ * decoders) can carry those. One rule for every string: a float/double column takes a string exactly
+ * when it spells a number, so refusing `"1.5"` while taking `"NaN"` is gone, and nothing a producer
+ * could send before is refused now. Surrounding whitespace is allowed, as for decimal text.
+ * undefined for anything else.
+ */
+export function doubleOf(v: unknown): number | undefined {
+  if (v instanceof JsonNumberText) return Number(v.text);
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v !== 'string') return undefined;
+  const text = v.trim();
+  if (text === 'NaN') return Number.NaN;
+  if (text === 'Infinity' || text === '+Infinity') return Number.POSITIVE_INFINITY;
+  if (text === '-Infinity') return Number.NEGATIVE_INFINITY;
+  return FLOAT_TEXT.test(text) ? Number(text) : undefined;
+}
+
 function toLong(v: unknown, path: string, what: string): bigint {
   const text = numberText(v);
   if (text === undefined || !/^-?\d+$/.test(text)) {
@@ -51,18 +73,19 @@ function toLong(v: unknown, path: string, what: string): bigint {
       if (n < LONG_MIN || n > LONG_MAX) fail(path, `${String(v)} is out of range for a long`);
       return n;
     }
-    fail(path, `expected an integer ${what}, got ${describe(v)}`);
+    fail(path, `expected an integer${what ? ` ${what}` : ''}, got ${describe(v)}`);
   }
   const n = BigInt(text);
   if (n < LONG_MIN || n > LONG_MAX) fail(path, `${text} is out of range for a long`);
   return n;
 }
 
-function toEpochMicros(v: unknown, path: string): bigint {
+/** `local`: for a `timestamp` column (no zone), whose text may not carry a nonzero offset. */
+function toEpochMicros(v: unknown, path: string, local = false): bigint {
   if (typeof v === 'string') {
     let micros: bigint;
     try {
-      micros = parseIsoTimestamp(v);
+      micros = parseIsoTimestamp(v, local);
     } catch (error) {
       fail(path, (error as Error).message);
     }
@@ -100,20 +123,24 @@ function toPrimitive(type: string, v: unknown, path: string): Value {
       return toLong(v, path, '');
     case 'float':
     case 'double': {
-      if (v === 'NaN') return Number.NaN;
-      if (v === 'Infinity') return Number.POSITIVE_INFINITY;
-      if (v === '-Infinity') return Number.NEGATIVE_INFINITY;
-      const text = numberText(v);
-      if (text === undefined) fail(path, `expected a number, got ${describe(v)}`);
-      const n = Number(text);
+      // A number as it is (String() would turn -0 into "0" and lose its sign); text for the rest.
+      const n = typeof v === 'number' ? (Number.isFinite(v) ? v : undefined) : doubleOf(v);
+      if (n === undefined) fail(path, `expected a number, got ${describe(v)}`);
+      const shown = typeof v === 'string' ? v.trim() : (numberText(v) ?? String(v));
+      // Only the words NaN and Infinity mean those; a number too large is not Infinity.
+      if (!Number.isFinite(n) && !(typeof v === 'string' && /^[+-]?Infinity$|^NaN$/.test(shown)))
+        fail(path, `${shown} is out of range for a ${type}`);
       if (type === 'float' && Number.isFinite(n) && !Number.isFinite(Math.fround(n)))
-        fail(path, `${text} overflows a float`);
+        fail(path, `${shown} overflows a float`);
       return type === 'float' ? Math.fround(n) : n;
     }
     case 'date':
       if (typeof v === 'string') {
         try {
-          return parseIsoDate(v.length > 10 && v[10] === 'T' ? v.slice(0, 10) : v);
+          if (v.length <= 10 || v[10] !== 'T') return parseIsoDate(v);
+          // A date-time gives its written date; the rest must still be a valid time and offset.
+          parseIsoTimestamp(v);
+          return parseIsoDate(v.slice(0, 10));
         } catch (error) {
           fail(path, (error as Error).message);
         }
@@ -128,6 +155,7 @@ function toPrimitive(type: string, v: unknown, path: string): Value {
       }
       break;
     case 'timestamp':
+      return toEpochMicros(v, path, true);
     case 'timestamptz':
       return toEpochMicros(v, path);
     case 'string':

@@ -6,10 +6,16 @@
 import { ValidationError } from '../errors.js';
 import { daysFromCivil } from '../spec/epoch-time.js';
 
-const DATE = /^([+-]?\d{4,6})-(\d{2})-(\d{2})$/;
+// Years beyond four digits need their sign (ISO 8601 expanded years, as java.time reads them):
+// `+10000-01-01`, never `10000-01-01`, which java.time and Spark refuse.
+const DATE = /^([+-]\d{4,6}|\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?$/;
 const TIMESTAMP =
-  /^([+-]?\d{4,6})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+  /^([+-]\d{4,6}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+/** An unsigned year of five or more digits: refused with its own reason. */
+const UNSIGNED_LONG_YEAR = /^\s*\d{5,}-/;
+/** ISO 8601 and java.time's ZoneOffset stop at ±18:00. */
+const MAX_OFFSET_MINUTES = 18 * 60;
 
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
@@ -42,6 +48,28 @@ function clockMicros(
   if (hour > 23 || minute > 59 || second > 59)
     throw new ValidationError(`'${text}' has an invalid time of day`);
   return BigInt((hour * 60 + minute) * 60 + second) * 1_000_000n + fractionMicros(f);
+}
+
+function notIso(text: string, what: string): never {
+  if (UNSIGNED_LONG_YEAR.test(text))
+    throw new ValidationError(
+      `'${text}' has a year of more than four digits without a sign (ISO 8601 writes it +${text.trim().split('-')[0]}-…)`,
+    );
+  throw new ValidationError(`'${text}' is not an ISO-8601 ${what}`);
+}
+
+/**
+ * Minutes east of UTC of a `±HH`, `±HHMM` or `±HH:MM` offset. An offset past ±18:00 or with minutes
+ * past 59 is no offset at all: shifting the instant by it would store a time nobody wrote.
+ * @throws ValidationError
+ */
+function offsetMinutesOf(zone: string, text: string): number {
+  const digits = zone.slice(1).replace(':', '');
+  const hours = Number(digits.slice(0, 2));
+  const minutes = Number(digits.slice(2, 4) || 0);
+  if (minutes > 59 || hours * 60 + minutes > MAX_OFFSET_MINUTES)
+    throw new ValidationError(`'${text}' has the zone offset ${zone}, beyond ±18:00 (or minutes past 59)`);
+  return (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes);
 }
 
 /*
@@ -77,8 +105,11 @@ function fastDays(text: string): number | undefined {
   return daysFromCivil(year, month, day);
 }
 
-/** µs of a valid canonical timestamp (T or space, optional fraction and zone); undefined otherwise. */
-function fastTimestamp(text: string): bigint | undefined {
+/**
+ * µs of a valid canonical timestamp (T or space, optional fraction and zone); undefined otherwise.
+ * `local`: a nonzero offset is left to the regex path too (which refuses it, see parseIsoTimestamp).
+ */
+function fastTimestamp(text: string, local: boolean): bigint | undefined {
   const len = text.length;
   const sep = text.charCodeAt(10);
   if (len < 19 || (sep !== 84 && sep !== 32) || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58)
@@ -106,7 +137,7 @@ function fastTimestamp(text: string): bigint | undefined {
     if (c === 90 || c === 122) {
       if (i + 1 !== len) return undefined;
     } else if (c === 43 || c === 45) {
-      // ±HH, ±HHMM or ±HH:MM; the offset is not range-checked, as on the regex path.
+      // ±HH, ±HHMM or ±HH:MM; one out of range is left to the regex path, which words the error.
       const hh = twoDigits(text, i + 1);
       let mm = 0;
       let end = i + 3;
@@ -115,7 +146,8 @@ function fastTimestamp(text: string): bigint | undefined {
         mm = twoDigits(text, end);
         end += 2;
       }
-      if (hh < 0 || mm < 0 || end !== len) return undefined;
+      if (hh < 0 || mm < 0 || mm > 59 || hh * 60 + mm > MAX_OFFSET_MINUTES || end !== len) return undefined;
+      if (local && hh + mm !== 0) return undefined;
       offsetSeconds = (c === 45 ? -60 : 60) * (hh * 60 + mm);
     } else return undefined;
   }
@@ -131,7 +163,7 @@ export function parseIsoDate(text: string): number {
     if (days !== undefined) return days;
   }
   const m = DATE.exec(text.trim());
-  if (!m) throw new ValidationError(`'${text}' is not an ISO-8601 date (YYYY-MM-DD)`);
+  if (!m) notIso(text, 'date (YYYY-MM-DD)');
   return checkedDays(m[1], m[2], m[3], text);
 }
 
@@ -144,22 +176,30 @@ export function parseIsoTime(text: string): bigint {
 
 /**
  * ISO-8601 date-time → µs since the epoch, UTC. A date alone means midnight. Without an offset the
- * text is taken as UTC (for `timestamp`, the wall-clock value itself).
+ * text is taken as UTC.
+ *
+ * `local` (a `timestamp` column, without zone): the value is the wall-clock time as written, which
+ * Spark and Iceberg Java read as local time. An offset of zero (`Z`, `+00:00`) leaves the written
+ * wall clock and the UTC one the same, so it is taken; any other offset is refused: storing the UTC
+ * wall clock would silently change the digits written, storing the written ones would silently drop
+ * the offset, and neither is what every producer means.
  * @throws ValidationError
  */
-export function parseIsoTimestamp(text: string): bigint {
-  const fast = fastTimestamp(text);
+export function parseIsoTimestamp(text: string, local = false): bigint {
+  const fast = fastTimestamp(text, local);
   if (fast !== undefined) return fast;
   const m = TIMESTAMP.exec(text.trim());
-  if (!m) throw new ValidationError(`'${text}' is not an ISO-8601 timestamp`);
+  if (!m) notIso(text, 'timestamp');
   const days = checkedDays(m[1], m[2], m[3], text);
   let micros = BigInt(days) * 86_400_000_000n + clockMicros(m[4], m[5], m[6], m[7], text);
   const zone = m[8];
   if (zone && zone !== 'Z' && zone !== 'z') {
-    const sign = zone[0] === '-' ? -1n : 1n;
-    const digits = zone.slice(1).replace(':', '');
-    const offsetMinutes = BigInt(Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || 0));
-    micros -= sign * offsetMinutes * 60_000_000n;
+    const offset = offsetMinutesOf(zone, text);
+    if (local && offset !== 0)
+      throw new ValidationError(
+        `'${text}' has the zone offset ${zone}, but the column is a timestamp without zone (local wall-clock time): send the time without an offset, or make the column timestamptz`,
+      );
+    micros -= BigInt(offset) * 60_000_000n;
   }
   return micros;
 }

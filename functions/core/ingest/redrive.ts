@@ -16,6 +16,14 @@ import { readScanRows } from '../scan/read-scan.js';
 import type { Row, TableIdentifier } from '../spec/types.js';
 import { commitWithRetry } from '../table/commit-loop.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
+import {
+  containsOffset,
+  decodeOffsetRanges,
+  encodeOffsetRanges,
+  type OffsetRanges,
+  offsetSetOf,
+  unionOffsets,
+} from '../table/offset-ranges.js';
 import { BATCH_ID_KEY, computeBatchId, findInAncestry, REDRIVEN_KEY } from '../table/source-offsets.js';
 import { writeRows } from '../table/write-rows.js';
 import { dlqIdentifier } from './dead-letters.js';
@@ -27,64 +35,31 @@ import { mapBatch } from './mapping/map-batch.js';
 import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
 import type { TableRoute } from './routes.js';
 
-/** topic → partition → sorted, disjoint inclusive offset ranges. */
-type OffsetSet = Map<string, Map<number, [bigint, bigint][]>>;
+/** topic → partition → sorted, disjoint inclusive offset ranges (offset-ranges.ts). */
+type OffsetSet = OffsetRanges;
 
+/** Reads `floe.redriven-offsets` (the committed offsets' format, or the pair arrays of before). */
 export function decodeOffsetSet(text: string | undefined): OffsetSet {
-  const out: OffsetSet = new Map();
-  if (!text) return out;
-  const parsed = JSON.parse(text) as Record<string, Record<string, [string, string][]>>;
-  for (const [topic, parts] of Object.entries(parsed)) {
-    const m = new Map<number, [bigint, bigint][]>();
-    for (const [p, ranges] of Object.entries(parts))
-      m.set(
-        Number(p),
-        ranges.map(([a, b]) => [BigInt(a), BigInt(b)]),
-      );
-    out.set(topic, m);
-  }
-  return out;
+  return text ? decodeOffsetRanges(text, REDRIVEN_KEY) : new Map();
 }
 
 export function encodeOffsetSet(set: OffsetSet): string {
-  const out: Record<string, Record<string, [string, string][]>> = {};
-  for (const [topic, parts] of [...set].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    out[topic] = {};
-    for (const [p, ranges] of [...parts].sort(([a], [b]) => a - b)) {
-      out[topic][String(p)] = ranges.map(([a, b]) => [a.toString(), b.toString()]);
-    }
-  }
-  return JSON.stringify(out);
+  return encodeOffsetRanges(set);
 }
 
 export function hasOffset(set: OffsetSet, topic: string, partition: number, offset: bigint): boolean {
-  return (set.get(topic)?.get(partition) ?? []).some(([a, b]) => offset >= a && offset <= b);
+  return containsOffset(set, topic, partition, offset);
 }
 
-/** Adds offsets, merging adjacent and overlapping ranges. */
+/**
+ * Adds exactly these offsets (redriven dead letters are single records, not spans of a batch),
+ * merging adjacent and overlapping ranges.
+ */
 export function addOffsets(
   set: OffsetSet,
   records: { topic: string; partition: number; offset: bigint }[],
 ): OffsetSet {
-  const out: OffsetSet = new Map([...set].map(([t, m]) => [t, new Map([...m].map(([p, r]) => [p, [...r]]))]));
-  for (const r of records) {
-    const parts = out.get(r.topic) ?? new Map<number, [bigint, bigint][]>();
-    parts.set(r.partition, [...(parts.get(r.partition) ?? []), [r.offset, r.offset]]);
-    out.set(r.topic, parts);
-  }
-  for (const parts of out.values()) {
-    for (const [p, ranges] of parts) {
-      ranges.sort((x, y) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0));
-      const merged: [bigint, bigint][] = [];
-      for (const [a, b] of ranges) {
-        const last = merged[merged.length - 1];
-        if (!last || a > last[1] + 1n) merged.push([a, b]);
-        else if (b > last[1]) last[1] = b; // bigint: Math.max does not apply
-      }
-      parts.set(p, merged);
-    }
-  }
-  return out;
+  return unionOffsets(set, offsetSetOf(records));
 }
 
 export interface RedriveOptions {
@@ -122,7 +97,7 @@ function toRawRecord(row: Row): RawRecord {
     value: (row.value as Uint8Array | null) ?? null,
     headers: ((row.headers as Row[] | null) ?? []).map((h) => ({
       key: h.key as string,
-      value: (h.value as Uint8Array | null) ?? new Uint8Array(0),
+      value: (h.value as Uint8Array | null) ?? null,
     })),
   };
 }
@@ -154,7 +129,9 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
   const letters = (
     await readScanRows(dlq, await planScan(dlq, { filter: options.filter }), { filter: options.filter })
   )
-    .filter((r) => r.target_table === target)
+    // A `duplicate` dead letter repeats an offset whose first occurrence the batch took: redriving it
+    // would put the offset in the table twice.
+    .filter((r) => r.target_table === target && r.stage !== 'duplicate')
     .map(toRawRecord);
 
   const route = options.route ?? defaultRoute(id);

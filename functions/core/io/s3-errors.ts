@@ -1,4 +1,5 @@
 import { LakeError, NotFoundError, TransientIOError, ValidationError } from '../errors.js';
+import { redact, redactError } from '../redact.js';
 
 /** What an S3 call was doing, for error messages. */
 export interface S3Operation {
@@ -91,6 +92,7 @@ export function isTransientS3Error(error: unknown): boolean {
  */
 export function mapS3Error(error: unknown, operation: S3Operation): LakeError {
   if (error instanceof LakeError) return error;
+  redactError(error); // kept as the cause, and loggers print causes too
   const name = getErrorName(error);
   const status = getHttpStatus(error);
   const where = `S3 ${operation.name} on bucket '${operation.bucket}' key '${operation.key}'`;
@@ -113,9 +115,10 @@ export function mapS3Error(error: unknown, operation: S3Operation): LakeError {
   return new LakeError(`${where} failed: ${detail}`, { cause: error, retryable: false });
 }
 
+/** The SDK error's message, redacted: S3-compatible stores quote signed URLs and headers back. */
 function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || '(no message)';
-  return String(error);
+  if (error instanceof Error) return redact(error.message || '(no message)');
+  return redact(String(error));
 }
 
 function readProperty(value: unknown, key: string): unknown {

@@ -8,10 +8,12 @@
 import { ValidationError } from '../errors.js';
 import { daysFromCivil, MICROS_PER_DAY } from '../spec/epoch-time.js';
 
-const DATE = /^([+-]?\d{4,6})-(\d{2})-(\d{2})$/;
+// Years beyond four digits need their sign (ISO 8601 expanded years; java.time refuses `10000-01-01`),
+// as ingest reads them (ingest/parse-temporal.ts).
+const DATE = /^([+-]\d{4,6}|\d{4})-(\d{2})-(\d{2})$/;
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
 const DATE_TIME =
-  /^([+-]?\d{4,6})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+  /^([+-]\d{4,6}|\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 
 function isLeap(year: number): boolean {
   return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
@@ -83,7 +85,9 @@ export function parseTimestamp(text: string, withZone: boolean): bigint {
     const digits = zone.slice(1).replace(':', '');
     const hours = Number(digits.slice(0, 2));
     const minutes = Number(digits.slice(2) || '0');
-    if (hours > 18 || minutes > 59) throw new ValidationError(`'${text}' has an invalid zone offset`);
+    // ±18:00 at most, as ISO 8601 and java.time's ZoneOffset (+18:30 is no offset).
+    if (minutes > 59 || hours * 60 + minutes > 18 * 60)
+      throw new ValidationError(`'${text}' has an invalid zone offset`);
     // local = UTC + offset, so UTC = local − offset.
     micros -= sign * BigInt((hours * 60 + minutes) * 60) * 1_000_000n;
   }

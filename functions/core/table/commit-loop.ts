@@ -12,18 +12,22 @@
  *                               CommitStateUnknownError (callers delete their files on any other error)
  *   A snapshot of one of this call's attempts found in the table (one that landed late) is `committed`, never
  *   `already-committed`: callers drop their files on `already-committed`, and these files are in the table.
+ *   A catalog's success is checked, not trusted (catalog/verify-commit-response.ts): an answer that does
+ *   not show the change (another table's metadata, the unchanged metadata) is an unknown outcome, and every
+ *   reload must be the same table (`table-uuid`) the loop started on, or nothing can be reconciled on it.
  *
  * Retries follow the table's `commit.retry.*` properties (Iceberg's names and defaults).
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import type { TableChange } from '../catalog/requirements-updates.js';
+import { checkCommitResponse } from '../catalog/verify-commit-response.js';
 import { CommitFailedError, CommitStateUnknownError, describeError } from '../errors.js';
 import type { CommitLock, LockLease } from '../lock/commit-lock.js';
 import { noLock } from '../lock/commit-lock.js';
-import { currentSnapshot } from '../spec/metadata.js';
+import { ancestors, currentSnapshot } from '../spec/metadata.js';
 import type { SnapshotId, TableIdentifier } from '../spec/types.js';
-import { findBatch } from './source-offsets.js';
+import { BATCH_ID_KEY } from './source-offsets.js';
 
 export interface PreparedChange extends TableChange {
   /** The snapshot this change adds, if any (to recognise it after an unknown outcome). */
@@ -139,14 +143,22 @@ export async function commitWithRetry(
     leftAt = table.metadataLocation;
     return { status, table, snapshotId, attempts, conflicts, unknownOutcomes };
   };
+  let uuid: string | undefined;
   const reload = async (): Promise<LoadedTable> => {
     const table = await catalog.loadTable(id);
+    if (table.metadata['table-uuid'] !== uuid) {
+      // Dropped and recreated, or a catalog answering with another table: this change was prepared for
+      // the table it started on, and whether it landed there cannot be read off another one.
+      const message = `${what}: the catalog now answers with table-uuid ${table.metadata['table-uuid']}, not ${uuid} this commit started on`;
+      throw open ? new CommitStateUnknownError(message) : new CommitFailedError(message);
+    }
     if (open && headOf(table) !== open.head) open = undefined;
     return table;
   };
   try {
     lease = await lock.acquire(what);
     let base = await firstBase(catalog, id, options.base, lease.lastCommit);
+    uuid = base.metadata['table-uuid'];
     const policy = retryPolicyFrom(base.metadata.properties ?? {}, options.retry);
     for (let attempt = 1; ; attempt++) {
       const existing = findLanded(base, action, ours);
@@ -162,6 +174,10 @@ export async function commitWithRetry(
       let failure: unknown;
       try {
         const table = await catalog.commitTable(id, prepared.requirements, prepared.updates, base);
+        const wrong = checkCommitResponse(base.metadata, prepared, table.metadata);
+        if (wrong !== undefined) {
+          throw new CommitStateUnknownError(`${what}: the catalog answered success, but ${wrong}`);
+        }
         emit({ type: 'committed', attempt, snapshotId, ms: Date.now() - t0 });
         return outcome('committed', table, snapshotId, attempt);
       } catch (error) {
@@ -238,10 +254,16 @@ function headOf(table: LoadedTable): SnapshotId | null {
   return currentSnapshot(table.metadata)?.['snapshot-id'] ?? null;
 }
 
-/** A snapshot of this call's attempts in the table, else one carrying the action's batch id. */
+/**
+ * A snapshot of this call's attempts on `main`'s line (the head or an ancestor), else one there carrying the
+ * action's batch id. Only `main`'s line counts: a snapshot listed in the metadata but off it (a server that
+ * added it and never moved the branch) holds rows no reader sees, so it has not landed.
+ */
 function findLanded(table: LoadedTable, action: CommitAction, ours: Set<SnapshotId>): SnapshotId | undefined {
-  for (const s of table.metadata.snapshots) if (ours.has(s['snapshot-id'])) return s['snapshot-id'];
-  return action.batchId === undefined ? undefined : findBatch(table.metadata, action.batchId);
+  const line = ancestors(table.metadata);
+  for (const s of line) if (ours.has(s['snapshot-id'])) return s['snapshot-id'];
+  if (action.batchId === undefined) return undefined;
+  return line.find((s) => s.summary[BATCH_ID_KEY] === action.batchId)?.['snapshot-id'];
 }
 
 /** Cleanup never hides the error that caused it. */

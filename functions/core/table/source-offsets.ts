@@ -1,11 +1,14 @@
 /**
  * Source offsets carried in every snapshot floe writes (`floe.committed-offsets`), so a replayed
  * Kafka batch takes effect once, and expiring old snapshots never loses them: each snapshot carries
- * the offsets of every topic-partition the table has seen, not just its own batch's.
+ * the offsets of every topic-partition the table has seen, not just its own batch's. They are the set
+ * of committed offset ranges (offset-ranges.ts has the format), not a high-water mark: batches of one
+ * partition can commit out of order, and a record is a replay only if its offset is in the set.
  */
 import { createHash } from 'node:crypto';
 import { ancestors } from '../spec/metadata.js';
 import type { SnapshotId, TableMetadata } from '../spec/types.js';
+import { decodeOffsetRanges, encodeOffsetRanges, type OffsetRanges, unionOffsets } from './offset-ranges.js';
 
 export const OFFSETS_KEY = 'floe.committed-offsets';
 export const BATCH_ID_KEY = 'floe.batch-id';
@@ -27,48 +30,35 @@ export function findInAncestry(metadata: TableMetadata, key: string): string | u
   return undefined;
 }
 
-/** topic → partition → last committed offset (inclusive). */
-export type SourceOffsets = Map<string, Map<number, bigint>>;
+/** topic → partition → committed offset ranges (sorted, merged, inclusive). */
+export type SourceOffsets = OffsetRanges;
 
+/** The summary text of committed offsets (offset-ranges.ts). */
 export function encodeOffsets(offsets: SourceOffsets): string {
-  const out: Record<string, Record<string, string>> = {};
-  for (const topic of [...offsets.keys()].sort()) {
-    const parts = offsets.get(topic)!;
-    out[topic] = {};
-    for (const p of [...parts.keys()].sort((a, b) => a - b)) out[topic][String(p)] = parts.get(p)!.toString();
-  }
-  return JSON.stringify(out);
+  return encodeOffsetRanges(offsets);
 }
 
+/**
+ * Reads committed offsets in any format floe wrote (an old single offset `o` reads as `[0, o]`).
+ * @throws ValidationError for text floe did not write
+ */
 export function decodeOffsets(text: string): SourceOffsets {
-  const parsed = JSON.parse(text) as Record<string, Record<string, string>>;
-  const out: SourceOffsets = new Map();
-  for (const [topic, parts] of Object.entries(parsed)) {
-    const m = new Map<number, bigint>();
-    for (const [p, o] of Object.entries(parts)) m.set(Number(p), BigInt(o));
-    out.set(topic, m);
-  }
-  return out;
+  return decodeOffsetRanges(text, OFFSETS_KEY);
 }
 
 /**
  * The committed offsets as of the table's current snapshot. When the newest snapshot lacks them (an
  * external writer, or maintenance by another engine), walks back the ancestry to the newest one that has them.
+ * @throws ValidationError when the summary holds text floe did not write
  */
 export function readCommittedOffsets(metadata: TableMetadata): SourceOffsets {
   const text = findInAncestry(metadata, OFFSETS_KEY);
   return text === undefined ? new Map() : decodeOffsets(text);
 }
 
-/** Offsets after a batch: the table's, raised by the batch's (never lowered). */
+/** Offsets after a batch: the table's ranges and the batch's, merged (a batch can only add offsets). */
 export function mergeOffsets(base: SourceOffsets, batch: SourceOffsets): SourceOffsets {
-  const out: SourceOffsets = new Map([...base].map(([t, m]) => [t, new Map(m)]));
-  for (const [topic, parts] of batch) {
-    const m = out.get(topic) ?? new Map<number, bigint>();
-    for (const [p, o] of parts) if ((m.get(p) ?? -1n) < o) m.set(p, o);
-    out.set(topic, m);
-  }
-  return out;
+  return unionOffsets(base, batch);
 }
 
 /** A batch id that is the same on every retry and replay of the same records. */

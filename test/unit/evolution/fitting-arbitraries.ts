@@ -67,6 +67,23 @@ const SCALAR_VALUES: unknown[] = [
   '10000000.00',
   '2026-11-23T14:05:09.123Z',
   '2026-11-23T14:05:09+05:30',
+  // offsets on and past ±18:00, minutes past 59 (issue 20, item 9)
+  '2026-11-23T14:05:09+18:00',
+  '2026-11-23T14:05:09+25:00',
+  '2026-11-23T14:05:09-99:99',
+  '2026-11-23T14:05:09+2500',
+  '2026-11-23T14:05:09+00:00',
+  // five-digit years, with and without the sign ISO requires (item 13a)
+  '10000-01-01',
+  '+10000-01-01',
+  '10000-01-01T00:00:00Z',
+  // numbers as strings for float/double columns (item 13c), decimals that underflow (item 10)
+  '1.5',
+  '-0.0',
+  ' 2.5 ',
+  '1e400',
+  '123e-400',
+  '0e-400',
   '2026-11-23 14:05:09',
   '2026-02-30T00:00:00Z',
   '2026-11-23',

@@ -25,6 +25,22 @@ import { plain, schemaAndValues } from './fitting-arbitraries.js';
 import { seededRandom } from '../../support/seeded-random.js';
 
 const SPACES = ['', '', '', ' ', '\n', '\t', '\r\n  '];
+/**
+ * Number tokens whose double is not their value (under- and overflow), and other spellings of zero:
+ * written now and then in place of a number, so the scan and the parse path meet them in any column.
+ */
+const EXTREME_TOKENS = [
+  '123e-400',
+  '1e-325',
+  '-1e-400',
+  '0e-400',
+  '-0e-400',
+  '1e400',
+  '-1E+400',
+  '-0',
+  '-0.0',
+  '-0e5',
+];
 
 /** The same value written another way: whitespace, key order, escapes, number spellings, repeats. */
 function rewrite(value: unknown, rand: () => number): string {
@@ -40,6 +56,7 @@ function rewrite(value: unknown, rand: () => number): string {
   const number = (n: number): string => {
     const plainText = JSON.stringify(n);
     if (!Number.isFinite(n)) return plainText;
+    if (rand() < 0.05) return pick(EXTREME_TOKENS);
     switch (pick([0, 0, 1, 2, 3, 4])) {
       case 1:
         return n.toExponential();
@@ -233,6 +250,48 @@ describe('fitting JSON text', () => {
     g.scan('{"id": 5}');
     g.parse('{"id": 5}');
     g.same(); // and leaves nothing of the refused text behind
+  });
+
+  it.each([
+    ['a decimal that underflows as a double', '{"id": 1, "d": 123e-400}'],
+    ['a negative one', '{"id": 1, "d": -1e-400}'],
+    ['a double that underflows', '{"id": 1, "x": 1e-325}'],
+    ['a double that overflows', '{"id": 1, "x": 1e400}'],
+    ['a decimal that overflows', '{"id": 1, "d": 1E+400}'],
+    ['a number string for a double', '{"id": 1, "x": "1.5"}'],
+    ['a timestamp offset beyond ±18:00', '{"id": 1, "at": "2026-11-23T14:05:09+25:00"}'],
+    ['an offset on a timestamp without zone', '{"id": 1, "local": "2026-11-23T14:05:09+01:00"}'],
+  ])('leaves %s to the general path, which decides', (_what, text) => {
+    const g = gatherers(
+      schemaOf(
+        ['id', 'long', true],
+        ['x', 'double'],
+        ['d', 'decimal(10, 2)'],
+        ['at', 'timestamptz'],
+        ['local', 'timestamp'],
+      ),
+    );
+    expect(g.scan(text)).toBe(false);
+  });
+
+  it('keeps the sign of -0 and reads exact zeros in any spelling, as the parse path does', () => {
+    const g = gatherers(
+      schemaOf(['id', 'long', true], ['x', 'double'], ['f', 'float'], ['d', 'decimal(10, 2)']),
+    );
+    for (const text of [
+      '{"id": 1, "x": -0, "f": -0.0, "d": -0}',
+      '{"id": 2, "x": -0e5, "f": -0E-3, "d": 0e-400}',
+      '{"id": 3, "x": 0e-400, "f": 0, "d": -0.00}',
+    ]) {
+      expect(g.scan(text), text).toBe(true);
+      expect(g.parse(text), text).toBe(true);
+    }
+    g.same();
+    expect(plain(g.rows().map((r) => [r.x, r.f, r.d]))).toEqual([
+      ['-0', '-0', '0n'],
+      ['-0', '-0', '0n'],
+      [0, 0, '0n'],
+    ]);
   });
 
   it('takes escapes in values, any whitespace, exponents, and fields in any order', () => {

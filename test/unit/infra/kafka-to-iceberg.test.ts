@@ -35,7 +35,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
 
   beforeAll(() => {
     ({ template, pipeline } = synthPipeline(fullProps));
-  });
+  }, 120_000);
 
   it('runs every function on nodejs22.x, arm64, as an ESM bundle handler', () => {
     // Prepare
@@ -69,7 +69,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
         'FLOE_TABLE_BUCKET_ARN',
         'FLOE_LOCK_TABLE',
         'FLOE_LOCK_LEASE_MS',
-        'FLOE_TABLES',
+        'FLOE_TABLES_FILE',
         'POWERTOOLS_SERVICE_NAME',
         'POWERTOOLS_METRICS_NAMESPACE',
         'POWERTOOLS_LOG_LEVEL',
@@ -81,13 +81,14 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
     });
     expect(env.FLOE_LOCK_TABLE).toEqual({ Ref: expect.stringMatching(/LockTable/) });
     expect(env.FLOE_LOCK_LEASE_MS).toBe('45000');
+    expect(env.FLOE_TABLES_FILE).toBe('floe-routes.json');
     expect(env.POWERTOOLS_SERVICE_NAME).toBe('sales-pipeline');
     expect(env.POWERTOOLS_METRICS_NAMESPACE).toBe('floe-test');
     expect(env.POWERTOOLS_LOG_LEVEL).toBe('DEBUG');
   });
 
-  it('renders the routes into FLOE_TABLES with the defaults filled in', () => {
-    const routes = JSON.parse(environmentOf(template).FLOE_TABLES as string);
+  it('renders the routes for the routes file with the defaults filled in', () => {
+    const routes = JSON.parse(JSON.stringify(pipeline.renderedRoutes));
     const { schemaPolicy, ...orders } = ORDERS_TABLE;
     expect(routes).toEqual([
       // The construct's schemaPolicy is the handlers' schemaEvolution.
@@ -102,7 +103,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
     expect(parseRoutes(routes)[0].schemaEvolution).toBe('dlq');
   });
 
-  it('gives the maintenance functions the same environment, their own handlers and sizes', () => {
+  it('gives the maintenance functions the shared environment and no routes, their own handlers and sizes', () => {
     const ingestEnv = environmentOf(template);
     const tasks = Object.values(resourcesOf(template, 'AWS::Lambda::Function')).filter(
       (f) => f.Properties.Handler !== 'index.handler',
@@ -118,7 +119,12 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
       ].sort(),
     );
     for (const task of tasks) {
-      expect((task.Properties.Environment as { Variables: unknown }).Variables).toEqual(ingestEnv);
+      const { FLOE_TABLES_FILE: _file, ...shared } = ingestEnv;
+      // maintenance works from the execution input; the routes (and their secrets) are ingest's
+      expect((task.Properties.Environment as { Variables: unknown }).Variables).toEqual({
+        ...shared,
+        FLOE_TABLES: '[]',
+      });
       expect(task.Properties.MemorySize).toBe(4096);
       expect(task.Properties.Timeout).toBe(600);
     }
@@ -265,7 +271,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
     const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     const byMetric = (name: string) => alarms.find((a) => a.MetricName === name);
     // Assess
-    expect(alarms).toHaveLength(8);
+    expect(alarms).toHaveLength(9);
     expect(byMetric('OffsetLag')).toMatchObject({
       Namespace: 'AWS/Lambda',
       Statistic: 'Maximum',
@@ -289,8 +295,13 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
       DatapointsToAlarm: 6,
       TreatMissingData: 'breaching',
     });
-    const maintenance = alarms.find((a) => Array.isArray(a.Metrics));
-    expect(JSON.stringify(maintenance)).toContain('ExecutionsFailed');
+    const maintenance = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes('ExecutionsFailed'));
+    expect(maintenance).toBeDefined();
+    // lag behind failing invocations in every period of blockedPartitionAfter (default 30 min)
+    const blocked = alarms.find((a) => JSON.stringify(a.Metrics ?? []).includes('IF(lag > 0 AND errors > 0'));
+    expect(blocked).toMatchObject({ EvaluationPeriods: 6, DatapointsToAlarm: 6, Threshold: 1 });
+    expect(JSON.stringify(blocked)).toContain('"OffsetLag"');
+    expect(JSON.stringify(blocked)).toContain('"Errors"');
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
       expect(alarm.OKActions).toEqual([{ Ref: expect.stringMatching(/AlarmTopic/) }]);
@@ -302,7 +313,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
     expect(pipeline.schedules).toHaveLength(2);
     expect(pipeline.maintenanceStateMachine).toBeDefined();
     expect(Object.keys(pipeline.maintenanceFunctions ?? {})).toHaveLength(6);
-    expect(Object.keys(pipeline.alarms)).toHaveLength(8);
+    expect(Object.keys(pipeline.alarms)).toHaveLength(9);
     expect(pipeline.failureBucket).toBeDefined();
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
   });
@@ -313,7 +324,7 @@ describe('KafkaToIceberg defaults (the example app)', () => {
 
   beforeAll(() => {
     ({ template } = synthExample());
-  });
+  }, 120_000);
 
   it('uses the documented mapping defaults', () => {
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -324,9 +335,14 @@ describe('KafkaToIceberg defaults (the example app)', () => {
       AmazonManagedKafkaEventSourceConfig: {
         ConsumerGroupId: Match.stringLikeRegexp('^floe-FloeExampleOrders'),
       },
-      ProvisionedPollerConfig: Match.absent(),
-      MaximumRetryAttempts: Match.absent(),
-      BisectBatchOnFunctionError: Match.absent(),
+      // the example's provisioned-mode choices (infra/README.md says what each costs)
+      ProvisionedPollerConfig: { MinimumPollers: 1, MaximumPollers: 2 },
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: 86400,
+      BisectBatchOnFunctionError: true,
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('FailedBatches'), 'Arn'] } },
+      },
     });
   });
 
@@ -363,6 +379,15 @@ describe('KafkaToIceberg with a self-managed source and a REST catalog', () => {
 
   beforeAll(() => {
     ({ template, pipeline } = synthPipeline(selfManagedRestProps));
+  }, 120_000);
+
+  it('leaves the mapping on demand with Lambda’s own retry settings when none are given', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      ProvisionedPollerConfig: Match.absent(),
+      MaximumRetryAttempts: Match.absent(),
+      MaximumRecordAgeInSeconds: Match.absent(),
+      BisectBatchOnFunctionError: Match.absent(),
+    });
   });
 
   it('maps the bootstrap servers with SASL/SCRAM, the root CA and the VPC', () => {

@@ -63,7 +63,7 @@ describe('the maintenance definition', () => {
     const built = synthPipeline(fullProps);
     stack = built.stack;
     synthesized = renderStateMachineDefinition(built.template.toJSON());
-  });
+  }, 120_000);
 
   it('reads the same definition from the stack as from its template', () => {
     expect(renderStateMachineDefinition(stack)).toEqual(synthesized);

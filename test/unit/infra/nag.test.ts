@@ -6,7 +6,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildExampleApp } from '../../../infra/example-stack.js';
+import { addNagChecks, buildExampleApp } from '../../../infra/example-stack.js';
 import { KafkaToIceberg } from '../../../infra/kafka-to-iceberg.js';
 import { ENV, fullProps, selfManagedRestProps } from './stacks.js';
 
@@ -110,5 +110,15 @@ describe('cdk-nag AwsSolutions', () => {
     const report = new AwsSolutionsChecks(app).validateScope(app);
     // Assess
     expect(report.violations.map((v) => v.ruleName)).toContain('AwsSolutions-SQS3');
+  });
+
+  it('fails the example app’s synth (infra/app.ts registers the pack) on an unacknowledged finding', () => {
+    // Prepare: the app as infra/app.ts builds it, plus one finding
+    const app = new App({ outdir: path.join(outdir, 'app'), context: { 'aws:cdk:bundling-stacks': [] } });
+    const { stack } = buildExampleApp(app);
+    addNagChecks(app);
+    new sqs.Queue(stack, 'Naked');
+    // Act + Assess
+    expect(() => app.synth()).toThrow(/AwsSolutions-SQS3/);
   });
 });

@@ -61,7 +61,7 @@ describe('least privilege with an MSK source and S3 Tables', () => {
   beforeAll(() => {
     ({ template } = synthPipeline(fullProps));
     byRole = statementsByRole(template);
-  });
+  }, 120_000);
 
   it('attaches no managed policy to any role', () => {
     for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
@@ -227,7 +227,7 @@ describe('least privilege with a self-managed source and a REST catalog', () => 
 
   beforeAll(() => {
     byRole = statementsByRole(synthPipeline(selfManagedRestProps).template);
-  });
+  }, 120_000);
 
   it('reads the Kafka, root CA and catalog secrets and nothing from MSK', () => {
     const ingest = roleMatching(byRole, /IngestRole/);

@@ -67,6 +67,10 @@ describe('npx cdk synth (cdk.json → infra/app.ts), offline, with real bundling
       expect(await fs.readdir(assetDir)).toEqual(
         expect.arrayContaining(['index.mjs', 'parquet_wasm_bg.wasm']),
       );
+      // the ingest function reads its routes from the file next to its bundle
+      if (fn.Properties.Handler === 'index.handler') {
+        expect(await fs.readdir(assetDir)).toContain('floe-routes.json');
+      }
       // Act: load the bundle the way Lambda does
       const exported = await bundleExports(path.join(assetDir, 'index.mjs'));
       // Assess

@@ -1,6 +1,6 @@
 import { Duration, Stack } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { KafkaToIceberg } from '../../../infra/kafka-to-iceberg.js';
+import { checkEnvironmentSize, KafkaToIceberg } from '../../../infra/kafka-to-iceberg.js';
 import type { KafkaToIcebergProps, TableRoute } from '../../../infra/props.js';
 import {
   checkRoutes,
@@ -186,23 +186,34 @@ describe('construct-level checks', () => {
     ).toThrow(/'orders' is routed to a table but not consumed/);
   });
 
-  it('refuses an environment over Lambda’s 4 KB', () => {
-    // Prepare: a schema large enough to overflow FLOE_TABLES
-    const fields = Array.from({ length: 120 }, (_, i) => ({
-      id: i + 1,
-      name: `column_number_${i}`,
-      required: false,
-      type: 'string' as const,
-    }));
-    const tables = [
-      {
-        topics: ['orders'],
-        table: 'sales.orders',
-        schema: { type: 'struct' as const, 'schema-id': 0, fields },
-      },
-    ];
-    // Act + Assess
-    expect(() => build(base({ tables }))).toThrow(/over Lambda's 4 KB/);
+  it('refuses plaintext registry credentials and registry secrets given as strings', () => {
+    const withRegistry = (registry: Record<string, unknown>) =>
+      base({
+        tables: [{ topics: ['orders'], table: 'sales.orders', format: { value: 'confluent', registry } }],
+      });
+    expect(() => build(withRegistry({ url: 'https://sr', basicAuth: 'u:p' }))).toThrow(
+      /format.registry.basicAuth would be written in plain text .* registryCredentials/,
+    );
+    expect(() => build(withRegistry({ url: 'https://sr', bearerToken: 't' }))).toThrow(
+      /format.registry.bearerToken would be written in plain text/,
+    );
+    expect(() => build(withRegistry({ url: 'https://sr', credentialsSecretArn: 'arn:x' }))).toThrow(
+      /pass the registry's secret as registryCredentials/,
+    );
+  });
+
+  it('still refuses an environment over Lambda’s 4 KB (counting a deploy-time value as an ARN)', () => {
+    const stack = new Stack(newApp(), 'E');
+    expect(() => checkEnvironmentSize({ A: 'x'.repeat(4000) })).not.toThrow();
+    expect(() => checkEnvironmentSize({ A: 'x'.repeat(4000), B: stack.account })).toThrow(
+      /over Lambda's 4 KB: A, B/,
+    );
+  });
+
+  it('refuses a route holding a deploy-time value (the routes file is written at synth)', () => {
+    const stack = new Stack(newApp(), 'T');
+    const tables = [{ topics: ['orders'], table: 'sales.orders', properties: { owner: stack.account } }];
+    expect(() => new KafkaToIceberg(stack, 'P', base({ tables }))).toThrow(/known only at deploy time/);
   });
 
   it('refuses a commit-age alarm longer than CloudWatch can evaluate', () => {

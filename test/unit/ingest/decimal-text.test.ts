@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { RecordDecodeError } from '../../../functions/core/errors.js';
 import { parseDecimalText } from '../../../functions/core/ingest/decimal-text.js';
 
-// ---- the former parseDecimalText of json-to-value.ts, unchanged ----
+// ---- the former parseDecimalText of json-to-value.ts, unchanged but for zero: exact at any scale ----
+// (it refused `0e-400` as having too many decimal places; issue 20, item 10)
 function fail(path: string, message: string): never {
   throw new RecordDecodeError(`${path}: ${message}`, 'map');
 }
@@ -16,6 +17,7 @@ function oldParseDecimalText(text: string, precision: number, scale: number, pat
   const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
   if (!m || (m[2] === '' && (m[3] ?? '') === '')) fail(path, `'${text}' is not a decimal number`);
   let digits = (m[2] ?? '') + (m[3] ?? '');
+  if (/^0*$/.test(digits)) return 0n;
   let exponent = Number(m[4] ?? 0) - (m[3] ?? '').length; // value = digits × 10^exponent
   while (exponent < -scale) {
     if (!digits.endsWith('0'))
@@ -135,10 +137,29 @@ describe('parseDecimalText', () => {
     ['.', 10, 2, "row.amount: '.' is not a decimal number"],
     ['1.2.3', 10, 2, "row.amount: '1.2.3' is not a decimal number"],
     ['abc', 10, 2, "row.amount: 'abc' is not a decimal number"],
+    // the exponent applied to the digits, never through a double (issue 20, item 10)
+    ['123e-400', 10, 2, 'row.amount: 123e-400 has more than 2 decimal places (no rounding is done)'],
+    ['-1e-400', 10, 2, 'row.amount: -1e-400 has more than 2 decimal places (no rounding is done)'],
+    ['1e-325', 10, 2, 'row.amount: 1e-325 has more than 2 decimal places (no rounding is done)'],
+    ['0e-400', 10, 2, 0n],
+    ['-0.000e-999', 10, 2, 0n],
+    ['12300e-4', 10, 2, 123n],
+    ['1e400', 10, 2, 'row.amount: 1e400 does not fit decimal(10, 2)'],
   ])('%s at decimal(%d, %d)', (text, p, s, want) => {
     const got = outcome(parseDecimalText, text, p, s);
     expect(got).toEqual(outcome(oldParseDecimalText, text, p, s));
     if (typeof want === 'bigint') expect(got).toEqual({ value: want });
     else expect(got).toEqual({ error: 'RecordDecodeError', message: want, stage: 'map' });
+  });
+
+  it('refuses a huge exponent before padding: a dead letter, not a RangeError that fails the batch', () => {
+    // The former code built a string of a billion zeros: RangeError (Invalid string length), which is
+    // not a RecordDecodeError, so the whole batch failed and the ESM would redeliver it forever.
+    expect(() => oldParseDecimalText('1e999999999', 38, 2, 'row.amount')).toThrow(RangeError);
+    expect(outcome(parseDecimalText, '1e999999999', 38, 2)).toEqual({
+      error: 'RecordDecodeError',
+      message: 'row.amount: 1e999999999 does not fit decimal(38, 2)',
+      stage: 'map',
+    });
   });
 });

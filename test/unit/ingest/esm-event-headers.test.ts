@@ -7,7 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
 import { decodeEsmEvent, type KafkaHeader } from '../../../functions/core/ingest/esm-event.js';
 
-/** The former decodeHeaders of esm-event.ts, unchanged. */
+/**
+ * The former decodeHeaders of esm-event.ts, unchanged but for a null value, which is null now (it
+ * was an empty byte string; Kafka keeps a null header value distinct from an empty one).
+ */
 function oldDecodeHeaders(raw: unknown): KafkaHeader[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new ValidationError('headers must be an array');
@@ -18,7 +21,7 @@ function oldDecodeHeaders(raw: unknown): KafkaHeader[] {
     }
     for (const [key, value] of Object.entries(h as Record<string, unknown>)) {
       if (value === null) {
-        out.push({ key, value: new Uint8Array(0) });
+        out.push({ key, value: null });
         continue;
       }
       if (!Array.isArray(value) || !value.every((b) => Number.isInteger(b) && b >= -128 && b <= 255)) {
@@ -88,13 +91,14 @@ describe('decodeEsmEvent headers', () => {
     );
   });
 
-  it.each<[string, unknown, Uint8Array | string]>([
+  it.each<[string, unknown, Uint8Array | string | null]>([
     [
       'signed and unsigned bytes',
       [{ h: [-128, -1, 0, 127, 128, 255] }],
       Uint8Array.of(128, 255, 0, 127, 128, 255),
     ],
-    ['null as empty', [{ h: null }], new Uint8Array(0)],
+    ['null as null, not empty', [{ h: null }], null],
+    ['empty as empty', [{ h: [] }], new Uint8Array(0)],
     ['-0 as 0', [{ h: [-0] }], Uint8Array.of(0)],
     ['holes of a sparse array as 0', [{ h: sparse(1, 3) }], Uint8Array.of(1, 0, 3)],
     ['an explicit undefined', [{ h: [1, undefined] }], "header 'h' is not an array of bytes"],

@@ -1,6 +1,9 @@
 /**
  * parse-temporal.ts reads canonical dates and timestamps without its regexes; this holds it equal to the
  * regex-only code it had before (copied below), results and errors, on canonical and near-canonical text.
+ * The copy has since taken the value rules of issue 20: offsets beyond ±18:00 (or minutes past 59) are
+ * refused, a year of more than four digits needs its sign, and a `timestamp` (local) refuses a nonzero
+ * offset.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -8,10 +11,10 @@ import { ValidationError } from '../../../functions/core/errors.js';
 import { parseIsoDate, parseIsoTimestamp } from '../../../functions/core/ingest/parse-temporal.js';
 import { daysFromCivil } from '../../../functions/core/spec/epoch-time.js';
 
-// ---- the former parse-temporal.ts, unchanged ----
-const DATE = /^([+-]?\d{4,6})-(\d{2})-(\d{2})$/;
+// ---- the former parse-temporal.ts, with the value rules of issue 20 ----
+const DATE = /^([+-]\d{4,6}|\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP =
-  /^([+-]?\d{4,6})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+  /^([+-]\d{4,6}|\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
 const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function checkedDays(y: string, m: string, d: string, text: string): number {
@@ -44,23 +47,40 @@ function clockMicros(
   return BigInt((hour * 60 + minute) * 60 + second) * 1_000_000n + fractionMicros(f);
 }
 
+function refuse(text: string, what: string): never {
+  if (/^\s*\d{5,}-/.test(text)) {
+    const year = text.trim().split('-')[0];
+    throw new ValidationError(
+      `'${text}' has a year of more than four digits without a sign (ISO 8601 writes it +${year}-…)`,
+    );
+  }
+  throw new ValidationError(`'${text}' is not an ISO-8601 ${what}`);
+}
+
 function oldParseIsoDate(text: string): number {
   const m = DATE.exec(text.trim());
-  if (!m) throw new ValidationError(`'${text}' is not an ISO-8601 date (YYYY-MM-DD)`);
+  if (!m) refuse(text, 'date (YYYY-MM-DD)');
   return checkedDays(m[1], m[2], m[3], text);
 }
 
-function oldParseIsoTimestamp(text: string): bigint {
+function oldParseIsoTimestamp(text: string, local = false): bigint {
   const m = TIMESTAMP.exec(text.trim());
-  if (!m) throw new ValidationError(`'${text}' is not an ISO-8601 timestamp`);
+  if (!m) refuse(text, 'timestamp');
   const days = checkedDays(m[1], m[2], m[3], text);
   let micros = BigInt(days) * 86_400_000_000n + clockMicros(m[4], m[5], m[6], m[7], text);
   const zone = m[8];
   if (zone && zone !== 'Z' && zone !== 'z') {
     const sign = zone[0] === '-' ? -1n : 1n;
     const digits = zone.slice(1).replace(':', '');
-    const offsetMinutes = BigInt(Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || 0));
-    micros -= sign * offsetMinutes * 60_000_000n;
+    const hours = Number(digits.slice(0, 2));
+    const minutes = Number(digits.slice(2, 4) || 0);
+    if (minutes > 59 || hours * 60 + minutes > 18 * 60)
+      throw new ValidationError(`'${text}' has the zone offset ${zone}, beyond ±18:00 (or minutes past 59)`);
+    if (local && hours + minutes > 0)
+      throw new ValidationError(
+        `'${text}' has the zone offset ${zone}, but the column is a timestamp without zone (local wall-clock time): send the time without an offset, or make the column timestamptz`,
+      );
+    micros -= sign * BigInt(hours * 60 + minutes) * 60_000_000n;
   }
   return micros;
 }
@@ -83,7 +103,7 @@ const num = (min: number, max: number, width: number) => fc.integer({ min, max }
 const year = fc.oneof(
   { weight: 6, arbitrary: num(0, 9999, 4) },
   num(1685, 2260, 4),
-  fc.constantFrom('197', '19700', '+1970', '-0001', '+012345', '20a6', ''),
+  fc.constantFrom('197', '19700', '+19700', '+1970', '-0001', '+012345', '012345', '20a6', ''),
 );
 const month = fc.oneof({ weight: 6, arbitrary: num(0, 13, 2) }, fc.constantFrom('1', '001', 'x1'));
 const day = fc.oneof({ weight: 6, arbitrary: num(0, 32, 2) }, fc.constantFrom('1', '001', '3 '));
@@ -148,6 +168,8 @@ describe('parseIsoTimestamp fast path', () => {
     fc.assert(
       fc.property(fc.oneof(timestamp, mutated(timestamp), date, fc.string({ maxLength: 40 })), (text) => {
         expect(outcome(parseIsoTimestamp, text)).toEqual(outcome(oldParseIsoTimestamp, text));
+        const local = (t: string) => parseIsoTimestamp(t, true);
+        expect(outcome(local, text)).toEqual(outcome((t) => oldParseIsoTimestamp(t, true), text));
       }),
       { numRuns: 20_000 },
     );
@@ -164,6 +186,19 @@ describe('parseIsoTimestamp fast path', () => {
     '1969-12-31T23:59:59.999999Z',
     '0000-01-01T00:00:00Z',
     '9999-12-31T23:59:59.999999-99:99',
+    // offsets: ±18:00 is the limit, minutes stop at 59
+    '2026-11-23T14:05:09+18:00',
+    '2026-11-23T14:05:09-18:00',
+    '2026-11-23T14:05:09+18:01',
+    '2026-11-23T14:05:09+25:00',
+    '2026-11-23T14:05:09+2500',
+    '2026-11-23T14:05:09+25',
+    '2026-11-23T14:05:09-12:60',
+    '2026-11-23 14:05:09+0099',
+    // years: more than four digits only with a sign
+    '10000-01-01T00:00:00Z',
+    '+10000-01-01T00:00:00Z',
+    '-0001-01-01T00:00:00Z',
     // around the ±9e9 s bound where the fast path leaves Number arithmetic
     '2255-03-14T16:00:00Z',
     '2255-03-14T15:59:59.999999Z',
@@ -228,6 +263,10 @@ describe('parseIsoDate fast path', () => {
     '2026-01-01 ',
     '+2026-01-01',
     '2026/01/01',
+    '10000-01-01',
+    '+10000-01-01',
+    '-10000-01-01',
+    '123456-01-01',
   ])('%s', (text) => {
     expect(outcome(parseIsoDate, text)).toEqual(outcome(oldParseIsoDate, text));
   });

@@ -93,6 +93,22 @@ describe('dead-letter redrive', () => {
     expect(await ids()).toEqual([1, 2]);
   });
 
+  it('leaves a repeated offset alone: its first occurrence is in the table already', async () => {
+    // Prepare: a batch holding offset 5 twice (the repeat is a `duplicate` dead letter)
+    await ingestEvent(
+      { catalog, routes: [route] },
+      {
+        eventSource: 'aws:kafka',
+        records: { 'orders-0': [record(5, { id: 5, country: 'FR' }), record(5, { id: 5, country: 'FR' })] },
+      },
+    );
+    // Act
+    const report = await redriveDeadLetters({ catalog, table: ID });
+    // Assess: only the two dead letters of before are selected
+    expect(report).toMatchObject({ selected: 2, redriven: 0 });
+    expect(await ids()).toEqual([1, 5]);
+  });
+
   it('redrives nothing while the cause is not fixed', async () => {
     const report = await redriveDeadLetters({ catalog, table: ID });
     expect(report).toMatchObject({ selected: 2, redriven: 0 });
@@ -139,7 +155,44 @@ describe('redriven offset sets', () => {
       { topic: 't', partition: 0, offset: 4n },
       { topic: 't', partition: 1, offset: 9n },
     ]);
-    expect(encodeOffsetSet(set)).toBe('{"t":{"0":[["3","5"]],"1":[["9","9"]]}}');
+    expect(encodeOffsetSet(set)).toBe('{"t":{"0":"3-5","1":"9-9"}}');
     expect(decodeOffsetSet(encodeOffsetSet(set))).toEqual(set);
+  });
+
+  it('still read in the format of before ranges text (arrays of string pairs)', () => {
+    const set = decodeOffsetSet('{"t":{"0":[["3","5"],["6","6"]],"1":[["9","9"]]}}');
+    expect(encodeOffsetSet(set)).toBe('{"t":{"0":"3-6","1":"9-9"}}');
+  });
+});
+
+describe('dead-letter redrive of headers', () => {
+  it('keeps a null header value null through the DLQ and back (not an empty byte string)', async () => {
+    const { catalog, cleanup } = await tempWarehouse();
+    try {
+      // Prepare: a dead letter (country missing) whose headers hold a null and an empty value.
+      const lineaged: TableRoute = { ...route, kafkaLineage: true };
+      const headers = [{ gone: null }, { empty: [] }];
+      await ingestEvent(
+        { catalog, routes: [lineaged] },
+        { eventSource: 'aws:kafka', records: { 'orders-0': [{ ...record(1, { id: 1 }), headers }] } },
+      );
+      const fixed: TableRoute = {
+        ...lineaged,
+        mapping: parseMappingConfig({ columns: { country: { default: 'unknown' } } }, 'mapping'),
+      };
+      // Act
+      const report = await redriveDeadLetters({ catalog, table: ID, route: fixed });
+      // Assess
+      expect(report).toMatchObject({ selected: 1, redriven: 1 });
+      const table = await catalog.loadTable(ID);
+      const [row] = await readScanRows(table, await planScan(table));
+      const lineage = row._kafka as { headers: { key: string; value: Uint8Array | null }[] };
+      expect(lineage.headers.map((h) => [h.key, h.value === null ? null : h.value.length])).toEqual([
+        ['gone', null],
+        ['empty', 0],
+      ]);
+    } finally {
+      await cleanup();
+    }
   });
 });

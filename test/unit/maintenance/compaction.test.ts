@@ -95,10 +95,10 @@ describe('compaction: plan, compact each group, commit', () => {
       'total-data-files': '4',
       'total-records': String(idsBefore.length),
     });
-    expect(offsetsBefore).toBe('{"events":{"0":"96"}}');
+    expect(offsetsBefore).toBe('{"events":{"0":"0-96"}}');
     expect(snap.summary[OFFSETS_KEY]).toBe(offsetsBefore);
     expect(snap.summary['floe.batch-id']).toBe('batch-96');
-    expect(readCommittedOffsets(table.metadata).get('events')?.get(0)).toBe(96n);
+    expect(readCommittedOffsets(table.metadata).get('events')?.get(0)).toEqual([[0n, 96n]]);
     // the run's plan and result files are gone
     expect(await table.io.list(`${table.metadata.location}/metadata/floe-maintenance`)).toEqual([]);
   });

@@ -99,7 +99,7 @@ export async function appendBatch(
           [OFFSETS_KEY]: encodeOffsets(
             mergeOffsets(
               readCommittedOffsets(base.metadata),
-              new Map([['events', new Map([[0, BigInt(offset)]])]]),
+              new Map([['events', new Map([[0, [[0n, BigInt(offset)] as const]]])]]),
             ),
           ),
         },

@@ -34,6 +34,13 @@ describe('routeMatches', () => {
     expect(routeMatches(c, decoded({}, { headers: [header('entity', Uint8Array.of(0xff))] }))).toBe(false);
     expect(routeMatches(c, decoded(undefined, { headers: [header('entity', 'order')] }))).toBe(true);
     expect(routeMatches(when({ header: 'entity', exists: false }), decoded({}))).toBe(true);
+    // A header sent with a null value has no value, as a null field: not the empty string.
+    const nullHeader = decoded({}, { headers: [{ key: 'entity', value: null }] });
+    expect(routeMatches(when({ header: 'entity', exists: true }), nullHeader)).toBe(false);
+    expect(routeMatches(when({ header: 'entity', equals: '' }), nullHeader)).toBe(false);
+    const emptyHeader = decoded({}, { headers: [header('entity', '')] });
+    expect(routeMatches(when({ header: 'entity', exists: true }), emptyHeader)).toBe(true);
+    expect(routeMatches(when({ header: 'entity', equals: '' }), emptyHeader)).toBe(true);
   });
 
   it('compares nested fields, numbers by value (exact past 2^53), null as missing', () => {

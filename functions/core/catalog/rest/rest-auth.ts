@@ -2,8 +2,15 @@
  * Authentication for the Iceberg REST catalog: a static bearer token, or OAuth2 client credentials
  * (`credential` = `id:secret`, as Iceberg's `credential` property) with refresh before expiry and once
  * after a 401. SigV4 lives in rest-sigv4.ts.
+ *
+ * The token request never follows a redirect: following one re-posts `client_secret` to wherever the
+ * `Location` points (a cross-origin 307 did exactly that). A 3xx answer is an error naming where it
+ * pointed, so the operator can set `oauth2-server-uri` to the endpoint itself. Every secret here (the
+ * configured one and each token obtained) is registered with redact.ts, so no echo of it reaches a message.
  */
 import { LakeError, TransientIOError } from '../../errors.js';
+import { readCappedText } from '../../io/http-body.js';
+import { redact, redactUrl, registerSecret } from '../../redact.js';
 import { parseErrorBody, RestTransportError } from './rest-errors.js';
 
 /** A request about to be sent; `authorize` may add headers. */
@@ -28,6 +35,7 @@ export const noAuth: RestAuth = { authorize: async () => {} };
 
 /** `Authorization: Bearer <token>` with a fixed token. */
 export function bearerAuth(token: string): RestAuth {
+  registerSecret(token);
   return {
     authorize: async (request) => {
       request.headers.authorization = `Bearer ${token}`;
@@ -43,6 +51,8 @@ export interface OAuth2Options {
   /** @default 'catalog' */
   scope?: string;
   timeoutMs?: number;
+  /** The largest token response read. @default 1 MiB */
+  maxResponseBytes?: number;
   now?: () => number;
   fetch?: typeof fetch;
 }
@@ -64,6 +74,8 @@ export class OAuth2ClientCredentials implements RestAuth {
     const colon = options.credential.indexOf(':');
     this.clientId = colon < 0 ? undefined : options.credential.slice(0, colon);
     this.clientSecret = colon < 0 ? options.credential : options.credential.slice(colon + 1);
+    registerSecret(options.credential, { pair: true });
+    registerSecret(this.clientSecret);
   }
 
   private now(): number {
@@ -101,6 +113,8 @@ export class OAuth2ClientCredentials implements RestAuth {
     form.set('scope', this.options.scope ?? 'catalog');
     const doFetch = this.options.fetch ?? fetch;
     const startedAt = this.now();
+    const endpoint = redactUrl(this.options.tokenUri);
+    const timeoutMs = this.options.timeoutMs ?? 30_000;
     let response: Response;
     let text: string;
     try {
@@ -108,35 +122,48 @@ export class OAuth2ClientCredentials implements RestAuth {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: form.toString(),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 30_000),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
       });
-      text = await response.text();
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel().catch(() => {});
+        const location = response.headers.get('location');
+        throw new LakeError(
+          `OAuth2 token request to ${endpoint} was answered with HTTP ${response.status}, a redirect${location ? ` to ${originOf(location, this.options.tokenUri)}` : ''}; token requests never follow redirects (that would post the client secret again). Set oauth2-server-uri to the token endpoint itself`,
+        );
+      }
+      text = await readCappedText(response, {
+        maxBytes: this.options.maxResponseBytes ?? 1024 * 1024,
+        what: `OAuth2 token request to ${endpoint}`,
+        raiseWith: 'the catalog option rest.max-response-bytes',
+      });
     } catch (error) {
-      throw new RestTransportError(
-        `OAuth2 token request to ${this.options.tokenUri} failed: ${String(error)}`,
-        true,
-        {
-          cause: error,
-        },
-      );
+      if (error instanceof LakeError) throw error;
+      const reason =
+        error instanceof Error && error.name === 'TimeoutError'
+          ? `no answer within ${timeoutMs} ms`
+          : String(error);
+      throw new RestTransportError(`OAuth2 token request to ${endpoint} failed: ${redact(reason)}`, true, {
+        cause: error,
+      });
     }
     if (!response.ok) {
       const model = parseErrorBody(response.status, text);
-      const message = `OAuth2 token request to ${this.options.tokenUri} failed: HTTP ${response.status} ${model.message}`;
+      const message = `OAuth2 token request to ${endpoint} failed: HTTP ${response.status} ${model.message}`;
       if (response.status >= 500 || response.status === 429) throw new TransientIOError(message);
       throw new LakeError(message);
     }
     let body: { access_token?: unknown; expires_in?: unknown };
     try {
       body = JSON.parse(text) as typeof body;
-    } catch (error) {
-      throw new LakeError(`OAuth2 token response from ${this.options.tokenUri} is not JSON`, {
-        cause: error,
-      });
+    } catch {
+      // no cause: JSON.parse's message quotes the body, and the body may hold the token
+      throw new LakeError(`OAuth2 token response from ${endpoint} is not JSON`);
     }
     if (typeof body.access_token !== 'string' || body.access_token.length === 0) {
-      throw new LakeError(`OAuth2 token response from ${this.options.tokenUri} has no access_token`);
+      throw new LakeError(`OAuth2 token response from ${endpoint} has no access_token`);
     }
+    registerSecret(body.access_token);
     // No expires_in: treat the token as good for an hour; a 401 still triggers a refresh.
     const lifetimeMs =
       typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in * 1000 : 3_600_000;
@@ -144,5 +171,14 @@ export class OAuth2ClientCredentials implements RestAuth {
     this.staleAtMs = startedAt + lifetimeMs - Math.min(REFRESH_MARGIN_MS, lifetimeMs / 2);
     this.fetchedTokens++;
     return body.access_token;
+  }
+}
+
+/** The origin a Location header points at, for a message (never its path or query: they may be signed). */
+function originOf(location: string, base: string): string {
+  try {
+    return redactUrl(new URL(location, base).origin);
+  } catch {
+    return 'an unparsable Location';
   }
 }

@@ -9,8 +9,12 @@
  * `Idempotency-Key` (its config advertises `idempotency-key-lifetime`), an unknown outcome is first retried
  * with the same key, which the server answers without acting twice; a refusal after such a retry is still
  * "unknown", never "failed", since the first try may be what the retry collided with.
+ * A 200 is not taken on trust either: the commit loop checks that the answer shows the change
+ * (catalog/verify-commit-response.ts), and a load whose `table-uuid` differs from the one this client saw
+ * for that table before is refused once (see `checkIdentity`).
  */
 import { CommitFailedError, CommitStateUnknownError, LakeError } from '../../errors.js';
+import { ResponseTooLargeError } from '../../io/http-body.js';
 import { stringifyJson } from '../../spec/json-codec.js';
 import { parseTableMetadata } from '../../spec/metadata.js';
 import type { TableIdentifier, TableMetadata } from '../../spec/types.js';
@@ -21,8 +25,10 @@ import { newIdempotencyKey } from './idempotency-key.js';
 import {
   buildServerConfig,
   makeRestAuth,
+  maxResponseBytesOf,
   namespacePath,
   parseJsonObject,
+  RAISE_RESPONSE_LIMIT,
   type RestCatalogOptions,
   type RestServerConfig,
   stringMap,
@@ -45,6 +51,8 @@ export class RestCatalog implements Catalog {
   readonly http: RestHttpClient;
   private configPromise: Promise<RestServerConfig> | undefined;
   private readonly tableIOs: TableFileIOs;
+  /** The `table-uuid` each table had when this client last loaded or created it. */
+  private readonly uuids = new Map<string, string>();
 
   constructor(private readonly options: RestCatalogOptions) {
     this.name = options.name ?? 'rest';
@@ -54,6 +62,8 @@ export class RestCatalog implements Catalog {
     this.http = new RestHttpClient({
       auth: makeRestAuth({ ...options, uri }),
       timeoutMs: options.timeoutMs ?? 30_000,
+      maxResponseBytes: maxResponseBytesOf(options),
+      raiseLimitWith: RAISE_RESPONSE_LIMIT,
       headers: options.headers,
     });
   }
@@ -183,7 +193,31 @@ export class RestCatalog implements Catalog {
       `loading ${formatIdentifier(id)}`,
       'table',
     );
-    return this.toLoadedTable(id, parseJsonObject(response, `loading ${formatIdentifier(id)}`));
+    return this.checkIdentity(
+      this.toLoadedTable(id, parseJsonObject(response, `loading ${formatIdentifier(id)}`)),
+    );
+  }
+
+  /**
+   * A load must answer with the table asked for. The only identity a client can check is `table-uuid`: one
+   * that differs from what this client saw for the same name before is another table (a hostile or broken
+   * server), or the table was dropped and recreated. Either way the answer is refused once, loudly (offsets
+   * read from another table's history would make records look committed); the new uuid is then remembered,
+   * so a table that really was recreated is accepted from the next load on.
+   * @throws LakeError (retryable) when the uuid changed
+   */
+  private checkIdentity(table: LoadedTable): LoadedTable {
+    const key = formatIdentifier(table.identifier);
+    const seen = this.uuids.get(key);
+    const uuid = table.metadata['table-uuid'];
+    this.uuids.set(key, uuid);
+    if (seen !== undefined && seen !== uuid) {
+      throw new LakeError(
+        `loading ${key}: the catalog answered with table-uuid ${uuid}, but ${key} had table-uuid ${seen} when last loaded; refusing it once (another table's metadata, or the table was dropped and recreated: if so, the next load accepts it)`,
+        { retryable: true },
+      );
+    }
+    return table;
   }
 
   /**
@@ -215,7 +249,9 @@ export class RestCatalog implements Catalog {
       response = await send();
       if (response.status === 404) throw mapStatus(what, 404, parseErrorBody(404, response.text), 'other');
     }
-    return this.toLoadedTable(id, parseJsonObject(response, what));
+    const created = this.toLoadedTable(id, parseJsonObject(response, what));
+    this.uuids.set(formatIdentifier(id), created.metadata['table-uuid']);
+    return created;
   }
 
   /**
@@ -265,13 +301,18 @@ export class RestCatalog implements Catalog {
           !!uncertain,
         );
       } catch (error) {
-        if (!(error instanceof RestTransportError)) throw error;
-        if (!error.sent && !uncertain) {
-          throw new CommitFailedError(`${what}: the request never reached the server: ${error.message}`, {
-            cause: error,
-          });
+        if (error instanceof ResponseTooLargeError) {
+          // An answer came, too big to read: whatever it said, the commit may have landed.
+          outcome = new CommitStateUnknownError(`${what}: ${error.message}`, { cause: error });
+        } else {
+          if (!(error instanceof RestTransportError)) throw error;
+          if (!error.sent && !uncertain) {
+            throw new CommitFailedError(`${what}: the request never reached the server: ${error.message}`, {
+              cause: error,
+            });
+          }
+          outcome = new CommitStateUnknownError(`${what}: ${error.message}`, { cause: error });
         }
-        outcome = new CommitStateUnknownError(`${what}: ${error.message}`, { cause: error });
       }
       if (!(outcome instanceof CommitStateUnknownError) || resend >= maxResends) throw outcome;
       uncertain = outcome;
@@ -315,6 +356,7 @@ export class RestCatalog implements Catalog {
       'table',
     );
     this.tableIOs.forget(formatIdentifier(id));
+    this.uuids.delete(formatIdentifier(id)); // a table created under this name next is a new one
   }
 
   /** A LoadTableResult or CommitTableResponse → LoadedTable; commit responses reuse the table's last FileIO. */

@@ -4,6 +4,7 @@
  */
 import { LakeError, ValidationError } from '../../errors.js';
 import type { FileIO } from '../../io/file-io.js';
+import { resolveByteLimit } from '../../io/http-body.js';
 import type { S3FileIOOptions } from '../../io/s3-file-io.js';
 import { parseJsonLossless } from '../../spec/json-codec.js';
 import { bearerAuth, noAuth, OAuth2ClientCredentials, type RestAuth } from './rest-auth.js';
@@ -35,8 +36,14 @@ export interface RestCatalogOptions {
   idempotency?: 'auto' | 'always' | 'never';
   /** Resends of a commit with an unknown outcome, with the same Idempotency-Key (only when keys are sent). @default 2 */
   commitRetries?: number;
-  /** Per request. @default 30000 */
+  /** Per request, headers and body. @default 30000 */
   timeoutMs?: number;
+  /**
+   * The largest response body read, in bytes (a table-load answer grows with the table's snapshots).
+   * @default the client property `rest.max-response-bytes`, else the environment variable
+   * `FLOE_REST_MAX_RESPONSE_BYTES`, else 64 MiB
+   */
+  maxResponseBytes?: number;
   /** FileIO for tables the server vends no credentials for. @default by the table location's scheme */
   io?: FileIO;
   /** Base options for the S3FileIOs built for tables. */
@@ -61,6 +68,30 @@ export interface RestServerConfig {
   separator: string;
 }
 
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+export const MAX_RESPONSE_BYTES_PROPERTY = 'rest.max-response-bytes';
+export const MAX_RESPONSE_BYTES_ENV = 'FLOE_REST_MAX_RESPONSE_BYTES';
+/** How to raise the cap, for the error that names it. */
+export const RAISE_RESPONSE_LIMIT = `the catalog option ${MAX_RESPONSE_BYTES_PROPERTY} (or the environment variable ${MAX_RESPONSE_BYTES_ENV})`;
+
+/**
+ * The response size cap: `maxResponseBytes`, else the `rest.max-response-bytes` property, else
+ * `FLOE_REST_MAX_RESPONSE_BYTES`, else 64 MiB. @throws ValidationError for a value that is not a positive integer
+ */
+export function maxResponseBytesOf(
+  options: RestCatalogOptions,
+  env: Record<string, string | undefined> = process.env,
+): number {
+  return resolveByteLimit(
+    [
+      { name: 'maxResponseBytes', value: options.maxResponseBytes },
+      { name: MAX_RESPONSE_BYTES_PROPERTY, value: options.properties?.[MAX_RESPONSE_BYTES_PROPERTY] },
+      { name: MAX_RESPONSE_BYTES_ENV, value: env[MAX_RESPONSE_BYTES_ENV] },
+    ],
+    DEFAULT_MAX_RESPONSE_BYTES,
+  );
+}
+
 /** The authentication the options ask for: `auth`, else SigV4, else OAuth2, else a bearer token, else none. */
 export function makeRestAuth(options: RestCatalogOptions): RestAuth {
   if (options.auth) return options.auth;
@@ -71,6 +102,7 @@ export function makeRestAuth(options: RestCatalogOptions): RestAuth {
       tokenUri: options.oauth2ServerUri ?? `${options.uri.replace(/\/+$/, '')}/v1/oauth/tokens`,
       scope: options.scope,
       timeoutMs: options.timeoutMs,
+      maxResponseBytes: maxResponseBytesOf(options),
       now: options.now,
     });
   }

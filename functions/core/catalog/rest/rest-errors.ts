@@ -2,6 +2,7 @@
  * Errors of the Iceberg REST catalog: the spec's `IcebergErrorResponse` (`{ error: { message, type, code } }`)
  * read from a response, and the mapping of a status to floe's errors for each kind of call.
  * Commit statuses follow the OpenAPI's CommitTable responses (see `mapCommitStatus`).
+ * A server's words are redacted before they go into a message (servers echo credentials back).
  */
 import {
   CommitFailedError,
@@ -11,6 +12,7 @@ import {
   TableAlreadyExistsError,
   TransientIOError,
 } from '../../errors.js';
+import { redact } from '../../redact.js';
 
 /** The spec's ErrorModel; `type` is the server's exception name (`CommitFailedException`, ...). */
 export interface RestErrorModel {
@@ -49,14 +51,24 @@ export class RestTransportError extends TransientIOError {
 
 /**
  * Reads an error body: the spec's `{ error: {...} }`, a bare ErrorModel (some servers), an OAuth2 error
- * (`{ error: "invalid_client", error_description }`) or plain text (proxies). Never throws.
+ * (`{ error: "invalid_client", error_description }`) or plain text (proxies), redacted. Never throws.
  */
 export function parseErrorBody(status: number, text: string): RestErrorModel {
+  const model = readErrorBody(status, text);
+  return { ...model, message: redact(model.message), type: redact(model.type) };
+}
+
+function readErrorBody(status: number, text: string): RestErrorModel {
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { message: text.trim().slice(0, 500) || `HTTP ${status}`, type: 'UnknownError', code: status };
+    // redacted before cutting, so a secret cut in half at the edge is still recognised
+    return {
+      message: redact(text).trim().slice(0, 500) || `HTTP ${status}`,
+      type: 'UnknownError',
+      code: status,
+    };
   }
   if (typeof json === 'object' && json !== null) {
     const obj = json as Record<string, unknown>;
@@ -74,10 +86,11 @@ export function parseErrorBody(status: number, text: string): RestErrorModel {
       return { message: `${obj.error}${description}`, type: obj.error, code: status };
     }
   }
-  return { message: text.slice(0, 500), type: 'UnknownError', code: status };
+  return { message: redact(text).slice(0, 500), type: 'UnknownError', code: status };
 }
 
 function describeModel(what: string, status: number, model: RestErrorModel): string {
+  // model is redacted already (parseErrorBody); `what` is floe's own words (a table may be named `token`)
   return `${what}: HTTP ${status} ${model.type}: ${model.message}`;
 }
 

@@ -3,10 +3,22 @@
  * 401/419 when the auth can refresh), and network failures classified by whether the request can have
  * reached the server. Statuses are returned as they are; mapping them to errors is the caller's business,
  * because the same status means different things for a load and for a commit.
+ *
+ * What a server can make this layer do is bounded:
+ * - redirects are followed by hand (`redirect: 'manual'`), and only within the catalog's own origin
+ *   (scheme, host and port): each hop is authorized afresh for its URL (SigV4 signs the path), and a
+ *   redirect to any other origin is refused, so `Authorization` never leaves the catalog's origin.
+ *   301/302/303 are followed for GET and HEAD only (fetch would turn a POST into a GET), 307/308 for all.
+ * - every answer's body is read with a size cap (`maxResponseBytes`, see io/http-body.ts) and within the
+ *   request's timeout, which covers the headers and the whole body (a slow-drip body times out too).
+ * - what goes into an error message is redacted (redact.ts).
  */
+import { LakeError } from '../../errors.js';
+import { readCappedText } from '../../io/http-body.js';
+import { redact, redactUrl } from '../../redact.js';
 import { stringifyJson } from '../../spec/json-codec.js';
 import type { RestAuth, RestRequest } from './rest-auth.js';
-import { RestTransportError } from './rest-errors.js';
+import { RestCatalogError, RestTransportError } from './rest-errors.js';
 
 export interface RestResponse {
   status: number;
@@ -24,9 +36,16 @@ export interface RestCallOptions {
 export interface RestHttpOptions {
   auth: RestAuth;
   timeoutMs: number;
+  /** The largest response body read, in bytes. */
+  maxResponseBytes: number;
+  /** Named in the error when a body is over `maxResponseBytes`. */
+  raiseLimitWith?: string;
   headers?: Record<string, string>;
   fetch?: typeof fetch;
 }
+
+const MAX_REDIRECTS = 5;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Error codes that prove the request never left: no connection was made, so nothing reached the server.
@@ -67,7 +86,8 @@ export class RestHttpClient {
   /**
    * Sends one request (plus one resend after a 401/419 the auth could refresh) and returns the answer,
    * whatever its status.
-   * @throws RestTransportError when no answer came (`sent` says whether the server may have seen it);
+   * @throws RestTransportError when no complete answer came (`sent` says whether the server may have seen
+   * it); RestCatalogError for a redirect it does not follow; ResponseTooLargeError for a body over the cap;
    * LakeError from the auth
    */
   async send(call: RestCallOptions): Promise<RestResponse> {
@@ -80,35 +100,97 @@ export class RestHttpClient {
   }
 
   private async sendOnce(call: RestCallOptions): Promise<RestResponse> {
-    const request: RestRequest = {
-      method: call.method,
-      url: call.url,
-      headers: { accept: 'application/json', ...this.options.headers, ...call.headers },
-    };
-    if (call.body !== undefined) {
-      // bigints (64-bit snapshot ids) go out as exact JSON numbers
-      request.body = stringifyJson(call.body);
-      request.headers['content-type'] = 'application/json';
-    }
-    await this.options.auth.authorize(request);
+    const body = call.body === undefined ? undefined : stringifyJson(call.body); // bigints stay exact
     const doFetch = this.options.fetch ?? fetch;
-    this.requestCount++;
-    try {
-      const response = await doFetch(call.url, {
+    // One deadline for the whole exchange: every hop, the headers and the body.
+    const signal = AbortSignal.timeout(this.options.timeoutMs);
+    let url = call.url;
+    for (let hop = 0; ; hop++) {
+      const request: RestRequest = {
         method: call.method,
-        headers: request.headers,
-        body: request.body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-      });
-      const text = call.method === 'HEAD' ? '' : await response.text();
-      return { status: response.status, headers: response.headers, text };
-    } catch (error) {
-      const sent = !isCertainlyNotSent(error);
-      const reason =
-        error instanceof Error && error.name === 'TimeoutError'
-          ? `no answer within ${this.options.timeoutMs} ms`
-          : `${error instanceof Error ? error.message : String(error)}${errorCode(error) ? ` (${errorCode(error)})` : ''}`;
-      throw new RestTransportError(`${call.method} ${call.url.pathname}: ${reason}`, sent, { cause: error });
+        url,
+        headers: { accept: 'application/json', ...this.options.headers, ...call.headers },
+      };
+      if (body !== undefined) {
+        request.body = body;
+        request.headers['content-type'] = 'application/json';
+      }
+      await this.options.auth.authorize(request);
+      this.requestCount++;
+      try {
+        const response = await doFetch(url, {
+          method: call.method,
+          headers: request.headers,
+          body: request.body,
+          redirect: 'manual',
+          signal,
+        });
+        if (REDIRECTS.has(response.status)) {
+          await response.body?.cancel().catch(() => {});
+          url = this.redirectTarget(call, url, response, hop);
+          continue;
+        }
+        const text =
+          call.method === 'HEAD'
+            ? ''
+            : await readCappedText(response, {
+                maxBytes: this.options.maxResponseBytes,
+                what: `${call.method} ${url.pathname}`,
+                raiseWith: this.options.raiseLimitWith ?? 'maxResponseBytes',
+              });
+        return { status: response.status, headers: response.headers, text };
+      } catch (error) {
+        // Ours (a refused redirect, a body over the cap) pass as they are; the rest are the transport's.
+        if (error instanceof LakeError) throw error;
+        throw this.transportError(call, url, error);
+      }
     }
+  }
+
+  /**
+   * Where a redirect points, when this client follows it.
+   * @throws RestCatalogError for a redirect to another origin, one that would change the method, or too many
+   */
+  private redirectTarget(call: RestCallOptions, from: URL, response: Response, hop: number): URL {
+    const where = `${call.method} ${from.pathname}`;
+    const location = response.headers.get('location');
+    let target: URL;
+    try {
+      if (!location) throw new TypeError('no Location');
+      target = new URL(location, from);
+    } catch {
+      throw new RestCatalogError(
+        `${where}: HTTP ${response.status} redirect without a usable Location`,
+        response.status,
+      );
+    }
+    if (target.origin !== from.origin) {
+      throw new RestCatalogError(
+        `${where}: the catalog redirected (HTTP ${response.status}) to another origin, ${redactUrl(target.origin)}; floe does not follow redirects off ${from.origin}, so its credentials never go elsewhere. Point the catalog uri at the server that answers`,
+        response.status,
+      );
+    }
+    const keepsMethod = response.status === 307 || response.status === 308;
+    if (!keepsMethod && call.method !== 'GET' && call.method !== 'HEAD') {
+      throw new RestCatalogError(
+        `${where}: the catalog answered HTTP ${response.status} (a redirect that turns ${call.method} into GET); not followed`,
+        response.status,
+      );
+    }
+    if (hop >= MAX_REDIRECTS) {
+      throw new RestCatalogError(`${where}: more than ${MAX_REDIRECTS} redirects`, response.status);
+    }
+    return target;
+  }
+
+  private transportError(call: RestCallOptions, url: URL, error: unknown): RestTransportError {
+    const sent = !isCertainlyNotSent(error);
+    const reason =
+      error instanceof Error && error.name === 'TimeoutError'
+        ? `no answer within ${this.options.timeoutMs} ms`
+        : `${error instanceof Error ? error.message : String(error)}${errorCode(error) ? ` (${errorCode(error)})` : ''}`;
+    return new RestTransportError(`${call.method} ${url.pathname}: ${redact(reason)}`, sent, {
+      cause: error,
+    });
   }
 }

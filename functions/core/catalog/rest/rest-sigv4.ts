@@ -9,6 +9,7 @@ import { Sha256 } from '@aws-crypto/sha256-js';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { LakeError } from '../../errors.js';
+import { registerSecret } from '../../redact.js';
 import type { RestAuth, RestRequest } from './rest-auth.js';
 
 export interface AwsCredentials {
@@ -41,12 +42,15 @@ export class SigV4Auth implements RestAuth {
     if (!region) throw new LakeError('SigV4 signing needs a region: set AWS_REGION or pass one');
     this.region = region;
     this.signingName = options.signingName ?? 'execute-api';
-    this.signer = new SignatureV4({
-      service: this.signingName,
-      region,
-      credentials: options.credentials ?? defaultProvider(),
-      sha256: Sha256,
-    });
+    const given = options.credentials ?? defaultProvider();
+    // Whatever credentials sign, redact.ts knows them: no echo of a secret key or session token reaches a message.
+    const credentials = async (): Promise<AwsCredentials> => {
+      const resolved = typeof given === 'function' ? await given() : given;
+      registerSecret(resolved.secretAccessKey);
+      registerSecret(resolved.sessionToken);
+      return resolved;
+    };
+    this.signer = new SignatureV4({ service: this.signingName, region, credentials, sha256: Sha256 });
   }
 
   /** @throws LakeError when credentials cannot be resolved */

@@ -8,6 +8,7 @@ import type { FileIO } from '../../io/file-io.js';
 import { getLocationScheme } from '../../io/location.js';
 import { resolveFileIO } from '../../io/resolve-file-io.js';
 import { S3FileIO, type S3FileIOOptions } from '../../io/s3-file-io.js';
+import { registerSecret } from '../../redact.js';
 
 export interface StorageCredential {
   prefix: string;
@@ -47,6 +48,9 @@ export function resolveTableFileIO(
   const accessKeyId = storage['s3.access-key-id'];
   const secretAccessKey = storage['s3.secret-access-key'];
   if (accessKeyId && secretAccessKey) {
+    // vended secrets are redacted wherever a storage error might quote them
+    registerSecret(secretAccessKey);
+    registerSecret(storage['s3.session-token']);
     const { client: _shared, ...base } = options.s3 ?? {};
     const pathStyle = storage['s3.path-style-access'];
     return new S3FileIO({

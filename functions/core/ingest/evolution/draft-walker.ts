@@ -18,7 +18,7 @@ import type {
   Transform,
 } from '../../spec/types.js';
 import { decimalParams } from '../../spec/conversions.js';
-import { describeJsonValue } from '../json-to-value.js';
+import { describeJsonValue, doubleOf } from '../json-to-value.js';
 import { isFieldObject, ownValue, type ValueObject } from '../mapping/value-paths.js';
 import {
   assignFreshIds,
@@ -220,10 +220,10 @@ function walkPrimitive(
     return;
   }
   if (type === 'float') {
-    const text = numericTextOf(v);
-    if (text === undefined) return;
-    const n = Number(text);
-    if (Number.isFinite(n) && !Number.isFinite(Math.fround(n))) promote(ctx, slot, 'double', path.text());
+    // Numbers and number strings alike (one rule for float columns, see json-to-value's doubleOf).
+    const n = typeof v === 'number' ? v : doubleOf(v);
+    if (n !== undefined && Number.isFinite(n) && !Number.isFinite(Math.fround(n)))
+      promote(ctx, slot, 'double', path.text());
     return;
   }
   if (type.startsWith('decimal')) {

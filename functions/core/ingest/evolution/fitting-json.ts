@@ -32,8 +32,6 @@ type JsonAppend = (column: GatheredColumn) => boolean;
 // so module state is safe and keeps the hot loop free of an extra object.
 let text = '';
 let pos = 0;
-/** Whether the last number token had an exponent (its value then comes from Number(), see numberToken). */
-let exponentSeen = false;
 
 const NOT_SCALAR: unique symbol = Symbol('not a scalar');
 /** 10^k for k ≤ 22 is exact in a double (what the exact-division path below relies on). */
@@ -140,8 +138,13 @@ function numberToken(): number | typeof NOT_SCALAR {
     while (isDigit(c));
   }
   if (pos - start >= LONG_NUMBER_CHARS) return NOT_SCALAR;
-  exponentSeen = exponent;
-  if (exponent) return Number(text.slice(start, pos));
+  if (exponent) {
+    const n = Number(text.slice(start, pos));
+    // Under- or overflowed (`123e-400` → 0, `1e400` → Infinity): parse-json.ts keeps such a token's
+    // text, so the general path decides (a decimal refuses it; it is never stored as 0 or Infinity).
+    if ((n === 0 && mantissa !== 0) || !Number.isFinite(n)) return NOT_SCALAR;
+    return n;
+  }
   const magnitude = scale === 0 ? mantissa : mantissa / POW10[scale];
   return negative ? -magnitude : magnitude;
 }
@@ -194,9 +197,9 @@ function compileType(type: IcebergType): JsonAppend {
       const v = scalar();
       if (v === NOT_SCALAR) return false;
       // A number token's own text instead of String() of its double: the same value (a token under
-      // 16 characters has at most 15 significant digits, which a double keeps), parsed exactly by
-      // value either way, without formatting the double. With an exponent, String() as before.
-      const value = convert(typeof v === 'number' && !exponentSeen ? text.slice(start, pos) : v);
+      // 16 characters that neither under- nor overflows has at most 15 significant digits, which a
+      // double keeps), parsed exactly, without formatting the double; exponents included.
+      const value = convert(typeof v === 'number' ? text.slice(start, pos) : v);
       if (value === NOT_FITTING) return false;
       (column as LeafColumn).values.push(value);
       return true;

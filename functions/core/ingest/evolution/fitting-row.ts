@@ -54,19 +54,21 @@ export function compilePrimitive(type: PrimitiveType): Convert {
     case 'long':
       return (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : NOT_FITTING);
     case 'double':
-      return (v) => (typeof v === 'number' && Number.isFinite(v) ? v + 0 : NOT_FITTING);
+      // -0 stays -0: the sign bit is part of the value (Iceberg orders -0 before +0).
+      return (v) => (typeof v === 'number' && Number.isFinite(v) ? v : NOT_FITTING);
     case 'float':
       return (v) => {
         if (typeof v !== 'number' || !Number.isFinite(v)) return NOT_FITTING;
         const f = Math.fround(v);
         // Beyond a float's range the column would be promoted to double.
-        return Number.isFinite(f) ? f + 0 : NOT_FITTING;
+        return Number.isFinite(f) ? f : NOT_FITTING;
       };
     case 'string':
       // A lone surrogate cannot be stored as UTF-8: the general path refuses it with the reason.
       return (v) => (typeof v === 'string' && v.isWellFormed() ? v : NOT_FITTING);
     case 'timestamp':
-    case 'timestamptz':
+    case 'timestamptz': {
+      const local = type === 'timestamp';
       return (v) => {
         if (typeof v === 'number') {
           // Epoch milliseconds; every safe integer × 1000 is within the long range.
@@ -74,12 +76,13 @@ export function compilePrimitive(type: PrimitiveType): Convert {
         }
         if (typeof v !== 'string') return NOT_FITTING;
         try {
-          const micros = parseIsoTimestamp(v);
+          const micros = parseIsoTimestamp(v, local);
           return micros < LONG_MIN || micros > LONG_MAX ? NOT_FITTING : micros;
         } catch {
           return NOT_FITTING;
         }
       };
+    }
   }
   const decimal = decimalParams(type);
   if (decimal) {

@@ -4,7 +4,7 @@
  */
 import { decimalParams } from '../../spec/conversions.js';
 import type { PrimitiveType } from '../../spec/types.js';
-import { JsonNumberText } from '../json-to-value.js';
+import { doubleOf, JsonNumberText } from '../json-to-value.js';
 import { isFieldObject } from '../mapping/value-paths.js';
 import { numericTextOf } from './infer-type.js';
 
@@ -35,7 +35,8 @@ export function acceptsKind(type: PrimitiveType, v: unknown): boolean {
       return isNumeric(v);
     case 'float':
     case 'double':
-      return isNumeric(v) || v === 'NaN' || v === 'Infinity' || v === '-Infinity';
+      // A string that spells a number (NaN and ±Infinity included), as json-to-value's doubleOf reads it.
+      return isNumeric(v) || (typeof v === 'string' && doubleOf(v) !== undefined);
     case 'date':
     case 'timestamp':
     case 'timestamptz':

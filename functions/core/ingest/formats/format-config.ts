@@ -18,10 +18,23 @@ export const PAYLOAD_FORMATS: readonly PayloadFormat[] = ['json', 'string', 'con
 export interface RegistryConfig {
   /** Base URL of a Confluent-compatible Schema Registry (a path prefix is kept). */
   url: string;
-  /** `user:password` for HTTP basic auth. */
+  /**
+   * `user:password` for HTTP basic auth. Plain text in a route is for local use (the CLI); a deployed
+   * route names a secret instead (`credentialsSecretArn`), which the handler resolves into this field.
+   */
   basicAuth?: string;
-  /** Bearer token, for registries behind OAuth (not together with basicAuth). */
+  /** Bearer token, for registries behind OAuth (not together with basicAuth); see `basicAuth`. */
   bearerToken?: string;
+  /**
+   * Secrets Manager secret (ARN or name) holding the credentials: `{"username","password"}`,
+   * `{"basicAuth":"user:password"}` or `{"bearerToken":"..."}`. Read once per cold start by the handler.
+   */
+  credentialsSecretArn?: string;
+  /**
+   * Name of an environment variable holding that ARN: the CDK construct's way of naming a secret whose
+   * ARN is known only at deploy time (the routes file is written at synth).
+   */
+  credentialsSecretArnEnv?: string;
   /** Per-request timeout. @default 5000 */
   timeoutMs: number;
 }
@@ -74,7 +87,11 @@ function optionalString(raw: unknown, path: string): string | undefined {
 
 function parseRegistry(raw: unknown, path: string): RegistryConfig {
   const r = asObject(raw, path);
-  checkKeys(r, ['url', 'basicAuth', 'bearerToken', 'timeoutMs'], path);
+  checkKeys(
+    r,
+    ['url', 'basicAuth', 'bearerToken', 'credentialsSecretArn', 'credentialsSecretArnEnv', 'timeoutMs'],
+    path,
+  );
   if (typeof r.url !== 'string') fail(`${path}.url`, 'must be the registry URL (http:// or https://)');
   let url: URL;
   try {
@@ -88,14 +105,33 @@ function parseRegistry(raw: unknown, path: string): RegistryConfig {
   if (basicAuth !== undefined && !basicAuth.includes(':'))
     fail(`${path}.basicAuth`, 'must be "user:password"');
   const bearerToken = optionalString(r.bearerToken, `${path}.bearerToken`);
+  const credentialsSecretArn = optionalString(r.credentialsSecretArn, `${path}.credentialsSecretArn`);
+  const credentialsSecretArnEnv = optionalString(
+    r.credentialsSecretArnEnv,
+    `${path}.credentialsSecretArnEnv`,
+  );
   if (basicAuth !== undefined && bearerToken !== undefined) {
     fail(path, 'set basicAuth or bearerToken, not both');
+  }
+  const secrets = [credentialsSecretArn, credentialsSecretArnEnv].filter((v) => v !== undefined).length;
+  if (secrets > 1 || (secrets === 1 && (basicAuth !== undefined || bearerToken !== undefined))) {
+    fail(
+      path,
+      'name the credentials one way: basicAuth, bearerToken, credentialsSecretArn or credentialsSecretArnEnv',
+    );
   }
   const timeoutMs = r.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS;
   if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1 || (timeoutMs as number) > 120_000) {
     fail(`${path}.timeoutMs`, 'must be an integer number of milliseconds between 1 and 120000');
   }
-  return { url: r.url, basicAuth, bearerToken, timeoutMs: timeoutMs as number };
+  return {
+    url: r.url,
+    basicAuth,
+    bearerToken,
+    ...(credentialsSecretArn === undefined ? {} : { credentialsSecretArn }),
+    ...(credentialsSecretArnEnv === undefined ? {} : { credentialsSecretArnEnv }),
+    timeoutMs: timeoutMs as number,
+  };
 }
 
 function parseGlue(raw: unknown, path: string): GlueConfig {

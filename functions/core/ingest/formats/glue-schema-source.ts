@@ -8,6 +8,7 @@
  */
 import type { GetSchemaVersionCommand, GetSchemaVersionCommandOutput } from '@aws-sdk/client-glue';
 import { LakeError, RecordDecodeError, TransientIOError } from '../../errors.js';
+import { redact, redactError } from '../../redact.js';
 import type { GlueConfig } from './format-config.js';
 import { CachedLoader } from './lru-cache.js';
 import type { RegistrySchemaType } from './schema-registry-client.js';
@@ -69,8 +70,10 @@ export function createGlueSchemaSource(options: GlueSchemaSourceOptions = {}): G
         abortSignal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
+      redactError(error); // kept as the cause, and loggers print causes too
       const name = (error as Error).name;
-      const message = `AWS Glue GetSchemaVersion(${schemaVersionId}) failed: ${name}: ${(error as Error).message}`;
+      // The SDK's message can quote what the service answered: redacted like every remote party's words.
+      const message = `AWS Glue GetSchemaVersion(${schemaVersionId}) failed: ${name}: ${redact((error as Error).message)}`;
       if (PERMANENT.has(name)) {
         throw new RecordDecodeError(`unknown Glue schema version ${schemaVersionId} (${name})`, 'decode', {
           cause: error,

@@ -10,8 +10,16 @@
  *   TransientIOError: the batch fails and the ESM redelivers it; nothing is dead-lettered;
  * - any other answer (401/403 credentials, a 404 that is not the registry's, a malformed body) fails
  *   the batch too: dead-lettering every record for a configuration problem would be wrong.
+ *
+ * What the registry can make this client do is bounded: bodies are read with a size cap (16 MiB, or
+ * `maxResponseBytes` / `FLOE_SCHEMA_REGISTRY_MAX_RESPONSE_BYTES`) within the request's timeout (which covers
+ * the body, so a slow drip times out); redirects are followed only within the registry's origin, so the
+ * `Authorization` header never goes elsewhere; and the registry's words are redacted (redact.ts) before
+ * they go into an error — a 401 body echoing the request's `Authorization` header went into logs verbatim.
  */
 import { LakeError, RecordDecodeError, TransientIOError } from '../../errors.js';
+import { readCappedText, resolveByteLimit } from '../../io/http-body.js';
+import { redact, registerSecret } from '../../redact.js';
 import type { RegistryConfig } from './format-config.js';
 import { CachedLoader } from './lru-cache.js';
 
@@ -47,7 +55,13 @@ export interface SchemaRegistryClientOptions extends RegistryConfig {
   maxAttempts?: number;
   /** First retry delay, doubled per attempt. @default 100 */
   retryDelayMs?: number;
+  /** The largest response body read. @default FLOE_SCHEMA_REGISTRY_MAX_RESPONSE_BYTES, else 16 MiB */
+  maxResponseBytes?: number;
 }
+
+const MAX_RESPONSE_BYTES_ENV = 'FLOE_SCHEMA_REGISTRY_MAX_RESPONSE_BYTES';
+const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+const MAX_REDIRECTS = 5;
 
 const SCHEMA_TYPES: readonly RegistrySchemaType[] = ['AVRO', 'PROTOBUF', 'JSON'];
 /** Confluent's error codes for "subject / version / schema not found". */
@@ -89,6 +103,8 @@ function parseSchemaBody(body: unknown, what: string): RegistrySchema {
 }
 
 function authorization(options: RegistryConfig): string | undefined {
+  registerSecret(options.basicAuth, { pair: true });
+  registerSecret(options.bearerToken);
   if (options.basicAuth !== undefined) return `Basic ${Buffer.from(options.basicAuth).toString('base64')}`;
   if (options.bearerToken !== undefined) return `Bearer ${options.bearerToken}`;
   return undefined;
@@ -101,21 +117,53 @@ function isRetryableStatus(status: number): boolean {
 /** Creates a caching client. Does no I/O until the first lookup. */
 export function createSchemaRegistryClient(options: SchemaRegistryClientOptions): SchemaRegistryClient {
   const base = options.url.replace(/\/+$/, '');
+  // For messages: a URL may carry user:password.
+  const shownBase = redact(base);
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const maxAttempts = options.maxAttempts ?? 3;
   const retryDelayMs = options.retryDelayMs ?? 100;
   const headers: Record<string, string> = { Accept: ACCEPT };
   const auth = authorization(options);
   if (auth) headers.Authorization = auth;
+  const maxBytes = resolveByteLimit(
+    [
+      { name: 'maxResponseBytes', value: options.maxResponseBytes },
+      { name: MAX_RESPONSE_BYTES_ENV, value: process.env[MAX_RESPONSE_BYTES_ENV] },
+    ],
+    DEFAULT_MAX_RESPONSE_BYTES,
+  );
+
+  /** One GET, following redirects only within the registry's origin. */
+  async function fetchSameOrigin(path: string, signal: AbortSignal): Promise<Response> {
+    let url = new URL(`${base}${path}`);
+    for (let hop = 0; ; hop++) {
+      const response = await fetchImpl(url.href, { headers, redirect: 'manual', signal });
+      if (response.status < 300 || response.status >= 400 || response.status === 304) return response;
+      await response.body?.cancel().catch(() => {});
+      let target: URL | undefined;
+      try {
+        target = new URL(response.headers.get('location') ?? '', url);
+      } catch {
+        target = undefined;
+      }
+      if (!target || target.origin !== url.origin || hop >= MAX_REDIRECTS) {
+        throw new LakeError(
+          `schema registry at ${shownBase} answered GET ${path} with HTTP ${response.status}, a redirect${target ? ` to ${redact(target.origin)}` : ''}; redirects off the registry's origin are not followed (its credentials would go along). Set registry.url to the registry itself`,
+        );
+      }
+      url = target;
+    }
+  }
 
   async function attempt(path: string): Promise<unknown> {
     let response: Response;
     try {
-      response = await fetchImpl(`${base}${path}`, {
-        headers,
-        signal: AbortSignal.timeout(options.timeoutMs),
+      response = await fetchSameOrigin(path, AbortSignal.timeout(options.timeoutMs));
+      const text = await readCappedText(response, {
+        maxBytes,
+        what: `schema registry GET ${path}`,
+        raiseWith: `the environment variable ${MAX_RESPONSE_BYTES_ENV}`,
       });
-      const text = await response.text();
       if (response.ok) {
         try {
           return JSON.parse(text);
@@ -130,12 +178,13 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
         } catch {
           // not the registry's own answer: handled below
         }
-        if (NOT_FOUND_CODES.has(code as number)) throw new RegistryNotFound(text);
+        if (NOT_FOUND_CODES.has(code as number)) throw new RegistryNotFound(redact(text).slice(0, 1000));
         throw new LakeError(
-          `schema registry at ${base} answered 404 for GET ${path} without a registry error code — is registry.url right?`,
+          `schema registry at ${shownBase} answered 404 for GET ${path} without a registry error code — is registry.url right?`,
         );
       }
-      const detail = `schema registry at ${base} answered ${response.status} for GET ${path}: ${text.slice(0, 200)}`;
+      // Redacted before cutting, so a secret cut in half at the edge is still recognised.
+      const detail = `schema registry at ${shownBase} answered ${response.status} for GET ${path}: ${redact(text).slice(0, 200)}`;
       if (isRetryableStatus(response.status)) throw new TransientIOError(detail);
       if (response.status === 401 || response.status === 403) {
         // Retryable so the batch fails and is redelivered once the credentials are fixed.
@@ -147,8 +196,8 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
       const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
       throw new TransientIOError(
         timedOut
-          ? `schema registry at ${base} did not answer GET ${path} within ${options.timeoutMs} ms`
-          : `schema registry at ${base} is unreachable: ${(error as Error).message}`,
+          ? `schema registry at ${shownBase} did not answer GET ${path} within ${options.timeoutMs} ms`
+          : `schema registry at ${shownBase} is unreachable: ${redact((error as Error).message)}`,
         { cause: error },
       );
     }
@@ -176,7 +225,7 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
     } catch (error) {
       if (error instanceof RegistryNotFound) {
         throw new RecordDecodeError(
-          `unknown schema id ${id} (not in the schema registry at ${base})`,
+          `unknown schema id ${id} (not in the schema registry at ${shownBase})`,
           'decode',
         );
       }
@@ -193,7 +242,7 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
     } catch (error) {
       if (error instanceof RegistryNotFound) {
         throw new RecordDecodeError(
-          `schema reference subject '${subject}' version ${version} is not in the schema registry at ${base}`,
+          `schema reference subject '${subject}' version ${version} is not in the schema registry at ${shownBase}`,
           'decode',
         );
       }

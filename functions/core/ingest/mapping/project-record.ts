@@ -137,6 +137,12 @@ function addHeader(root: ValueObject, h: HeaderMapping, headers: KafkaHeader[]):
     addColumn(root, h.column, null, `header '${h.header}'`);
     return;
   }
+  if (found.value === null) {
+    // A header sent with a null value: null, never an empty string or byte string.
+    if (h.required) fail(`header '${h.header}' is null, but the mapping requires it`);
+    addColumn(root, h.column, null, `header '${h.header}'`);
+    return;
+  }
   const value = h.as === 'binary' ? found.value : decodeText(found.value, `header '${h.header}'`);
   addColumn(root, h.column, value, `header '${h.header}'`);
 }

@@ -123,10 +123,11 @@ function scalarEquals(actual: unknown, expected: Scalar): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function headerText(decoded: DecodedRecord, name: string): string | undefined {
-  let last: Uint8Array | undefined;
+/** The last header's text; null for a null-valued header (as for a null field); undefined when absent. */
+function headerText(decoded: DecodedRecord, name: string): string | null | undefined {
+  let last: Uint8Array | null | undefined;
   for (const h of decoded.record.headers) if (h.key === name) last = h.value;
-  if (last === undefined) return undefined;
+  if (last === undefined || last === null) return last;
   try {
     return utf8.decode(last);
   } catch {

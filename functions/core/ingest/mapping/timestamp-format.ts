@@ -94,12 +94,17 @@ function letterToken(letter: string, count: number, pattern: string): { slot: Sl
   }
 }
 
-function offsetMinutesOf(text: string): number {
+/** ISO 8601 and java.time's ZoneOffset stop at ±18:00. */
+const MAX_OFFSET_MINUTES = 18 * 60;
+
+/** Minutes east of UTC; undefined for an offset that is none (minutes past 59, beyond ±18:00). */
+function offsetMinutesOf(text: string): number | undefined {
   if (text === 'Z') return 0;
   const sign = text[0] === '-' ? -1 : 1;
   const digits = text.slice(1).replace(':', '');
   const hours = Number(digits.slice(0, 2));
   const minutes = Number(digits.slice(2, 4) || 0);
+  if (minutes > 59 || hours * 60 + minutes > MAX_OFFSET_MINUTES) return undefined;
   return sign * (hours * 60 + minutes);
 }
 
@@ -165,6 +170,7 @@ export function compileTimestampFormat(pattern: string): TimestampFormat {
       let fraction = '';
       let pm: boolean | undefined;
       let offsetMinutes: number | undefined;
+      let badOffset: string | undefined;
       slots.forEach((slot, k) => {
         const g = m[k + 1];
         switch (slot) {
@@ -202,6 +208,7 @@ export function compileTimestampFormat(pattern: string): TimestampFormat {
           case 'offsetX':
           case 'offsetZ':
             offsetMinutes = offsetMinutesOf(g);
+            if (offsetMinutes === undefined) badOffset = g;
             break;
         }
       });
@@ -217,8 +224,10 @@ export function compileTimestampFormat(pattern: string): TimestampFormat {
       if (hour > 23 || minute > 59 || second > 59) {
         throw new ValidationError(`'${clip(text)}' has an invalid time of day (format '${pattern}')`);
       }
-      if (offsetMinutes !== undefined && Math.abs(offsetMinutes) > 18 * 60) {
-        throw new ValidationError(`'${clip(text)}' has an offset beyond ±18:00`);
+      if (badOffset !== undefined) {
+        throw new ValidationError(
+          `'${clip(text)}' has the zone offset ${badOffset}, beyond ±18:00 (or minutes past 59)`,
+        );
       }
       const micros =
         BigInt((hour * 60 + minute) * 60 + second) * 1_000_000n +
@@ -241,7 +250,7 @@ function clip(text: string): string {
 export function parseZoneOffset(text: string): number {
   if (text === 'UTC' || text === 'Z') return 0;
   const m = /^([+-])(\d{2}):(\d{2})$/.exec(text);
-  if (!m || Number(m[2]) > 18 || Number(m[3]) > 59) {
+  if (!m || Number(m[3]) > 59 || Number(m[2]) * 60 + Number(m[3]) > MAX_OFFSET_MINUTES) {
     throw new ValidationError(`zone '${text}' must be UTC, Z or a fixed offset like +02:00`);
   }
   return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
