@@ -142,7 +142,7 @@ describeWithMoto('the bundled ingest function under aws-lambda-ric', () => {
   });
 
   it('commits a self-managed Kafka batch', async () => {
-    // Act: later offsets than every batch before (a record at or below a committed offset is a replay)
+    // Act: the same records at offsets no batch before used (else they would be replays)
     const summary = payloadOf(await fn.invoke(selfManaged(event('events/orders-batch-1.json'), 1_000)));
     // Assess
     expect(summary.tables[0]).toMatchObject({ status: 'committed', rowsWritten: 120 });
