@@ -7,7 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IngestEventReport } from '../../functions/core/ingest/ingest-event.js';
+import type { IngestSummary } from '../../functions/handlers/ingest-summary.js';
 import type { TableIdentifier } from '../../functions/core/spec/types.js';
 import { type OrderMessage, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
 
@@ -16,7 +16,7 @@ export const BENCH_TABLE: TableIdentifier = { namespace: ['bench'], name: 'order
 export interface HandlerHarness {
   warehouse: string;
   /** Runs the handler on an event delivered as JSON text (what the Lambda runtime receives). */
-  invoke(eventJson: string): Promise<IngestEventReport>;
+  invoke(eventJson: string): Promise<IngestSummary>;
   /** An event for `messages` at offsets no earlier invocation used. */
   nextEventJson(messages: OrderMessage[]): string;
   cleanup(): Promise<void>;

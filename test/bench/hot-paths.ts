@@ -20,6 +20,7 @@ import { parquetReadObjects } from 'hyparquet';
 import { toArrowSchema } from '../../functions/core/data/arrow-schema.js';
 import { buildRecordBatch } from '../../functions/core/data/build-record-batch.js';
 import { encodeBatch } from '../../functions/core/data/encode-parquet.js';
+import { loadParquetWasm } from '../../functions/core/data/parquet-wasm.js';
 import { decodeEsmEvent } from '../../functions/core/ingest/esm-event.js';
 import { withKafkaLineage } from '../../functions/core/ingest/kafka-lineage.js';
 import { decodeJsonRecords } from '../../functions/core/ingest/mapping/decoded-record.js';
@@ -153,6 +154,8 @@ export async function runHotPaths(runs = 7): Promise<HotPath[]> {
   });
 
   const schema = evolved.schema;
+  // parquet-wasm is loaded on first need (functions/core/data/parquet-wasm.ts); this comparison needs it
+  await loadParquetWasm();
   const batch = buildRecordBatch(schema, toArrowSchema(schema), fastRows, 0, fastRows.length, new Map());
   const encode = (writer: 'floe' | 'parquet-wasm') =>
     encodeBatch(schema, batch, {

@@ -3,6 +3,7 @@ import type { ContentionRow } from './contention.js';
 import type { FreshnessRow } from './freshness.js';
 import type { HotPath } from './hot-paths.js';
 import type { IngestFigures } from './ingest-throughput.js';
+import type { LambdaFigures } from './lambda-cold-start.js';
 import type { MachineInfo } from './machine.js';
 import type { MemoryFigures } from './memory.js';
 import type { PlanningRow } from './planning-cost.js';
@@ -31,6 +32,7 @@ export interface BenchReport {
   planning?: PlanningRow[];
   memory?: MemoryFigures;
   freshness?: { ms: number; rows: FreshnessRow[] };
+  lambda?: LambdaFigures;
   duration_s: number;
 }
 
@@ -306,6 +308,17 @@ function freshnessText(f: { ms: number; rows: FreshnessRow[] }): string {
   ].join('\n');
 }
 
+function lambdaText(l: LambdaFigures): string {
+  return [
+    `## 7. Cold start of the bundled ingest function under aws-lambda-ric (medians of ${l.cold_starts} cold starts)`,
+    table(
+      ['init ms', 'RSS after init MiB', 'first invoke ms', 'bundle KiB'],
+      [[l.init_ms, l.rss_after_init_mb, l.first_invoke_ms, l.bundle_kib]],
+    ),
+    '(init: spawn → first /runtime/invocation/next; first invoke: configuration, table creation, a 120-record batch)',
+  ].join('\n');
+}
+
 /** The report as text tables. */
 export function formatReport(r: BenchReport): string {
   const m = r.machine;
@@ -319,6 +332,7 @@ export function formatReport(r: BenchReport): string {
   if (r.planning) parts.push(planningText(r.planning));
   if (r.memory) parts.push(memoryText(r.memory));
   if (r.freshness) parts.push(freshnessText(r.freshness));
+  if (r.lambda) parts.push(lambdaText(r.lambda));
   for (const [section, why] of Object.entries(r.sections_skipped)) parts.push(`(${section} skipped: ${why})`);
   parts.push(`(${r.duration_s.toFixed(0)} s)`);
   return `${parts.join('\n\n')}\n`;

@@ -6,7 +6,7 @@
  *   npm run bench -- --json            one JSON object on stdout (progress on stderr)
  *   npm run bench -- --only=ingest,memory
  *
- * Sections: ingest, hotspots, commit, contention, planning, memory, freshness. The moto sections (commit on S3,
+ * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda. The moto sections (commit on S3,
  * contention, freshness on S3) start their own moto_server and are skipped, with the reason, without it.
  * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
  */
@@ -15,7 +15,16 @@ import { describeMachine } from './machine.js';
 import type { MotoServer } from './moto-process.js';
 import { type BenchReport, formatReport, roundDeep, summarizeCommits } from './report.js';
 
-const SECTIONS = ['ingest', 'hotspots', 'commit', 'contention', 'planning', 'memory', 'freshness'] as const;
+const SECTIONS = [
+  'ingest',
+  'hotspots',
+  'commit',
+  'contention',
+  'planning',
+  'memory',
+  'freshness',
+  'lambda',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 const { values } = parseArgs({
@@ -135,6 +144,10 @@ async function main(): Promise<number> {
       const headline = rows.find((r) => r.target === 'embedded, local' && r.records === RECORDS);
       report.freshness = { ms: headline?.ms ?? Number.NaN, rows };
       if (!moto) report.sections_skipped['freshness on moto'] = 'moto_server not available';
+    });
+    await attempt('lambda', async () => {
+      const { runLambdaColdStart } = await import('./lambda-cold-start.js');
+      report.lambda = await runLambdaColdStart({ coldStarts: quick ? 3 : 7 }, progress);
     });
   } finally {
     await moto?.stop();

@@ -7,22 +7,22 @@
  * the caller (write-data-file.ts) from the sizes this returns.
  */
 import * as arrow from 'apache-arrow';
-import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
 import { LakeError, ValidationError } from '../errors.js';
 import type { Row, StructType } from '../spec/types.js';
 import { buildRecordBatch } from './build-record-batch.js';
 import type { GatheredRows } from './gathered-rows.js';
 import type { StatsSink } from './column-stats.js';
+import { parquetWasm } from './parquet-wasm.js';
 import { encodeBatchAsParquet, nativeParquetAvailable } from './parquet/write-batch.js';
 import { type FooterMetrics, readFooterMetrics } from './parquet-footer.js';
 
 export type ParquetCodec = 'zstd' | 'snappy' | 'gzip' | 'uncompressed';
 
-const CODECS: Record<ParquetCodec, Compression> = {
-  zstd: Compression.ZSTD,
-  snappy: Compression.SNAPPY,
-  gzip: Compression.GZIP,
-  uncompressed: Compression.UNCOMPRESSED,
+const CODECS: Record<ParquetCodec, 'ZSTD' | 'SNAPPY' | 'GZIP' | 'UNCOMPRESSED'> = {
+  zstd: 'ZSTD',
+  snappy: 'SNAPPY',
+  gzip: 'GZIP',
+  uncompressed: 'UNCOMPRESSED',
 };
 
 export interface EncodeOptions {
@@ -103,9 +103,11 @@ export function encodeBatch(
   }
   let bytes: Uint8Array;
   try {
+    // loaded by writeDataFiles (or the caller) for the codecs floe's writer lacks
+    const { Compression, Table: WasmTable, WriterPropertiesBuilder, writeParquet } = parquetWasm();
     const ipc = arrow.tableToIPC(new arrow.Table([batch]), 'stream');
     let builder = new WriterPropertiesBuilder()
-      .setCompression(CODECS[opts.codec])
+      .setCompression(Compression[CODECS[opts.codec]])
       // parquet-wasm 0.8 ignores setMaxRowGroupBytes, so the byte target is a row count.
       .setMaxRowGroupSize(opts.rowGroupRows)
       .setKeyValueMetadata(opts.keyValueMetadata)

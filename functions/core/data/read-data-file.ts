@@ -3,12 +3,13 @@
  * names may have changed since the file was written; ids never do).
  */
 import * as arrow from 'apache-arrow';
-import { ParquetFile } from 'parquet-wasm';
+import type { ParquetFile } from 'parquet-wasm';
 import { LakeError, ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import type { Row, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
 import { readColumnValues } from './arrow-to-values.js';
+import { loadParquetWasm } from './parquet-wasm.js';
 
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
 const READ_BATCH_ROWS = 65_536;
@@ -26,6 +27,7 @@ export async function readDataFile(io: FileIO, location: string, schema: StructT
   const bytes = await io.read(location);
   let file: ParquetFile;
   try {
+    const { ParquetFile } = await loadParquetWasm();
     file = await ParquetFile.fromFile(new Blob([bytes]));
   } catch (error) {
     throw new ValidationError(`${location} is not a readable Parquet file: ${String(error)}`, {

@@ -18,6 +18,8 @@ import { toArrowSchema } from './arrow-schema.js';
 import type { GatheredRows } from './gathered-rows.js';
 import { encodeBounds } from './column-stats.js';
 import { type EncodedFile, type ParquetCodec, encodeParquetFile } from './encode-parquet.js';
+import { nativeParquetAvailable } from './parquet/write-batch.js';
+import { loadParquetWasm } from './parquet-wasm.js';
 
 export interface WriteDataFilesOptions {
   io: FileIO;
@@ -65,6 +67,8 @@ export async function writeDataFiles(
 ): Promise<DataFile[]> {
   const settings = resolveOptions(opts);
   if (rows.length === 0) return [];
+  // snappy (and zstd on a Node without it in zlib) is written by parquet-wasm, loaded only then
+  if (!nativeParquetAvailable(settings.codec)) await loadParquetWasm();
   const arrowSchema = toArrowSchema(opts.schema);
   const keyValueMetadata = new Map([['iceberg.schema', JSON.stringify(opts.schema, stringifyBigint)]]);
   const model = new FileSizeModel();

@@ -40,8 +40,14 @@ export interface IngestTableOptions {
   deadlineMs?: number;
   onCommitEvent?: (table: string, event: CommitEvent) => void;
   /** Told about things an operator should fix (also listed in the report's `warnings`). */
-  onWarning?: (table: string, message: string) => void;
+  onWarning?: (table: string, message: string, kind: IngestWarningKind) => void;
 }
+
+/**
+ * What a warning is about, so a caller can count it without parsing its text: the table's schema
+ * evolved with the batch, or the data shows a configuration to fix (e.g. one key on two partitions).
+ */
+export type IngestWarningKind = 'schema-change' | 'configuration';
 
 export interface TableIngestReport {
   table: string;

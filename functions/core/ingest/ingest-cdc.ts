@@ -119,7 +119,8 @@ export async function ingestCdcTable(
   const unrouted = selected.unrouted;
   const first = planChanges(table.metadata, decoded, route, mode, policy);
   const rec = first.reconciliation;
-  if (rec.changed) options.onWarning?.(name, `schema evolves: ${describeChanges(rec.changes)}`);
+  if (rec.changed)
+    options.onWarning?.(name, `schema evolves: ${describeChanges(rec.changes)}`, 'schema-change');
   const deadLetters = inRecordOrder(fresh, [
     ...duplicates,
     ...decodeLetters,
@@ -217,7 +218,7 @@ export async function ingestCdcTable(
   );
   const committed = outcome.result?.status === 'committed';
   if (committed) warnings = [...warnings, ...lateWarnings(late)];
-  for (const warning of warnings) options.onWarning?.(name, warning);
+  for (const warning of warnings) options.onWarning?.(name, warning, 'configuration');
   return {
     ...baseReport(route, batchId, records, deadLettered, outcome),
     mode,

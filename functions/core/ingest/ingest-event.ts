@@ -9,7 +9,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { CommitEvent } from '../table/commit-loop.js';
 import { computeBatchId } from '../table/source-offsets.js';
 import { decodeEsmEvent, type RawRecord } from './esm-event.js';
-import { ingestTable, type TableIngestReport } from './ingest-table.js';
+import { type IngestTableOptions, ingestTable, type TableIngestReport } from './ingest-table.js';
 import { routesForTopic, type TableRoute } from './routes.js';
 
 export interface IngestEventOptions {
@@ -19,7 +19,7 @@ export interface IngestEventOptions {
   deadlineMs?: number;
   onCommitEvent?: (table: string, event: CommitEvent) => void;
   /** Told about configuration problems a table's batch revealed (also in the table reports). */
-  onWarning?: (table: string, message: string) => void;
+  onWarning?: IngestTableOptions['onWarning'];
 }
 
 export interface IngestEventReport {

@@ -32,7 +32,7 @@ import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
 import type { TableRoute } from './routes.js';
 import { selectForRoute } from './select-for-route.js';
 
-export type { IngestTableOptions, TableIngestReport } from './commit-batch.js';
+export type { IngestTableOptions, IngestWarningKind, TableIngestReport } from './commit-batch.js';
 
 export { offsetsOf } from './commit-batch.js';
 export { loadOrCreateTable } from './load-or-create-table.js';
@@ -79,6 +79,7 @@ export async function ingestTable(
     options.onWarning?.(
       formatIdentifier(route.table),
       `schema evolves: ${describeChanges(mapped.reconciliation.changes)}`,
+      'schema-change',
     );
   }
   const deadLettered = await commitDeadLetters(options, route, batchId, letters, committed);

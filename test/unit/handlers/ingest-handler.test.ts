@@ -30,6 +30,9 @@ describe('ingest handler', () => {
   it('commits a batch, then recognises its redelivery', async () => {
     const first = await ingestHandler(event('orders-batch-1.json'), context);
     expect(first.tables[0]).toMatchObject({ table: 'sales.orders', status: 'committed', rowsWritten: 120 });
+    // Lambda's runtime serialises the result with JSON.stringify: 64-bit ids travel as decimal strings
+    expect(first.tables[0]?.snapshotId).toMatch(/^-?\d+$/);
+    expect(JSON.parse(JSON.stringify(first))).toEqual(first);
     const again = await ingestHandler(event('orders-batch-1.json'), context);
     expect(again.tables[0]).toMatchObject({
       status: 'nothing-to-commit',
