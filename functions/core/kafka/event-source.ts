@@ -11,10 +11,15 @@
  */
 import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { describeError, ValidationError } from '../errors.js';
-import { deliverWithRetry, type RetryPolicy } from './deliver-with-retry.js';
+import { backoffDelay, DEFAULT_RETRY, deliverWithRetry, type RetryPolicy } from './deliver-with-retry.js';
 import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents } from './esm-batch.js';
 import { toConsumedMessage } from './kafka-client.js';
 import { type PartitionProgress, partitionKey, isCaughtUp } from './partition-progress.js';
+
+/** Consumers kafkajs crashed in a row, with no batch delivered between, before the runner gives up. */
+const MAX_CRASHES_WITHOUT_PROGRESS = 10;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export type StartingPosition = 'latest' | 'trim-horizon' | 'at-timestamp';
 export const STARTING_POSITIONS: readonly StartingPosition[] = ['latest', 'trim-horizon', 'at-timestamp'];
@@ -94,17 +99,20 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
   }
   const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
   const window = options.batchingWindowMs;
-  const consumer: Consumer = options.kafka.consumer({
-    groupId: options.groupId,
-    sessionTimeout,
-    heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
-    // The broker holds a fetch until a full 6 MB batch or the window: the ESM's batching window.
-    // A window of 0 answers at once with whatever is there (kafkajs then waits 100 ms when empty).
-    minBytes: window > 0 ? ESM_MAX_PAYLOAD_BYTES : 1,
-    maxWaitTimeInMs: window > 0 ? window : 100,
-    maxBytesPerPartition: ESM_MAX_PAYLOAD_BYTES,
-    maxBytes: ESM_MAX_PAYLOAD_BYTES * 4,
-  });
+  const makeConsumer = (): Consumer =>
+    options.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout,
+      heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
+      // The broker holds a fetch until a full 6 MB batch or the window: the ESM's batching window.
+      // A window of 0 answers at once with whatever is there (kafkajs then waits 100 ms when empty).
+      minBytes: window > 0 ? ESM_MAX_PAYLOAD_BYTES : 1,
+      maxWaitTimeInMs: window > 0 ? window : 100,
+      maxBytesPerPartition: ESM_MAX_PAYLOAD_BYTES,
+      maxBytes: ESM_MAX_PAYLOAD_BYTES * 4,
+    });
+  let consumer = makeConsumer();
+  let progressSinceCrash = false;
   const admin = options.kafka.admin();
   const warn = options.onWarning ?? (() => undefined);
 
@@ -182,13 +190,19 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
           ]);
           p.committed = last + 1n;
         } catch (error) {
-          // The table holds the batch: a redelivery (after a rebalance or a restart) is skipped as a replay.
+          // The table holds the batch, so a redelivery is skipped as a replay. Thrown on, so kafkajs
+          // rejoins the group when the cause is a rebalance (its usual one) instead of fetching on.
           warn(
-            `group offset commit for ${batch.topic}-${batch.partition} failed (the table holds the batch; a redelivery is skipped): ${describeError(error)}`,
+            `group offset commit for ${batch.topic}-${batch.partition} failed (the table holds the batch; its redelivery will be skipped): ${describeError(error)}`,
           );
+          records += formed.records;
+          batches += 1;
+          options.onDelivered?.(formed, outcome.result, outcome.attempts);
+          throw error;
         }
         records += formed.records;
         batches += 1;
+        progressSinceCrash = true;
         options.onDelivered?.(formed, outcome.result, outcome.attempts);
       } finally {
         inFlight--;
@@ -204,30 +218,34 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
     if (ticking || stopping || !joined) return;
     ticking = true;
     try {
-      const topics = [...new Set(assigned.map((a) => a.topic))];
-      const offsets = await readOffsets(admin, options.groupId, topics);
+      // The whole group's partitions, not only this member's: "everything available is committed"
+      // must not be declared while a partition sits with a member that died (until its session ends).
+      const offsets = await readOffsets(admin, options.groupId, options.topics);
       highAtJoin ??= offsets.high;
-      for (const a of assigned) {
-        const key = partitionKey(a.topic, a.partition);
-        const p = progressOf(a.topic, a.partition);
-        p.high = offsets.high.get(key);
+      const all: PartitionProgress[] = [];
+      for (const [key, high] of offsets.high) {
+        const topic = key.slice(0, key.lastIndexOf('-'));
+        const p = progressOf(topic, Number(key.slice(key.lastIndexOf('-') + 1)));
+        p.high = high;
         p.low = offsets.low.get(key);
         const group = offsets.committed.get(key);
         if (group !== undefined && group >= 0n && (p.committed === undefined || group > p.committed)) {
           p.committed = group;
         }
         p.startHigh = highAtJoin.get(key);
+        all.push(p);
       }
+      all.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
       const now = Date.now();
       const rate = ((records - lastTick.records) * 1000) / Math.max(1, now - lastTick.at);
       lastTick = { at: now, records };
-      const mine = assigned.map((a) => progressOf(a.topic, a.partition));
-      options.onStatus?.({ records, batches, recordsPerSecond: rate, partitions: mine });
+      options.onStatus?.({ records, batches, recordsPerSecond: rate, partitions: all });
       if (
         options.exitWhenIdleMs !== undefined &&
         inFlight === 0 &&
         now - lastArrival >= options.exitWhenIdleMs &&
-        mine.every((p) => isCaughtUp(p, options.startingPosition))
+        all.length > 0 &&
+        all.every((p) => isCaughtUp(p, options.startingPosition))
       ) {
         stop('idle');
       }
@@ -236,6 +254,61 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
     } finally {
       ticking = false;
     }
+  }
+
+  /** One consumer's life: until the runner stops (undefined) or kafkajs crashes it for good. */
+  async function consumeUntilStopOrCrash(c: Consumer): Promise<{ error: unknown } | undefined> {
+    let crash: { error: unknown } | undefined;
+    let onCrash: () => void = () => undefined;
+    const crashed = new Promise<void>((resolve) => {
+      onCrash = resolve;
+    });
+    await c.connect();
+    try {
+      await c.subscribe({
+        topics: options.topics,
+        fromBeginning: options.startingPosition === 'trim-horizon',
+      });
+      c.on(c.events.GROUP_JOIN, (event) => {
+        assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) =>
+          partitions.map((partition) => ({ topic, partition })),
+        );
+        joined = true;
+        lastArrival = Date.now();
+        // Seeks registered here, before the first fetch of the generation, so no message from
+        // kafkajs's default position slips in first.
+        for (const { topic, partition } of assigned) {
+          const key = partitionKey(topic, partition);
+          const offset = pendingSeeks.get(key);
+          if (offset === undefined) continue;
+          pendingSeeks.delete(key);
+          c.seek({ topic, partition, offset });
+        }
+      });
+      c.on(c.events.CRASH, (event) => {
+        if (event.payload.restart) return; // kafkajs restarts the consumer itself
+        crash = { error: event.payload.error };
+        onCrash();
+      });
+      await c.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
+        eachBatch,
+      });
+      const timer = setInterval(() => void tick(), options.statusIntervalMs ?? 1_000);
+      try {
+        if (!stopping) await Promise.race([stopped, crashed]);
+      } finally {
+        clearInterval(timer);
+      }
+      // Let the event being delivered finish: its table commit lands or fails whole, then the group commit.
+      while (inFlight > 0) await sleep(50);
+      if (crash === undefined) await c.stop();
+    } finally {
+      await c.disconnect();
+    }
+    return crash;
   }
 
   await admin.connect();
@@ -250,50 +323,23 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
         }
       }
     }
-    await consumer.connect();
-    try {
-      await consumer.subscribe({
-        topics: options.topics,
-        fromBeginning: options.startingPosition === 'trim-horizon',
-      });
-      consumer.on(consumer.events.GROUP_JOIN, (event) => {
-        assigned = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) =>
-          partitions.map((partition) => ({ topic, partition })),
-        );
-        joined = true;
-        lastArrival = Date.now();
-        // Seeks registered here, before the first fetch of the generation, so no message from
-        // kafkajs's default position slips in first.
-        for (const { topic, partition } of assigned) {
-          const key = partitionKey(topic, partition);
-          const offset = pendingSeeks.get(key);
-          if (offset === undefined) continue;
-          pendingSeeks.delete(key);
-          consumer.seek({ topic, partition, offset });
-        }
-      });
-      consumer.on(consumer.events.CRASH, (event) => {
-        if (event.payload.restart) return; // kafkajs restarts the consumer itself
-        fatal ??= { error: event.payload.error };
-        stop('signal');
-      });
-      await consumer.run({
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
-        eachBatch,
-      });
-      const timer = setInterval(() => void tick(), options.statusIntervalMs ?? 1_000);
-      try {
-        if (!stopping) await stopped;
-      } finally {
-        clearInterval(timer);
+    for (let crashes = 0; ; ) {
+      const crash = await consumeUntilStopOrCrash(consumer);
+      if (stopping || crash === undefined) break;
+      // kafkajs gave up on this consumer (it restarts by itself only on errors it deems retriable).
+      // A fresh one loses nothing: the group offsets never run ahead of the tables.
+      crashes = progressSinceCrash ? 1 : crashes + 1;
+      progressSinceCrash = false;
+      if (crashes > MAX_CRASHES_WITHOUT_PROGRESS) {
+        fatal ??= { error: crash.error };
+        break;
       }
-      // Let the event being delivered finish: its table commit lands or fails whole, then the group commit.
-      while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-      await consumer.stop();
-    } finally {
-      await consumer.disconnect();
+      const delay = backoffDelay(options.retry ?? DEFAULT_RETRY, crashes);
+      warn(`the Kafka consumer stopped (${describeError(crash.error)}); a new one starts in ${delay} ms`);
+      for (let waited = 0; waited < delay && !stopping; waited += 200) await sleep(200);
+      if (stopping) break;
+      consumer = makeConsumer();
+      joined = false;
     }
   } finally {
     options.signal.removeEventListener('abort', onAbort);
