@@ -117,10 +117,13 @@ describe.skipIf(!kcatAvailable())('floe run against a Kafka broker', () => {
     // Act
     first.child.kill('SIGKILL');
     expect((await exitOf(first)).signal).toBe('SIGKILL');
+    const partial = await readLanded(dir, TABLE);
     await producing;
     const second = spawnFloe(runArgs(topic, dir, schemaFile, group, ['--exit-when-idle', '1500']));
     const { code } = await exitOf(second);
     // Assess
+    expect(partial.length).toBeGreaterThan(0);
+    expect(partial.length).toBeLessThan(2_000);
     expect(code, second.output()).toBe(0);
     checkExactlyOnce(await readLanded(dir, TABLE), 2_000);
     expect(await groupOffsets(broker.bootstrapServers, group, topic)).toEqual(

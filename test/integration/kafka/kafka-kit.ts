@@ -84,9 +84,12 @@ export interface FloeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Runs `floe <args>` through tsx on the pinned Node 22 (Node 20 lacks JSON.rawJSON). */
+/**
+ * Runs `floe <args>` on the pinned Node 22 (Node 20 lacks JSON.rawJSON) with tsx's loader in the same
+ * process: the tsx CLI would run floe in a child of its own, which a SIGKILL to the parent leaves running.
+ */
 export function spawnFloe(args: string[]): FloeProcess {
-  const child = spawn('node_modules/.bin/node', ['node_modules/.bin/tsx', 'functions/cli/main.ts', ...args], {
+  const child = spawn('node_modules/.bin/node', ['--import', 'tsx', 'functions/cli/main.ts', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1' },
   });
