@@ -32,6 +32,7 @@ import { lagOf, type PartitionProgress } from '../../core/kafka/partition-progre
 import { OPTIONS, type ParsedOptions, requireOption, UsageError } from '../main.js';
 import { runBackfillCommand } from './backfill.js';
 import { readJsonFile, routeFromOptions } from './ingest.js';
+import { runRedriveFailed } from './redrive-failed.js';
 
 export const RUN_USAGE = `usage:
   floe run --bootstrap-servers HOST:PORT[,...] --topics T1[,T2] [--group ID]
@@ -41,6 +42,9 @@ export const RUN_USAGE = `usage:
            [--exit-when-idle MS] [Kafka connection flags]
   floe backfill --bootstrap-servers HOST:PORT[,...] --topic T --warehouse DIR (--table NS.NAME [route flags] | --routes FILE)
            [--from earliest|ISO-TIME] [--to latest|ISO-TIME] [--batch-size N] [Kafka connection flags]
+  floe redrive-failed (--from s3://BUCKET/PREFIX | --from-file PATH | --from-topic T --bootstrap-servers ...)
+           --warehouse DIR (--table NS.NAME [route flags] | --routes FILE)
+      re-ingest the batches the ESM gave up on (S3 on-failure records, or a Kafka on-failure topic)
 Kafka connection flags:
   --client-id ID  --sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U
   (password from --sasl-password or, better, the FLOE_KAFKA_SASL_PASSWORD environment variable)
@@ -60,6 +64,8 @@ const KAFKA_OPTIONS = {
   'session-timeout-ms': { type: 'string' },
   from: { type: 'string' },
   to: { type: 'string' },
+  'from-file': { type: 'string' },
+  'from-topic': { type: 'string' },
   'client-id': { type: 'string' },
   'sasl-mechanism': { type: 'string' },
   'sasl-username': { type: 'string' },
@@ -414,4 +420,5 @@ export async function runRun(args: string[]): Promise<number> {
 export const KAFKA_COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   run: runRun,
   backfill: (args) => runBackfillCommand(args),
+  'redrive-failed': (args) => runRedriveFailed(args),
 };
