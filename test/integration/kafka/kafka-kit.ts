@@ -88,10 +88,10 @@ export interface FloeProcess {
  * Runs `floe <args>` on the pinned Node 22 (Node 20 lacks JSON.rawJSON) with tsx's loader in the same
  * process: the tsx CLI would run floe in a child of its own, which a SIGKILL to the parent leaves running.
  */
-export function spawnFloe(args: string[]): FloeProcess {
+export function spawnFloe(args: string[], env: NodeJS.ProcessEnv = {}): FloeProcess {
   const child = spawn('node_modules/.bin/node', ['--import', 'tsx', 'functions/cli/main.ts', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1' },
+    env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...env },
   });
   let text = '';
   const listeners = new Set<() => void>();

@@ -9,6 +9,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsumedMessage, formEsmEvents } from '../../../functions/core/kafka/esm-batch.js';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { createBucket, describeWithMoto, motoEndpoint, s3ClientForTests, uniqueBucketName } from '../moto.js';
 import { kcatAvailable, type MockKafka, startMockKafka } from '../../support/kafka-broker.js';
 import {
   BINARY_HEADER,
@@ -114,6 +116,45 @@ describe('floe redrive-failed', () => {
     expect(code, floe.output()).toBe(1);
     expect(floe.output()).toMatch(/carries no invocation payload/);
     expect(floe.output()).toMatch(/1 could not be redriven/);
+  });
+
+  describeWithMoto('from an S3 on-failure destination', () => {
+    it('lists the prefix and re-ingests every record under it', async () => {
+      // Prepare: the objects the ESM wrote under the destination prefix
+      const { dir, schemaFile } = await makeWarehouse();
+      const s3 = s3ClientForTests();
+      const bucket = await createBucket(uniqueBucketName('floe-failures'));
+      const events = formEsmEvents('b-1:9092', sourceMessages('orders', 90), { batchSize: 30 });
+      for (const [i, formed] of events.entries()) {
+        await s3.send(
+          new PutObjectCommand({
+            Bucket: bucket,
+            Key: `esm/2026/11/30/failed-${i}.json`,
+            Body: JSON.stringify(failureRecord(formed.event, formed.records)),
+          }),
+        );
+      }
+      // Act
+      const floe = spawnFloe(
+        [
+          'redrive-failed',
+          '--from',
+          `s3://${bucket}/esm/`,
+          '--warehouse',
+          dir,
+          '--table',
+          TABLE,
+          '--schema',
+          schemaFile,
+        ],
+        { AWS_ENDPOINT_URL: motoEndpoint() },
+      );
+      const { code } = await exitOf(floe);
+      // Assess
+      expect(code, floe.output()).toBe(0);
+      expect(floe.output()).toMatch(/3 failed batch\(es\): 90 records, 90 rows written/);
+      checkExactlyOnce(await readLanded(dir, TABLE), 90);
+    });
   });
 
   describe.skipIf(!kcatAvailable())('from a Kafka on-failure topic', () => {
