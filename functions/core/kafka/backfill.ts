@@ -214,6 +214,8 @@ export async function runBackfill<T>(options: BackfillOptions<T>): Promise<Backf
       } finally {
         inFlight--;
       }
+      // One fetch can hold many events: keep the membership alive between them (a rebalance throws).
+      if (!gone()) await heartbeat();
     }
     // Offsets past the last record (control records, compaction gaps) count as read too.
     const after = BigInt(batch.lastOffset()) + 1n;

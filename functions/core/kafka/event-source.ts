@@ -208,6 +208,8 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
         inFlight--;
       }
       lastArrival = Date.now();
+      // One fetch can hold many events: keep the membership alive between them (a rebalance throws).
+      if (!gone()) await heartbeat();
     }
   }
 
