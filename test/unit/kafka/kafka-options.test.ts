@@ -6,7 +6,7 @@ import {
   parseKafkaArgs,
   runConfigFromOptions,
 } from '../../../functions/cli/commands/run.js';
-import { UsageError } from '../../../functions/cli/main.js';
+import { main, UsageError } from '../../../functions/cli/main.js';
 import { LakeError, CommitFailedError, ValidationError } from '../../../functions/core/errors.js';
 import { resolveRanges } from '../../../functions/core/kafka/backfill.js';
 import { backoffDelay, deliverWithRetry } from '../../../functions/core/kafka/deliver-with-retry.js';
@@ -88,6 +88,29 @@ describe('floe run flags', () => {
     expect(() =>
       runConfigFromOptions(parseKafkaArgs(['--bootstrap-servers', 'nohost', '--topics', 'a'], 'run'), {}),
     ).toThrow(/not HOST:PORT/);
+  });
+});
+
+describe('dispatch from the floe command line', () => {
+  it('hands run, backfill and redrive-failed their own flags; bad usage exits 2', async () => {
+    const stderr = process.stderr.write;
+    let text = '';
+    process.stderr.write = ((chunk: string) => {
+      text += chunk;
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      expect(await main(['run', '--topics', 'a'])).toBe(2);
+      expect(text).toMatch(/--bootstrap-servers is required/);
+      expect(
+        await main(['backfill', '--bootstrap-servers', 'b:1', '--warehouse', 'wh', '--table', 'a.b']),
+      ).toBe(2);
+      expect(text).toMatch(/--topic is required/);
+      expect(await main(['redrive-failed', '--warehouse', 'wh', '--table', 'a.b'])).toBe(2);
+      expect(text).toMatch(/one of --from s3:\/\/bucket\/prefix, --from-file PATH, --from-topic T/);
+    } finally {
+      process.stderr.write = stderr;
+    }
   });
 });
 
