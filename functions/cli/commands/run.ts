@@ -404,6 +404,11 @@ export async function runRun(args: string[]): Promise<number> {
           `floe run: ${s.records} records (${Math.round(s.recordsPerSecond)}/s) · lag ${describeLag(s.partitions, config.startingPosition)} · last snapshot ${lastSnapshot || '-'}`,
         ),
       onWarning: (message) => status.log(`warning: ${message}`, process.stderr),
+      onJoin: (partitions) =>
+        status.log(
+          `floe run: joined group ${groupId}, reading ${partitions.map((p) => `${p.topic}-${p.partition}`).join(', ') || 'no partitions (other members hold them)'}`,
+          process.stderr,
+        ),
     });
     status.clear();
     process.stderr.write(

@@ -50,6 +50,8 @@ export interface EventSourceOptions<T> {
   onRetry?: (formed: FormedEvent, error: unknown, attempt: number, delayMs: number) => void;
   onStatus?: (status: EventSourceStatus) => void;
   onWarning?: (message: string) => void;
+  /** Told the partitions this member holds after every (re)join of the group. */
+  onJoin?: (partitions: { topic: string; partition: number }[]) => void;
   /** How often status is taken (and idleness checked). @default 1,000 */
   statusIntervalMs?: number;
 }
@@ -277,6 +279,7 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
         );
         joined = true;
         lastArrival = Date.now();
+        options.onJoin?.(assigned);
         // Seeks registered here, before the first fetch of the generation, so no message from
         // kafkajs's default position slips in first.
         for (const { topic, partition } of assigned) {

@@ -131,6 +131,68 @@ describe.skipIf(!kcatAvailable())('floe run against a Kafka broker', () => {
     );
   });
 
+  it('stops with exit 1 and commits nothing to the group when a batch can never commit', async () => {
+    // Prepare: no --schema, so the missing table cannot be created (a ValidationError: retrying cannot help)
+    const topic = `bad-${randomUUID()}`;
+    const group = `g-${randomUUID()}`;
+    const { dir, schemaFile } = await makeWarehouse();
+    await produce(kafkaClient(broker.bootstrapServers), topic, 0, 40);
+    const args = runArgs(topic, dir, schemaFile, group, ['--exit-when-idle', '1500']);
+    args.splice(args.indexOf('--schema'), 2);
+    // Act
+    const floe = spawnFloe(args);
+    const { code } = await exitOf(floe);
+    // Assess
+    expect(code, floe.output()).toBe(1);
+    expect(floe.output()).toMatch(/does not exist and no schema was given/);
+    const committed = await groupOffsets(broker.bootstrapServers, group, topic);
+    expect([...committed.values()]).toEqual([-1n, -1n, -1n, -1n]);
+  });
+
+  // Needs committed offsets as ranges (issue 16 §1): with one high-water offset per partition, the
+  // live tail's commits make the table skip the backfill's older offsets as replays (run unskipped on
+  // high-water offsets: 938 of 3,000 rows landed). Unskip once the ranges land.
+  it.skip('a backfill racing floe run on the same table lands every record exactly once', async () => {
+    // Prepare: history, then a live tail started at latest
+    const topic = `race-${randomUUID()}`;
+    const group = `g-${randomUUID()}`;
+    const { dir, schemaFile } = await makeWarehouse();
+    const kafka = kafkaClient(broker.bootstrapServers);
+    await produce(kafka, topic, 0, 2_000);
+    const tail = spawnFloe(
+      runArgs(topic, dir, schemaFile, group, ['--exit-when-idle', '3000']).map((a) =>
+        a === 'trim-horizon' ? 'latest' : a,
+      ),
+    );
+    await tail.waitFor(/joined group/);
+    // Act: the tail commits newer offsets first, then the backfill reads the history under it
+    const producing = produce(kafka, topic, 2_000, 1_000, 50);
+    await tail.waitFor(/→ app\.events: \d+ rows/, 4);
+    const backfill = spawnFloe([
+      'backfill',
+      '--bootstrap-servers',
+      broker.bootstrapServers,
+      '--topic',
+      topic,
+      '--warehouse',
+      dir,
+      '--table',
+      TABLE,
+      '--schema',
+      schemaFile,
+      '--batch-size',
+      '200',
+      '--session-timeout-ms',
+      '6000',
+    ]);
+    await producing;
+    const [tailExit, backfillExit] = await Promise.all([exitOf(tail), exitOf(backfill)]);
+    // Assess
+    expect(tailExit.code, tail.output()).toBe(0);
+    expect(backfillExit.code, backfill.output()).toBe(0);
+    checkExactlyOnce(await readLanded(dir, TABLE), 3_000);
+  });
+
   it('stops cleanly on SIGTERM: exit 0, the group offsets exactly where the table committed', async () => {
     // Prepare
     const topic = `term-${randomUUID()}`;
