@@ -107,7 +107,8 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
       sessionTimeout,
       heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
       // The broker holds a fetch until a full 6 MB batch or the window: the ESM's batching window.
-      // A window of 0 answers at once with whatever is there (kafkajs then waits 100 ms when empty).
+      // A window of 0 answers at once with whatever is there; an empty partition is held 100 ms, so an
+      // idle consumer does not spin.
       minBytes: window > 0 ? ESM_MAX_PAYLOAD_BYTES : 1,
       maxWaitTimeInMs: window > 0 ? window : 100,
       maxBytesPerPartition: ESM_MAX_PAYLOAD_BYTES,

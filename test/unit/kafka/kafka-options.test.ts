@@ -8,7 +8,11 @@ import {
 } from '../../../functions/cli/commands/run.js';
 import { main, UsageError } from '../../../functions/cli/main.js';
 import { LakeError, CommitFailedError, ValidationError } from '../../../functions/core/errors.js';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { resolveRanges } from '../../../functions/core/kafka/backfill.js';
+import { createKafka } from '../../../functions/core/kafka/kafka-client.js';
 import { backoffDelay, deliverWithRetry } from '../../../functions/core/kafka/deliver-with-retry.js';
 import { isCaughtUp, lagOf } from '../../../functions/core/kafka/partition-progress.js';
 
@@ -153,6 +157,28 @@ describe('Kafka connection flags', () => {
     expect(mtls.tls).toMatchObject({ caFile: 'ca.pem', certFile: 'c.pem', keyFile: 'k.pem' });
     expect(() => connectionFromOptions(parseKafkaArgs([...base, '--tls-cert', 'c.pem'], 'run'), {})).toThrow(
       /both --tls-cert and --tls-key/,
+    );
+  });
+});
+
+describe('createKafka', () => {
+  it('reads the TLS files (no connection is made until used)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'floe-tls-'));
+    for (const f of ['ca.pem', 'c.pem', 'k.pem']) await writeFile(join(dir, f), '-----BEGIN X-----\n');
+    const kafka = await createKafka({
+      brokers: ['b:9093'],
+      tls: { caFile: join(dir, 'ca.pem'), certFile: join(dir, 'c.pem'), keyFile: join(dir, 'k.pem') },
+      sasl: { mechanism: 'scram-sha-256', username: 'u', password: 'p' },
+    });
+    expect(typeof kafka.consumer).toBe('function');
+  });
+
+  it('says which TLS file it cannot read, and refuses half an mTLS pair', async () => {
+    await expect(
+      createKafka({ brokers: ['b:9093'], tls: { caFile: '/nonexistent/ca.pem' } }),
+    ).rejects.toThrow(/cannot read the CA certificate \/nonexistent\/ca\.pem: ENOENT/);
+    await expect(createKafka({ brokers: ['b:9093'], tls: { certFile: 'c.pem' } })).rejects.toThrow(
+      ValidationError,
     );
   });
 });
