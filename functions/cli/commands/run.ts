@@ -45,6 +45,8 @@ export const RUN_USAGE = `usage:
   floe redrive-failed (--from s3://BUCKET/PREFIX | --from-file PATH | --from-topic T --bootstrap-servers ...)
            --warehouse DIR (--table NS.NAME [route flags] | --routes FILE)
       re-ingest the batches the ESM gave up on (S3 on-failure records, or a Kafka on-failure topic)
+  --session-timeout-ms MS: how long the group waits for a member that died before handing its
+  partitions on (default 30000; a kill -9 and restart waits this long)
 Kafka connection flags:
   --client-id ID  --sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U
   (password from --sasl-password or, better, the FLOE_KAFKA_SASL_PASSWORD environment variable)
