@@ -11,6 +11,7 @@ import { runDlq } from './commands/dlq.js';
 import { runIngest } from './commands/ingest.js';
 import { runInspect } from './commands/inspect.js';
 import { runMaintain } from './commands/maintain.js';
+import { KAFKA_COMMANDS } from './commands/run.js';
 import { runScan } from './commands/scan.js';
 import { hintFor } from './error-hints.js';
 import { parseOptions, UsageError } from './options.js';
@@ -45,6 +46,8 @@ commands:
   dlq redrive <catalog> --table NS.NAME [--where EXPR] [--routes FILE] [--schema-evolution P]
       re-ingest the table's dead letters after a fix, each exactly once (failing ones stay); with
       --routes (the FLOE_TABLES JSON), the table's route decides format, mapping and evolution policy
+  run | backfill | redrive-failed --help
+      read Kafka yourself: a local event source mapping, a bounded backfill, redrive of failed batches
   demo [--warehouse DIR]
       ingest the sample events in events/ into ./warehouse and show the table (what \`npm start\` runs)
 
@@ -58,6 +61,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return command ? 0 : 2;
     }
+    // The Kafka commands (run, backfill, redrive-failed) parse their own flags.
+    if (Object.hasOwn(KAFKA_COMMANDS, command)) return await KAFKA_COMMANDS[command](rest);
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       process.stdout.write(USAGE);
