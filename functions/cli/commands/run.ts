@@ -12,6 +12,7 @@ import {
   ESM_DEFAULT_BATCH_SIZE,
   ESM_DEFAULT_BATCHING_WINDOW_MS,
   type FormedEvent,
+  spanStartsOf,
 } from '../../core/kafka/esm-batch.js';
 import {
   runEventSource,
@@ -29,7 +30,7 @@ import {
 import { createProcessLock } from '../../core/kafka/process-lock.js';
 import { openCatalog } from '../catalog-options.js';
 import { lagOf, type PartitionProgress } from '../../core/kafka/partition-progress.js';
-import { OPTIONS, type ParsedOptions, requireOption, UsageError } from '../options.js';
+import { OPTIONS, type ParsedOptions, UsageError } from '../options.js';
 import { runBackfillCommand } from './backfill.js';
 import { readJsonFile, routeFromOptions } from './ingest.js';
 import { runRedriveFailed } from './redrive-failed.js';
@@ -419,6 +420,7 @@ export async function runRun(args: string[]): Promise<number> {
             catalog,
             routes,
             lock,
+            spanStarts: spanStartsOf(formed),
             onWarning: (table, message) => status.log(`warning: ${table}: ${message}`, process.stderr),
           },
           formed.event,

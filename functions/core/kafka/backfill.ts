@@ -11,8 +11,8 @@ import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.js';
 import { deliverWithRetry, type RetryPolicy } from './deliver-with-retry.js';
-import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents } from './esm-batch.js';
-import { toConsumedMessage } from './kafka-client.js';
+import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents, markFetchStarts } from './esm-batch.js';
+import { fetchStartOf, toConsumedMessage } from './kafka-client.js';
 
 /** One partition's range: `start` inclusive, `end` exclusive. */
 export interface OffsetRange {
@@ -188,6 +188,10 @@ export async function runBackfill<T>(options: BackfillOptions<T>): Promise<Backf
       inRange.map((m) => toConsumedMessage(batch.topic, batch.partition, m)),
       { batchSize: options.batchSize },
     );
+    // Records below `from` may be filtered out of this fetch, but only ones this backfill delivered
+    // (or that hold nothing): the fetch start, never before the range, bounds what the first event claims.
+    const fetched = fetchStartOf(batch);
+    markFetchStarts(events, fetched === undefined || fetched < range.start ? undefined : fetched);
     const gone = () => stopping || !isRunning() || isStale();
     for (const formed of events) {
       if (gone()) return;

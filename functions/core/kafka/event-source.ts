@@ -12,8 +12,8 @@
 import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { describeError, ValidationError } from '../errors.js';
 import { backoffDelay, DEFAULT_RETRY, deliverWithRetry, type RetryPolicy } from './deliver-with-retry.js';
-import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents } from './esm-batch.js';
-import { toConsumedMessage } from './kafka-client.js';
+import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents, markFetchStarts } from './esm-batch.js';
+import { fetchStartOf, toConsumedMessage } from './kafka-client.js';
 import { type PartitionProgress, partitionKey, isCaughtUp } from './partition-progress.js';
 
 /** Consumers kafkajs crashed in a row, with no batch delivered between, before the runner gives up. */
@@ -161,6 +161,8 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
     p.high = BigInt(batch.highWatermark);
     const messages = batch.messages.map((m) => toConsumedMessage(batch.topic, batch.partition, m));
     const events = formEsmEvents(options.bootstrapServers, messages, { batchSize: options.batchSize });
+    // Each event's span starts where the consumer read from, so holes between events can close.
+    markFetchStarts(events, fetchStartOf(batch));
     const gone = () => stopping || !isRunning() || isStale();
     for (const formed of events) {
       // The rest of the fetch is abandoned whole; the next fetch (or the next run) starts where the group is.

@@ -148,6 +148,16 @@ function timestampTypeOf(message: KafkaMessage): ConsumedMessage['timestampType'
   return context?.timestampType === 1 ? 'LOG_APPEND_TIME' : 'CREATE_TIME';
 }
 
+/**
+ * The offset a kafkajs fetch for the batch started at. kafkajs keeps it on the batch (`fetchedOffset`,
+ * not in its types) and has already dropped the messages below it; undefined when it is not there.
+ */
+export function fetchStartOf(batch: object): bigint | undefined {
+  const fetched = (batch as { fetchedOffset?: unknown }).fetchedOffset;
+  const text = typeof fetched === 'string' || typeof fetched === 'number' ? String(fetched) : undefined;
+  return text !== undefined && /^\d+$/.test(text) ? BigInt(text) : undefined;
+}
+
 /** A kafkajs message as the batch former takes it. */
 export function toConsumedMessage(topic: string, partition: number, message: KafkaMessage): ConsumedMessage {
   const headers: ConsumedMessage['headers'] = [];
