@@ -12,9 +12,9 @@ import {
   planBackfill,
   runBackfill,
 } from '../../core/kafka/backfill.js';
-import { ESM_MAX_BATCH_SIZE } from '../../core/kafka/esm-batch.js';
+import { ESM_MAX_BATCH_SIZE, spanStartsOf } from '../../core/kafka/esm-batch.js';
 import { createKafka } from '../../core/kafka/kafka-client.js';
-import { requireOption, UsageError } from '../options.js';
+import { UsageError } from '../options.js';
 import {
   connectionFromOptions,
   describeReport,
@@ -132,6 +132,7 @@ export async function runBackfillCommand(args: string[]): Promise<number> {
             catalog,
             routes,
             lock,
+            spanStarts: spanStartsOf(formed),
             onWarning: (table, message) => status.log(`warning: ${table}: ${message}`, process.stderr),
           },
           formed.event,

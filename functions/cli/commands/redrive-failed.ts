@@ -16,7 +16,7 @@ import { deliverWithRetry } from '../../core/kafka/deliver-with-retry.js';
 import { ESM_MAX_BATCH_SIZE } from '../../core/kafka/esm-batch.js';
 import { type FailureRecord, parseFailureRecord } from '../../core/kafka/failure-record.js';
 import { createKafka } from '../../core/kafka/kafka-client.js';
-import { requireOption, UsageError } from '../options.js';
+import { UsageError } from '../options.js';
 import { readJsonFile } from './ingest.js';
 import {
   connectionFromOptions,

@@ -12,6 +12,7 @@ import {
   ESM_DEFAULT_BATCH_SIZE,
   ESM_DEFAULT_BATCHING_WINDOW_MS,
   type FormedEvent,
+  spanStartsOf,
 } from '../../core/kafka/esm-batch.js';
 import {
   runEventSource,
@@ -29,7 +30,7 @@ import {
 import { createProcessLock } from '../../core/kafka/process-lock.js';
 import { openCatalog } from '../catalog-options.js';
 import { lagOf, type PartitionProgress } from '../../core/kafka/partition-progress.js';
-import { OPTIONS, type ParsedOptions, requireOption, UsageError } from '../options.js';
+import { OPTIONS, type ParsedOptions, UsageError } from '../options.js';
 import { runBackfillCommand } from './backfill.js';
 import { readJsonFile, routeFromOptions } from './ingest.js';
 import { runRedriveFailed } from './redrive-failed.js';
@@ -50,6 +51,8 @@ export const RUN_USAGE = `usage:
 Kafka connection flags:
   --client-id ID  --sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U
   (password from --sasl-password or, better, the FLOE_KAFKA_SASL_PASSWORD environment variable)
+  --sasl-mechanism aws-msk-iam --tls [--aws-region R]: Amazon MSK IAM auth (port 9098) with the default
+  AWS credential chain; the region defaults to AWS_REGION
   --tls  [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-insecure]
 `;
 
@@ -72,6 +75,7 @@ const KAFKA_OPTIONS = {
   'sasl-mechanism': { type: 'string' },
   'sasl-username': { type: 'string' },
   'sasl-password': { type: 'string' },
+  'aws-region': { type: 'string' },
   tls: { type: 'boolean' },
   'tls-ca': { type: 'string' },
   'tls-cert': { type: 'string' },
@@ -147,7 +151,26 @@ export function connectionFromOptions(
   }
   const connection: KafkaConnectionOptions = { brokers, clientId: values['client-id'] ?? 'floe' };
   const mechanism = values['sasl-mechanism'];
-  if (mechanism !== undefined) {
+  if (mechanism === 'aws-msk-iam') {
+    if (values['sasl-username'] !== undefined || values['sasl-password'] !== undefined) {
+      throw new UsageError(
+        '--sasl-mechanism aws-msk-iam signs with AWS credentials: leave out --sasl-username/--sasl-password',
+      );
+    }
+    // MSK's IAM listeners (port 9098) speak TLS only; turning it on silently would hide a wrong port.
+    if (!values.tls) {
+      throw new UsageError(
+        '--sasl-mechanism aws-msk-iam needs --tls (MSK IAM listeners, port 9098, are TLS only)',
+      );
+    }
+    const region = values['aws-region'] ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+    if (!region) {
+      throw new UsageError(
+        "--sasl-mechanism aws-msk-iam needs the cluster's region: --aws-region or AWS_REGION",
+      );
+    }
+    connection.sasl = { mechanism: 'aws-msk-iam', region };
+  } else if (mechanism !== undefined) {
     if (!SASL_MECHANISMS.includes(mechanism as SaslMechanism)) {
       throw new UsageError(
         `--sasl-mechanism must be one of ${SASL_MECHANISMS.join(', ')}, got '${mechanism}'`,
@@ -160,9 +183,12 @@ export function connectionFromOptions(
         `--sasl-mechanism ${mechanism} needs --sasl-username and a password (FLOE_KAFKA_SASL_PASSWORD or --sasl-password)`,
       );
     }
-    connection.sasl = { mechanism: mechanism as SaslMechanism, username, password };
+    connection.sasl = { mechanism: mechanism as Exclude<SaslMechanism, 'aws-msk-iam'>, username, password };
   } else if (values['sasl-username'] !== undefined || values['sasl-password'] !== undefined) {
     throw new UsageError('--sasl-username/--sasl-password need --sasl-mechanism');
+  }
+  if (values['aws-region'] !== undefined && mechanism !== 'aws-msk-iam') {
+    throw new UsageError('--aws-region goes with --sasl-mechanism aws-msk-iam');
   }
   const tlsFlags = values['tls-ca'] ?? values['tls-cert'] ?? values['tls-key'] ?? values['tls-insecure'];
   if (values.tls || tlsFlags !== undefined) {
@@ -394,6 +420,7 @@ export async function runRun(args: string[]): Promise<number> {
             catalog,
             routes,
             lock,
+            spanStarts: spanStartsOf(formed),
             onWarning: (table, message) => status.log(`warning: ${table}: ${message}`, process.stderr),
           },
           formed.event,

@@ -28,6 +28,7 @@ import {
   type SourceOffsets,
 } from '../table/source-offsets.js';
 import { containsOffset, offsetSetOf } from '../table/offset-ranges.js';
+import { extendToSpanStarts, fragmentationWarning, type SpanStarts } from './span-starts.js';
 import { writeRows } from '../table/write-rows.js';
 import { DLQ_SCHEMA, type DeadLetter, deadLetterRow, dlqIdentifier } from './dead-letters.js';
 import type { RawRecord } from './esm-event.js';
@@ -41,13 +42,15 @@ export interface IngestTableOptions {
   onCommitEvent?: (table: string, event: CommitEvent) => void;
   /** Told about things an operator should fix (also listed in the report's `warnings`). */
   onWarning?: (table: string, message: string, kind: IngestWarningKind) => void;
+  /** Where a Kafka consumer's fetch for the batch started, per partition: closes holes (span-starts.ts). */
+  spanStarts?: SpanStarts;
 }
 
 /**
  * What a warning is about, so a caller can count it without parsing its text: the table's schema
  * evolved with the batch, or the data shows a configuration to fix (e.g. one key on two partitions).
  */
-export type IngestWarningKind = 'schema-change' | 'configuration';
+export type IngestWarningKind = 'schema-change' | 'configuration' | 'fragmented-offsets';
 
 export interface TableIngestReport {
   table: string;
@@ -243,7 +246,8 @@ async function commitFiles(
 
 /**
  * Writes files for the records of `records` not yet committed (through `write`) and commits them
- * with the batch's offsets (`covered`: the spans of `records`, offsetsOf); starts over (up to 3 times)
+ * with the batch's offsets (`covered`; by default the spans of `records`, offsetsOf, reaching back to
+ * `options.spanStarts` where sound); starts over (up to 3 times)
  * when the base moved under the files.
  * @throws LakeError subclasses from writing and committing; retryable ones mean "redeliver the batch"
  */
@@ -254,17 +258,23 @@ export async function commitBatch<T extends BatchFiles>(
   records: RawRecord[],
   write: (table: LoadedTable, fresh: RawRecord[]) => Promise<T>,
   loaded?: LoadedTable,
-  covered: SourceOffsets = offsetsOf(records),
+  covered?: SourceOffsets,
 ): Promise<BatchOutcome<T>> {
-  const batchOffsets = covered;
   for (let round = 0; ; round++) {
     // The caller's table serves the first round; the commit checks it is still current.
     const table = round === 0 && loaded ? loaded : await options.catalog.loadTable(id);
-    const fresh = unseen(records, readCommittedOffsets(table.metadata));
+    const committed = readCommittedOffsets(table.metadata);
+    const fresh = unseen(records, committed);
     if (fresh.length === 0) return { skipped: records.length };
+    const batchOffsets = covered ?? extendToSpanStarts(offsetsOf(records), options.spanStarts, committed);
     const written = await write(table, fresh);
     try {
       const result = await commitFiles(options, table, batchId, batchOffsets, written);
+      const fragmented =
+        covered === undefined && result.status === 'committed'
+          ? fragmentationWarning(committed, mergeOffsets(committed, batchOffsets), batchOffsets)
+          : undefined;
+      if (fragmented) options.onWarning?.(formatIdentifier(id), fragmented, 'fragmented-offsets');
       if (result.status === 'already-committed') await deleteFiles(table, written);
       return { result, written, skipped: records.length - fresh.length };
     } catch (error) {

@@ -20,6 +20,8 @@ export interface IngestEventOptions {
   onCommitEvent?: (table: string, event: CommitEvent) => void;
   /** Told about configuration problems a table's batch revealed (also in the table reports). */
   onWarning?: IngestTableOptions['onWarning'];
+  /** A Kafka consumer's fetch starts per partition (floe run, floe backfill); the Lambda has none. */
+  spanStarts?: IngestTableOptions['spanStarts'];
 }
 
 export interface IngestEventReport {

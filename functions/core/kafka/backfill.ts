@@ -11,8 +11,9 @@ import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { randomUUID } from 'node:crypto';
 import { describeError } from '../errors.js';
 import { deliverWithRetry, type RetryPolicy } from './deliver-with-retry.js';
-import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents } from './esm-batch.js';
-import { toConsumedMessage } from './kafka-client.js';
+import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents, markFetchStarts } from './esm-batch.js';
+import { fetchStartOf, toConsumedMessage } from './kafka-client.js';
+import { offsetsAtTime } from './offsets-by-time.js';
 
 /** One partition's range: `start` inclusive, `end` exclusive. */
 export interface OffsetRange {
@@ -46,15 +47,12 @@ export function resolveRanges(
     .sort((a, b) => a.partition - b.partition);
 }
 
-async function offsetsAt(admin: Admin, topic: string, ms: number): Promise<Map<number, bigint>> {
-  const out = new Map<number, bigint>();
-  for (const p of await admin.fetchTopicOffsetsByTimestamp(topic, ms)) out.set(p.partition, BigInt(p.offset));
-  return out;
-}
-
-/** Resolves `--from`/`--to` against the broker. */
+/**
+ * Resolves `--from`/`--to` against the broker.
+ * @throws LakeError when a time bound cannot be looked up (offsets-by-time.ts)
+ */
 export async function planBackfill(
-  admin: Admin,
+  admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchTopicOffsetsByTimestamp'>,
   topic: string,
   from: BackfillBound,
   to: BackfillBound,
@@ -64,9 +62,13 @@ export async function planBackfill(
     low: BigInt(p.low),
     high: BigInt(p.high),
   }));
-  const fromOffsets = typeof from === 'number' ? await offsetsAt(admin, topic, from) : undefined;
+  const fromOffsets = typeof from === 'number' ? await offsetsAtTime(admin, topic, from) : undefined;
   const toOffsets =
-    typeof to === 'number' ? await offsetsAt(admin, topic, to) : to === 'earliest' ? new Map() : undefined;
+    typeof to === 'number'
+      ? await offsetsAtTime(admin, topic, to)
+      : to === 'earliest'
+        ? new Map()
+        : undefined;
   if (to === 'earliest') for (const w of watermarks) toOffsets!.set(w.partition, w.low);
   if (from === 'latest') {
     return resolveRanges(topic, watermarks, new Map(watermarks.map((w) => [w.partition, w.high])), toOffsets);
@@ -188,6 +190,10 @@ export async function runBackfill<T>(options: BackfillOptions<T>): Promise<Backf
       inRange.map((m) => toConsumedMessage(batch.topic, batch.partition, m)),
       { batchSize: options.batchSize },
     );
+    // Records below `from` may be filtered out of this fetch, but only ones this backfill delivered
+    // (or that hold nothing): the fetch start, never before the range, bounds what the first event claims.
+    const fetched = fetchStartOf(batch);
+    markFetchStarts(events, fetched === undefined || fetched < range.start ? undefined : fetched);
     const gone = () => stopping || !isRunning() || isStale();
     for (const formed of events) {
       if (gone()) return;

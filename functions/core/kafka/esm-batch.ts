@@ -56,6 +56,13 @@ export interface PartitionSpan {
   partition: number;
   first: bigint;
   last: bigint;
+  /**
+   * Where the consumer's reading for this span started (≤ `first`): every offset from here to `last`
+   * is in the event or holds nothing a consumer delivers (a transaction marker, an aborted or
+   * compacted-away record). Set by the Kafka consumers, which know their fetch position; see
+   * functions/core/ingest/span-starts.ts for how a table uses it.
+   */
+  from?: bigint;
 }
 
 export interface FormedEvent {
@@ -149,6 +156,33 @@ class EventBuilder {
   finish(): FormedEvent {
     return { event: this.event, records: this.records, bytes: this.bytes, spans: [...this.spans.values()] };
   }
+}
+
+/**
+ * Marks where each event's span starts, for events formed from one fetch of one partition that
+ * started at `fetchedFrom`: the first event from there, each next one right after the one before
+ * (the fetch's messages are contiguous but for offsets that hold no deliverable record).
+ */
+export function markFetchStarts(events: readonly FormedEvent[], fetchedFrom: bigint | undefined): void {
+  let from = fetchedFrom;
+  for (const formed of events) {
+    const span = formed.spans.length === 1 ? formed.spans[0] : undefined;
+    if (!span || from === undefined || from > span.first) return;
+    span.from = from;
+    from = span.last + 1n;
+  }
+}
+
+/** An event's span starts as ingestEvent takes them (topic → partition → offset), when it has any. */
+export function spanStartsOf(formed: FormedEvent): Map<string, Map<number, bigint>> | undefined {
+  const out = new Map<string, Map<number, bigint>>();
+  for (const s of formed.spans) {
+    if (s.from === undefined) continue;
+    const parts = out.get(s.topic) ?? new Map<number, bigint>();
+    parts.set(s.partition, s.from);
+    out.set(s.topic, parts);
+  }
+  return out.size > 0 ? out : undefined;
 }
 
 /**

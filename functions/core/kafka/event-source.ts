@@ -12,8 +12,9 @@
 import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { describeError, ValidationError } from '../errors.js';
 import { backoffDelay, DEFAULT_RETRY, deliverWithRetry, type RetryPolicy } from './deliver-with-retry.js';
-import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents } from './esm-batch.js';
-import { toConsumedMessage } from './kafka-client.js';
+import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents, markFetchStarts } from './esm-batch.js';
+import { fetchStartOf, toConsumedMessage } from './kafka-client.js';
+import { planTimestampSeeks, takeSeeks } from './offsets-by-time.js';
 import { type PartitionProgress, partitionKey, isCaughtUp } from './partition-progress.js';
 
 /** Consumers kafkajs crashed in a row, with no batch delivered between, before the runner gives up. */
@@ -161,6 +162,8 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
     p.high = BigInt(batch.highWatermark);
     const messages = batch.messages.map((m) => toConsumedMessage(batch.topic, batch.partition, m));
     const events = formEsmEvents(options.bootstrapServers, messages, { batchSize: options.batchSize });
+    // Each event's span starts where the consumer read from, so holes between events can close.
+    markFetchStarts(events, fetchStartOf(batch));
     const gone = () => stopping || !isRunning() || isStale();
     for (const formed of events) {
       // The rest of the fetch is abandoned whole; the next fetch (or the next run) starts where the group is.
@@ -283,13 +286,7 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
         options.onJoin?.(assigned);
         // Seeks registered here, before the first fetch of the generation, so no message from
         // kafkajs's default position slips in first.
-        for (const { topic, partition } of assigned) {
-          const key = partitionKey(topic, partition);
-          const offset = pendingSeeks.get(key);
-          if (offset === undefined) continue;
-          pendingSeeks.delete(key);
-          c.seek({ topic, partition, offset });
-        }
+        for (const seek of takeSeeks(assigned, pendingSeeks)) c.seek(seek);
       });
       c.on(c.events.CRASH, (event) => {
         if (event.payload.restart) return; // kafkajs restarts the consumer itself
@@ -320,14 +317,13 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
   await admin.connect();
   try {
     if (options.startingPosition === 'at-timestamp') {
-      // As the ESM, the starting position applies only where the group has committed nothing yet.
-      const { committed } = await readOffsets(admin, options.groupId, options.topics);
-      for (const topic of options.topics) {
-        for (const p of await admin.fetchTopicOffsetsByTimestamp(topic, options.startingTimestampMs)) {
-          const key = partitionKey(topic, p.partition);
-          if ((committed.get(key) ?? -1n) < 0n) pendingSeeks.set(key, p.offset);
-        }
-      }
+      const seeks = await planTimestampSeeks(
+        admin,
+        options.groupId,
+        options.topics,
+        options.startingTimestampMs ?? 0,
+      );
+      for (const [key, offset] of seeks) pendingSeeks.set(key, offset);
     }
     for (let crashes = 0; ; ) {
       const crash = await consumeUntilStopOrCrash(consumer);

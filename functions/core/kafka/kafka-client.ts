@@ -1,22 +1,40 @@
 /**
  * The one place floe builds a Kafka client (kafkajs 2.2.4, which looks for maintainers): connection
- * options (brokers, SASL/PLAIN, SASL/SCRAM, TLS and mTLS from PEM files) and the conversion of its
+ * options (brokers, SASL/PLAIN, SASL/SCRAM, MSK IAM, TLS and mTLS from PEM files) and the conversion of its
  * messages into client-neutral `ConsumedMessage`s. Swapping the client means rewriting this folder only.
  */
 import { readFile } from 'node:fs/promises';
-import { Kafka, type KafkaMessage, type LogEntry, logLevel, type SASLOptions } from 'kafkajs';
+import {
+  Kafka,
+  type KafkaConfig,
+  type KafkaMessage,
+  type LogEntry,
+  logLevel,
+  type SASLOptions,
+} from 'kafkajs';
 import { ValidationError } from '../errors.js';
 import type { ConsumedMessage } from './esm-batch.js';
+import { loadMskSigner, mskIamTokenProvider } from './msk-iam.js';
 
-export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512';
-export const SASL_MECHANISMS: readonly SaslMechanism[] = ['plain', 'scram-sha-256', 'scram-sha-512'];
+export type SaslMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'aws-msk-iam';
+export const SASL_MECHANISMS: readonly SaslMechanism[] = [
+  'plain',
+  'scram-sha-256',
+  'scram-sha-512',
+  'aws-msk-iam',
+];
+
+/** SASL with a user and a password, or MSK IAM (a token signed from the AWS credentials for `region`). */
+export type SaslOptions =
+  | { mechanism: Exclude<SaslMechanism, 'aws-msk-iam'>; username: string; password: string }
+  | { mechanism: 'aws-msk-iam'; region: string };
 
 export interface KafkaConnectionOptions {
   /** `host:port` of one or more brokers. */
   brokers: string[];
   /** @default 'floe' */
   clientId?: string;
-  sasl?: { mechanism: SaslMechanism; username: string; password: string };
+  sasl?: SaslOptions;
   /** TLS to the brokers; with `cert` and `key`, mutual TLS. Files are PEM. */
   tls?: { caFile?: string; certFile?: string; keyFile?: string; rejectUnauthorized?: boolean };
   /** Where the client's own warnings and errors go. @default stderr */
@@ -50,11 +68,32 @@ async function readPem(path: string, what: string): Promise<string> {
 }
 
 /**
- * A kafkajs client for the options. Its log goes to `log` at WARN and above: kafkajs logs every
- * rebalance at INFO, which would drown floe's own lines.
- * @throws ValidationError for unreadable TLS files or half an mTLS pair
+ * The kafkajs SASL options. MSK IAM is kafkajs's `oauthbearer` with the signer's token as the value
+ * (AWS's recipe); the signer is loaded only here, so clients without MSK IAM never load the AWS SDK.
+ * @throws ValidationError for MSK IAM without TLS; MskIamAuthError when the signer cannot be loaded
  */
-export async function createKafka(options: KafkaConnectionOptions): Promise<Kafka> {
+async function saslOf(options: KafkaConnectionOptions): Promise<SASLOptions | undefined> {
+  const sasl = options.sasl;
+  if (!sasl) return undefined;
+  if (sasl.mechanism !== 'aws-msk-iam') return { ...sasl };
+  if (!options.tls) {
+    // MSK's IAM listeners (port 9098) are TLS only: without it the handshake never gets an answer.
+    throw new ValidationError(
+      'MSK IAM authentication needs TLS (MSK IAM listeners, port 9098, are TLS only)',
+    );
+  }
+  if (!sasl.region) throw new ValidationError('MSK IAM authentication needs the AWS region of the cluster');
+  return {
+    mechanism: 'oauthbearer',
+    oauthBearerProvider: mskIamTokenProvider(await loadMskSigner(), sasl.region),
+  };
+}
+
+/**
+ * The kafkajs configuration for the options (createKafka's; apart so it can be checked without a client).
+ * @throws as createKafka
+ */
+export async function kafkaConfigOf(options: KafkaConnectionOptions): Promise<KafkaConfig> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   let ssl: boolean | { ca?: string[]; cert?: string; key?: string; rejectUnauthorized?: boolean } | undefined;
   if (options.tls) {
@@ -69,8 +108,8 @@ export async function createKafka(options: KafkaConnectionOptions): Promise<Kafk
       ...(rejectUnauthorized === undefined ? {} : { rejectUnauthorized }),
     };
   }
-  const sasl: SASLOptions | undefined = options.sasl ? ({ ...options.sasl } as SASLOptions) : undefined;
-  return new Kafka({
+  const sasl = await saslOf(options);
+  return {
     brokers: options.brokers,
     clientId: options.clientId ?? 'floe',
     ssl,
@@ -85,7 +124,17 @@ export async function createKafka(options: KafkaConnectionOptions): Promise<Kafk
           `kafka ${label}: ${namespace ? `${namespace}: ` : ''}${message ?? ''}${error ? ` (${error})` : ''}`,
         );
       },
-  });
+  };
+}
+
+/**
+ * A kafkajs client for the options. Its log goes to `log` at WARN and above: kafkajs logs every
+ * rebalance at INFO, which would drown floe's own lines.
+ * @throws ValidationError for unreadable TLS files, half an mTLS pair, or MSK IAM without TLS
+ * @throws MskIamAuthError when MSK IAM is asked for and its signer package cannot be loaded
+ */
+export async function createKafka(options: KafkaConnectionOptions): Promise<Kafka> {
+  return new Kafka(await kafkaConfigOf(options));
 }
 
 function bytesOf(value: Buffer | string | null | undefined): Uint8Array | null {
@@ -97,6 +146,16 @@ function bytesOf(value: Buffer | string | null | undefined): Uint8Array | null {
 function timestampTypeOf(message: KafkaMessage): ConsumedMessage['timestampType'] {
   const context = (message as { batchContext?: { timestampType?: number } }).batchContext;
   return context?.timestampType === 1 ? 'LOG_APPEND_TIME' : 'CREATE_TIME';
+}
+
+/**
+ * The offset a kafkajs fetch for the batch started at. kafkajs keeps it on the batch (`fetchedOffset`,
+ * not in its types) and has already dropped the messages below it; undefined when it is not there.
+ */
+export function fetchStartOf(batch: object): bigint | undefined {
+  const fetched = (batch as { fetchedOffset?: unknown }).fetchedOffset;
+  const text = typeof fetched === 'string' || typeof fetched === 'number' ? String(fetched) : undefined;
+  return text !== undefined && /^\d+$/.test(text) ? BigInt(text) : undefined;
 }
 
 /** A kafkajs message as the batch former takes it. */

@@ -189,7 +189,11 @@ export async function readLanded(warehouse: string, table: string): Promise<Land
   }));
 }
 
-/** The table's committed offsets for a topic: partition → last offset (inclusive). */
+/**
+ * The table's committed offsets for a topic read in order from 0: partition → last offset (inclusive).
+ * Committed offsets are ranges; a partition ingested in order is the one range [0, last], and anything
+ * else (a hole, a start past 0) fails here, saying what the table holds.
+ */
 export async function tableOffsets(
   warehouse: string,
   table: string,
@@ -197,7 +201,16 @@ export async function tableOffsets(
 ): Promise<Map<number, OffsetRange[]>> {
   const [namespace, name] = table.split('.');
   const loaded = await new EmbeddedCatalog({ warehouse }).loadTable({ namespace: [namespace], name });
-  return readCommittedOffsets(loaded.metadata).get(topic) ?? new Map();
+  const out = new Map<number, bigint>();
+  for (const [partition, ranges] of readCommittedOffsets(loaded.metadata).get(topic) ?? []) {
+    if (ranges.length !== 1 || ranges[0][0] !== 0n) {
+      throw new Error(
+        `${topic}/${partition}: expected one range from 0, the table holds ${JSON.stringify(ranges.map((r) => r.map(String)))}`,
+      );
+    }
+    out.set(partition, ranges[0][1]);
+  }
+  return out;
 }
 
 /** Every id exactly once, each row carrying its record's key and header bytes. */
