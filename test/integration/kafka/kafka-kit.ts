@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { readCommittedOffsets } from '../../../functions/core/table/source-offsets.js';
-import type { OffsetRange } from '../../../functions/core/table/offset-ranges.js';
 import { duckdbQuery, liveEntries, sqlString } from '../../support/readers.js';
 
 export const SCHEMA = {
@@ -198,7 +197,7 @@ export async function tableOffsets(
   warehouse: string,
   table: string,
   topic: string,
-): Promise<Map<number, OffsetRange[]>> {
+): Promise<Map<number, bigint>> {
   const [namespace, name] = table.split('.');
   const loaded = await new EmbeddedCatalog({ warehouse }).loadTable({ namespace: [namespace], name });
   const out = new Map<number, bigint>();
