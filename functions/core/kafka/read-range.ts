@@ -87,16 +87,22 @@ export async function readRanges(
   });
   // A timeout during connect rejects before anyone awaits: keep it from being an unhandled rejection.
   finished.catch(() => undefined);
-  const eachBatch = async ({ batch }: EachBatchPayload): Promise<void> => {
+  // Per partition, the next offset to take: a fetch may hand a batch again until it is resolved.
+  const next = new Map(wanted.map((r) => [keyOf(r.topic, r.partition), r.from]));
+  const eachBatch = async ({ batch, resolveOffset }: EachBatchPayload): Promise<void> => {
     const key = keyOf(batch.topic, batch.partition);
     const range = byKey.get(key);
     if (!range || !pending.has(key)) return;
     const list = got.get(key)!;
     for (const m of batch.messages) {
       const o = BigInt(m.offset);
-      if (o >= range.from && o < range.toExclusive)
+      if (o >= next.get(key)! && o < range.toExclusive) {
         list.push(toConsumedMessage(batch.topic, batch.partition, m));
+        next.set(key, o + 1n);
+      }
     }
+    // Resolved (never committed: autoCommit is off), so the next fetch starts after this batch.
+    resolveOffset(batch.lastOffset());
     // Offsets past the last record (control records, compaction gaps) count as read too.
     if (BigInt(batch.lastOffset()) + 1n >= range.toExclusive) {
       pending.delete(key);
