@@ -71,8 +71,20 @@ function parseTtl(text: string | undefined): number | undefined {
   return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
 }
 
+export const SERVE_USAGE = `usage: floe serve <catalog> --port P [--host 127.0.0.1]
+           [--live --bootstrap-servers HOST:PORT[,...] [--topics T | --routes FILE] [--cache-ttl 10m]
+            [--cache-dir DIR] [Kafka connection flags as for floe run]]
+  a read-only Iceberg REST catalog (GET /v1/config, namespaces, tables; writes refused with 403).
+  --live: each table carries one extra snapshot holding its Kafka tail (files under
+  <table location>/floe-live/, or --cache-dir, which must be storage the engines read)
+`;
+
 export async function runServe(args: string[]): Promise<number> {
   const values = parseLiveArgs(args, 'serve');
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE);
+    return 0;
+  }
   const port = Number(values.port);
   if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError('--port P is required (0..65535; 0 picks a free port)');

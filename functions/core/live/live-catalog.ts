@@ -28,8 +28,10 @@ export interface LiveCatalogOptions {
 }
 
 interface CachedVersion {
-  version: LiveVersion;
+  /** Shared by concurrent loads of the same tail, so it is written once. */
+  version: Promise<LiveVersion>;
   createdMs: number;
+  cacheKey: string;
 }
 
 /**
@@ -83,18 +85,22 @@ export class LiveCatalog {
     const root = this.options.cacheRoot?.(table) ?? defaultCacheRoot(table);
     const key = `${formatIdentifier(id)}/${liveCacheKey(table, hotset)}`;
     const now = Date.now();
-    const cached = this.cache.get(key);
-    let version: LiveVersion;
-    if (cached && now - cached.createdMs < this.ttlMs && (await this.stillThere(table, cached.version))) {
-      version = cached.version;
-    } else {
-      version = await writeLiveVersion(table, hotset, root);
-      this.cache.set(key, { version, createdMs: now });
+    let cached = this.cache.get(key);
+    if (!cached || now - cached.createdMs >= this.ttlMs || !(await this.stillThere(table, cached))) {
+      const version = writeLiveVersion(table, hotset, root);
+      const entry: CachedVersion = { version, createdMs: now, cacheKey: key.slice(key.lastIndexOf('/') + 1) };
+      this.cache.set(key, entry);
+      // A failed write is not kept: the next load tries again.
+      version.catch(() => {
+        if (this.cache.get(key) === entry) this.cache.delete(key);
+      });
+      cached = entry;
     }
+    const version = await cached.version;
     const keep = new Set(
       [...this.cache.entries()]
         .filter(([k, c]) => k.startsWith(`${formatIdentifier(id)}/`) && now - c.createdMs < this.ttlMs)
-        .map(([, c]) => c.version.cacheKey ?? ''),
+        .map(([, c]) => c.cacheKey),
     );
     await sweepLiveCache(table.io, root, this.ttlMs, now, keep).catch((error: unknown) =>
       this.options.onWarning?.(`sweeping the live cache ${root}: ${describeError(error)}`),
@@ -102,7 +108,10 @@ export class LiveCatalog {
     return { metadataLocation: version.metadataLocation, metadata: version.metadata };
   }
 
-  private async stillThere(table: LoadedTable, version: LiveVersion): Promise<boolean> {
+  /** Whether a cached version's files are still there (a sweep by another process may have removed them). */
+  private async stillThere(table: LoadedTable, cached: CachedVersion): Promise<boolean> {
+    const version = await cached.version.catch(() => undefined);
+    if (!version) return false;
     return version.snapshot === undefined || (await table.io.exists(version.metadataLocation));
   }
 }
