@@ -32,8 +32,18 @@ export function formatHotLine(report: LiveReport): string {
   );
 }
 
+export const SCAN_LIVE_USAGE = `usage: floe scan <catalog> --table NS.NAME --live --bootstrap-servers HOST:PORT[,...]
+           [--topics T1[,T2] | --routes FILE] [--where EXPR] [--json] [--limit N] [Kafka connection flags]
+  the table's rows plus the Kafka records it does not hold yet, mapped by its route (nothing is
+  committed); the topics default to those the table's committed offsets name
+`;
+
 export async function runLiveScan(args: string[]): Promise<number> {
   const values = parseLiveArgs(args, 'scan');
+  if (values.help) {
+    process.stdout.write(SCAN_LIVE_USAGE);
+    return 0;
+  }
   const id = parseIdentifier(requireOption(values as ParsedOptions, 'table'));
   const limit = values.limit === undefined ? Number.POSITIVE_INFINITY : Number(values.limit);
   if (!Number.isInteger(limit) && limit !== Number.POSITIVE_INFINITY)
