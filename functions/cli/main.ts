@@ -13,6 +13,8 @@ import { runInspect } from './commands/inspect.js';
 import { runMaintain } from './commands/maintain.js';
 import { KAFKA_COMMANDS } from './commands/run.js';
 import { runScan } from './commands/scan.js';
+import { runLiveScan } from './commands/scan-live.js';
+import { runServe } from './commands/serve.js';
 import { hintFor } from './error-hints.js';
 import { parseOptions, UsageError } from './options.js';
 
@@ -35,6 +37,12 @@ commands:
   scan <catalog> --table NS.NAME [--where EXPR] [--json] [--limit N]
       print rows (deletes applied) and the pruning funnel; --json: NDJSON rows on stdout (64-bit
       integers as exact JSON numbers), funnel on stderr
+  scan <catalog> --table NS.NAME --live --bootstrap-servers HOST:PORT [--topics T | --routes FILE] [...]
+      the merged view: the table plus the Kafka records it does not hold yet (mapped by its route,
+      nothing committed); the funnel gains a hot line (records read per partition, offsets read up to)
+  serve <catalog> --port P [--host 127.0.0.1] [--live --bootstrap-servers HOST:PORT [--cache-ttl 10m]]
+      a read-only Iceberg REST catalog over the catalog; with --live, each table carries one extra
+      snapshot holding the Kafka tail, so any engine reads the merged view
   inspect <catalog> --table NS.NAME [--json]
       snapshots with their summaries, files and sizes
   maintain all|compact|expire-snapshots|remove-orphans|rewrite-manifests <catalog> --table NS.NAME
@@ -63,6 +71,9 @@ export async function main(argv: string[]): Promise<number> {
     }
     // The Kafka commands (run, backfill, redrive-failed) parse their own flags.
     if (Object.hasOwn(KAFKA_COMMANDS, command)) return await KAFKA_COMMANDS[command](rest);
+    // The live commands take the Kafka connection flags too, so they parse their own.
+    if (command === 'scan' && rest.includes('--live')) return await runLiveScan(rest);
+    if (command === 'serve') return await runServe(rest);
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       process.stdout.write(USAGE);

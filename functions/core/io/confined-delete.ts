@@ -17,6 +17,25 @@
 import type { FileIO } from './file-io.js';
 import { isWithinLocation, joinLocation, normalizeLocation, parentLocation } from './location.js';
 
+/**
+ * `floe serve --live` writes the Kafka tail of a table it serves to `<location>/floe-live/<key>/`:
+ * files no committed snapshot references, read by engines through the served (uncommitted) snapshot.
+ * Orphan removal must leave them alone while they may still be read: younger than the longest TTL a
+ * live cache may have. Older ones are ordinary orphans.
+ */
+export const LIVE_CACHE_FOLDER = 'floe-live';
+export const LIVE_CACHE_MAX_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** Whether a file is in the table's live cache and younger than the longest cache TTL. Never throws. */
+export function isFreshLiveCacheFile(
+  tableLocation: string,
+  file: { location: string; lastModifiedMs: number },
+  nowMs: number,
+): boolean {
+  const folder = joinLocation(tableLocation, LIVE_CACHE_FOLDER);
+  return isWithinLocation(file.location, folder) && nowMs - file.lastModifiedMs < LIVE_CACHE_MAX_TTL_MS;
+}
+
 /** A path a delete was asked for and refused, with why. */
 export interface RefusedDelete {
   location: string;

@@ -15,7 +15,7 @@
  * A dry run chooses the files by the same code and stops before deleting them.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { checkTableLocation, TableArea } from '../io/confined-delete.js';
+import { checkTableLocation, isFreshLiveCacheFile, TableArea } from '../io/confined-delete.js';
 import { normalizeLocation } from '../io/location.js';
 import { type DeleteRefusals, reportRefusals } from './delete-refusals.js';
 import { collectReachable } from './reachable-files.js';
@@ -98,7 +98,9 @@ export async function removeOrphanFiles(table: LoadedTable, options: OrphanOptio
     (f) =>
       f.lastModifiedMs < cutoff &&
       !known.has(normalizeLocation(f.location)) &&
-      !EMBEDDED_METADATA.test(f.location),
+      !EMBEDDED_METADATA.test(f.location) &&
+      // A live cache `floe serve` may still be serving (its own TTL sweep removes it).
+      !isFreshLiveCacheFile(md.location, f, now),
   );
   const area = new TableArea(table, { files: listed, under: [md.location] });
   const sampleSize = options.sampleSize ?? 100;

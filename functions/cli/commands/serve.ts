@@ -1,0 +1,127 @@
+/**
+ * `floe serve`: a read-only Iceberg REST catalog over the catalog the flags select
+ * (functions/core/live/rest-server.ts). With `--live`, each table is served with one extra snapshot
+ * holding its Kafka tail (functions/core/live/live-catalog.ts), so any engine that speaks the REST
+ * catalog reads the merged table. Runs until SIGINT/SIGTERM.
+ */
+import type { Catalog } from '../../core/catalog/catalog.js';
+import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
+import { describeError } from '../../core/errors.js';
+import { LIVE_CACHE_FOLDER } from '../../core/io/confined-delete.js';
+import { joinLocation, normalizeLocation } from '../../core/io/location.js';
+import { LiveCatalog } from '../../core/live/live-catalog.js';
+import { startRestServer, type ServedCatalog } from '../../core/live/rest-server.js';
+import type { TableIdentifier } from '../../core/spec/types.js';
+import { openCatalog } from '../catalog-options.js';
+import { kafkaFromOptions, liveRouteFor, parseLiveArgs } from '../live-options.js';
+import { UsageError } from '../options.js';
+
+/** `<ns...>/<table>/metadata/vN.metadata.json` below the warehouse: the embedded catalog's layout. */
+const EMBEDDED_TABLE = /^(.+)\/[^/]+\/metadata\/v\d+\.metadata\.json$/;
+
+/** Every namespace (all levels) of an embedded warehouse, from its tables' folders. */
+async function embeddedNamespaces(catalog: EmbeddedCatalog): Promise<string[][]> {
+  const prefix = `${normalizeLocation(catalog.warehouse)}/`;
+  const found = new Set<string>();
+  for (const object of await catalog.io.list(catalog.warehouse)) {
+    const relative = normalizeLocation(object.location).slice(prefix.length);
+    if (relative.split('/').includes(LIVE_CACHE_FOLDER)) continue;
+    const m = EMBEDDED_TABLE.exec(relative);
+    if (!m) continue;
+    const levels = m[1].split('/');
+    for (let i = 1; i <= levels.length; i++) found.add(levels.slice(0, i).join('\u001f'));
+  }
+  return [...found].sort().map((text) => text.split('\u001f'));
+}
+
+/** The catalog as the REST server sees it: namespaces come from the embedded layout where floe knows it. */
+export function servedCatalogOf(catalog: Catalog, live?: LiveCatalog): ServedCatalog {
+  const allNamespaces = async (): Promise<string[][]> => {
+    if (catalog instanceof EmbeddedCatalog) return embeddedNamespaces(catalog);
+    throw new UsageError(`listing namespaces is not supported for the ${catalog.name} catalog by floe serve`);
+  };
+  const namespaceExists = async (ns: string[]): Promise<boolean> => {
+    const probe = catalog as Catalog & { namespaceExists?: (ns: string[]) => Promise<boolean> };
+    if (probe.namespaceExists) return probe.namespaceExists(ns);
+    if (catalog instanceof EmbeddedCatalog) {
+      return (await embeddedNamespaces(catalog)).some((n) => n.join('\u001f') === ns.join('\u001f'));
+    }
+    return (await catalog.listTables(ns)).length > 0;
+  };
+  return {
+    listNamespaces: async (parent = []) => {
+      const all = await allNamespaces();
+      return all.filter((n) => n.length === parent.length + 1 && parent.every((level, i) => n[i] === level));
+    },
+    namespaceExists,
+    listTables: (ns) => catalog.listTables(ns),
+    tableExists: (id: TableIdentifier) => catalog.tableExists(id),
+    loadTable: async (id) => {
+      if (live) return live.loadTable(id);
+      const table = await catalog.loadTable(id);
+      return { metadataLocation: table.metadataLocation, metadata: table.metadata };
+    },
+  };
+}
+
+function parseTtl(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const m = /^(\d+)(s|m|h)$/.exec(text);
+  if (!m) throw new UsageError(`--cache-ttl must look like 90s, 10m or 2h, got '${text}'`);
+  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
+}
+
+export const SERVE_USAGE = `usage: floe serve <catalog> --port P [--host 127.0.0.1]
+           [--live --bootstrap-servers HOST:PORT[,...] [--topics T | --routes FILE] [--cache-ttl 10m]
+            [--cache-dir DIR] [Kafka connection flags as for floe run]]
+  a read-only Iceberg REST catalog (GET /v1/config, namespaces, tables; writes refused with 403).
+  --live: each table carries one extra snapshot holding its Kafka tail (files under
+  <table location>/floe-live/, or --cache-dir, which must be storage the engines read)
+`;
+
+export async function runServe(args: string[]): Promise<number> {
+  const values = parseLiveArgs(args, 'serve');
+  if (values.help) {
+    process.stdout.write(SERVE_USAGE);
+    return 0;
+  }
+  const port = Number(values.port);
+  if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError('--port P is required (0..65535; 0 picks a free port)');
+  }
+  const host = values.host ?? '127.0.0.1';
+  const { catalog } = await openCatalog(values);
+  let live: LiveCatalog | undefined;
+  if (values.live) {
+    const kafka = await kafkaFromOptions(values);
+    const cacheDir = values['cache-dir'];
+    live = new LiveCatalog({
+      catalog,
+      kafka,
+      routeFor: (table) => liveRouteFor(values, table),
+      cacheRoot: cacheDir
+        ? (table) => joinLocation(cacheDir, ...table.identifier.namespace, table.identifier.name)
+        : undefined,
+      ttlMs: parseTtl(values['cache-ttl']),
+      onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
+    });
+  } else if (values['bootstrap-servers'] !== undefined) {
+    throw new UsageError('--bootstrap-servers goes with --live');
+  }
+  const server = await startRestServer(servedCatalogOf(catalog, live), {
+    port,
+    host,
+    onError: (error) => process.stderr.write(`floe serve: ${describeError(error)}\n`),
+  });
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  process.stdout.write(
+    `floe serve: read-only Iceberg REST catalog (${catalog.name}${live ? ', live' : ''}) at http://${host}:${bound}\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => server.close(() => resolve());
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
+}
