@@ -12,12 +12,10 @@
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import type { TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
-import { LakeError } from '../errors.js';
-import { TableArea } from '../io/confined-delete.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { DataFile, SnapshotId, SnapshotOperation, TableIdentifier } from '../spec/types.js';
 import type { CommitEvent, CommitResult } from '../table/commit-loop.js';
-import { commitWithRetry } from '../table/commit-loop.js';
+import { commitFilesOnce, type Prepared, type Stale } from '../table/commit-files-once.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import {
   BATCH_ID_KEY,
@@ -72,13 +70,6 @@ export interface TableIngestReport {
   ignored?: Record<string, number>;
   /** Configuration problems worth fixing (e.g. one key on two Kafka partitions). */
   warnings?: string[];
-}
-
-/** Thrown inside prepare when files written for one base do not fit the base being committed on. */
-export class StaleWriteError extends LakeError {
-  constructor(message: string) {
-    super(message, { retryable: true });
-  }
 }
 
 /**
@@ -172,13 +163,16 @@ export interface BatchFiles {
   /** Rows in the data files. */
   rows: number;
   /**
-   * Checks the files against each commit attempt's base and returns schema/spec changes to commit
-   * with them. @throws StaleWriteError when the files no longer fit the base
+   * Checks the files against each commit attempt's base: the schema/spec changes to commit with
+   * them, or `stale` when the files no longer fit the base (they are dropped and written again).
    */
-  checkBase?: (
-    base: LoadedTable,
-  ) => Promise<{ preUpdates?: TableUpdate[]; preRequirements?: TableRequirement[] }>;
+  checkBase?: (base: LoadedTable) => Promise<BaseCheck>;
 }
+
+/** Whether a batch's files fit a commit attempt's base, and what to commit with them if so. */
+export type BaseCheck =
+  | { kind: 'fits'; preUpdates?: TableUpdate[]; preRequirements?: TableRequirement[] }
+  | Stale;
 
 export interface BatchOutcome<T extends BatchFiles> {
   /** Absent when every record was already committed. */
@@ -193,58 +187,10 @@ function operationOf(files: BatchFiles): SnapshotOperation {
   return files.dataFiles.length === 0 ? 'delete' : 'overwrite';
 }
 
-async function deleteFiles(table: LoadedTable, files: BatchFiles): Promise<void> {
-  // Through the one delete guard: only the table's own files go, failures stay as orphans.
-  await new TableArea(table).delete([...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path));
-}
-
-async function commitFiles(
-  options: IngestTableOptions,
-  table: LoadedTable,
-  batchId: string,
-  batchOffsets: SourceOffsets,
-  files: BatchFiles,
-): Promise<CommitResult> {
-  const id = table.identifier;
-  return commitWithRetry(
-    options.catalog,
-    id,
-    {
-      batchId,
-      prepare: async (base) => {
-        const committed = readCommittedOffsets(base.metadata);
-        if (overlaps(files.used, committed)) {
-          throw new StaleWriteError(
-            `${formatIdentifier(id)}: another writer committed some of these offsets meanwhile`,
-          );
-        }
-        const extra = files.checkBase ? await files.checkBase(base) : {};
-        return prepareSnapshot(base, {
-          operation: operationOf(files),
-          addedDataFiles: files.dataFiles,
-          addedDeleteFiles: files.deleteFiles,
-          preUpdates: extra.preUpdates,
-          preRequirements: extra.preRequirements,
-          summary: {
-            [BATCH_ID_KEY]: batchId,
-            [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, batchOffsets)),
-          },
-        });
-      },
-    },
-    {
-      lock: options.lock,
-      base: table,
-      deadlineMs: options.deadlineMs,
-      onEvent: (e) => options.onCommitEvent?.(formatIdentifier(id), e),
-    },
-  );
-}
-
 /**
  * Writes files for the records of `records` not yet committed (through `write`) and commits them
- * with the batch's offsets (`covered`: the spans of `records`, offsetsOf); starts over (up to 3 times)
- * when the base moved under the files.
+ * with the batch's offsets (`covered`: the spans of `records`, offsetsOf), exactly once
+ * (table/commit-files-once.ts: rewritten on a fresh base when the base moved under the files).
  * @throws LakeError subclasses from writing and committing; retryable ones mean "redeliver the batch"
  */
 export async function commitBatch<T extends BatchFiles>(
@@ -256,28 +202,51 @@ export async function commitBatch<T extends BatchFiles>(
   loaded?: LoadedTable,
   covered: SourceOffsets = offsetsOf(records),
 ): Promise<BatchOutcome<T>> {
-  const batchOffsets = covered;
-  for (let round = 0; ; round++) {
-    // The caller's table serves the first round; the commit checks it is still current.
-    const table = round === 0 && loaded ? loaded : await options.catalog.loadTable(id);
-    const fresh = unseen(records, readCommittedOffsets(table.metadata));
-    if (fresh.length === 0) return { skipped: records.length };
-    const written = await write(table, fresh);
-    try {
-      const result = await commitFiles(options, table, batchId, batchOffsets, written);
-      if (result.status === 'already-committed') await deleteFiles(table, written);
-      return { result, written, skipped: records.length - fresh.length };
-    } catch (error) {
-      if (error instanceof StaleWriteError && round < 3) {
-        await deleteFiles(table, written);
-        continue;
-      }
-      // After an unknown outcome the files may be part of the table: never delete them.
-      if (!(error instanceof LakeError && error.name === 'CommitStateUnknownError'))
-        await deleteFiles(table, written);
-      throw error;
-    }
-  }
+  let skipped = records.length;
+  const outcome = await commitFilesOnce(
+    options.catalog,
+    id,
+    {
+      batchId,
+      loaded,
+      write: async (table) => {
+        const fresh = unseen(records, readCommittedOffsets(table.metadata));
+        skipped = records.length - fresh.length;
+        return fresh.length === 0 ? undefined : write(table, fresh);
+      },
+      paths: (files) => [...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path),
+      prepare: async (base, files): Promise<Prepared> => {
+        const committed = readCommittedOffsets(base.metadata);
+        if (overlaps(files.used, committed)) {
+          return {
+            kind: 'stale',
+            reason: `${formatIdentifier(id)}: another writer committed some of these offsets meanwhile`,
+          };
+        }
+        const extra = files.checkBase ? await files.checkBase(base) : { kind: 'fits' as const };
+        if (extra.kind === 'stale') return extra;
+        const change = await prepareSnapshot(base, {
+          operation: operationOf(files),
+          addedDataFiles: files.dataFiles,
+          addedDeleteFiles: files.deleteFiles,
+          preUpdates: extra.preUpdates,
+          preRequirements: extra.preRequirements,
+          summary: {
+            [BATCH_ID_KEY]: batchId,
+            [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, covered)),
+          },
+        });
+        return { kind: 'change', change };
+      },
+    },
+    {
+      lock: options.lock,
+      deadlineMs: options.deadlineMs,
+      onEvent: (e) => options.onCommitEvent?.(formatIdentifier(id), e),
+    },
+  );
+  if (outcome.kind === 'nothing-to-write') return { skipped: records.length };
+  return { result: outcome.result, written: outcome.files, skipped };
 }
 
 /**

@@ -20,6 +20,7 @@ import { currentSnapshot } from '../spec/metadata.js';
 import type { TableMetadata } from '../spec/types.js';
 import { readCommittedOffsets, type SourceOffsets } from '../table/source-offsets.js';
 import {
+  type BaseCheck,
   type BatchFiles,
   baseReport,
   commitBatch,
@@ -27,7 +28,6 @@ import {
   sameMappingBase,
   splitDuplicates,
   type IngestTableOptions,
-  StaleWriteError,
   type TableIngestReport,
   unseen,
 } from './commit-batch.js';
@@ -187,27 +187,35 @@ export async function ingestCdcTable(
       return {
         ...written,
         used: good,
-        checkBase: async (base) => {
+        checkBase: async (base): Promise<BaseCheck> => {
           if (!reconciliationStillApplies(base.metadata, reconciliation)) {
-            throw new StaleWriteError(`${name}: the table schema changed while the batch was written`);
+            return { kind: 'stale', reason: `${name}: the table schema changed while the batch was written` };
           }
           if (!lateWhenPlanned && latePartitions(good, readCommittedOffsets(base.metadata)).size > 0) {
-            throw new StaleWriteError(`${name}: newer changes were committed while the batch was written`);
+            return {
+              kind: 'stale',
+              reason: `${name}: newer changes were committed while the batch was written`,
+            };
           }
           if (empty && hasDataFiles(base.metadata)) {
-            throw new StaleWriteError(
-              `${name}: rows were committed while the batch was written for an empty table`,
-            );
+            return {
+              kind: 'stale',
+              reason: `${name}: rows were committed while the batch was written for an empty table`,
+            };
           }
           const evolve = reconciliation.changed
             ? { preUpdates: reconciliation.updates, preRequirements: reconciliation.requirements }
             : { preUpdates: [], preRequirements: [] };
-          if (!scope) return evolve;
+          if (!scope) return { kind: 'fits', ...evolve };
           const now = await planDeleteScope(base, keyIds);
           if (!sameScope(scope, now)) {
-            throw new StaleWriteError(`${name}: the partition specs changed while the batch was written`);
+            return {
+              kind: 'stale',
+              reason: `${name}: the partition specs changed while the batch was written`,
+            };
           }
           return {
+            kind: 'fits',
             preUpdates: [...evolve.preUpdates, ...now.preUpdates],
             preRequirements: [...evolve.preRequirements, ...now.preRequirements],
           };

@@ -1,14 +1,14 @@
 /**
  * The files of a mapped batch, for commit-batch.ts: rows written with the schema they were reconciled
  * to (their field ids must be the ids that commit), and a `checkBase` that hands the schema change to
- * the snapshot (same commit as the data) — or, when another writer changed the schema since, throws
- * StaleWriteError so commitBatch drops the files and maps the batch again on the new base, taking
+ * the snapshot (same commit as the data) — or, when another writer changed the schema since, answers
+ * `stale` so commitBatch drops the files and maps the batch again on the new base, taking
  * fresh ids above the other writer's.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
 import { formatIdentifier } from '../../catalog/catalog.js';
 import { writeRows } from '../../table/write-rows.js';
-import { type BatchFiles, StaleWriteError } from '../commit-batch.js';
+import type { BatchFiles } from '../commit-batch.js';
 import type { MappedBatch } from '../mapping/map-batch.js';
 import { reconciliationStillApplies } from './reconcile-schema.js';
 
@@ -32,11 +32,14 @@ export async function writeEvolvedRows(
     rows: count,
     checkBase: async (base) => {
       if (!reconciliationStillApplies(base.metadata, rec)) {
-        throw new StaleWriteError(
-          `${formatIdentifier(base.identifier)}: the table schema changed (now ${base.metadata['current-schema-id']}) while this batch was written for schema ${rec.baseSchemaId}`,
-        );
+        return {
+          kind: 'stale',
+          reason: `${formatIdentifier(base.identifier)}: the table schema changed (now ${base.metadata['current-schema-id']}) while this batch was written for schema ${rec.baseSchemaId}`,
+        };
       }
-      return rec.changed ? { preUpdates: rec.updates, preRequirements: rec.requirements } : {};
+      return rec.changed
+        ? { kind: 'fits', preUpdates: rec.updates, preRequirements: rec.requirements }
+        : { kind: 'fits' };
     },
   };
 }
