@@ -7,16 +7,9 @@ import { formatIdentifier } from '../catalog/catalog.js';
 import { resolveMode } from '../cdc/table-mode.js';
 import { LakeError } from '../errors.js';
 import { readCommittedOffsets } from '../table/source-offsets.js';
-import {
-  baseReport,
-  commitBatch,
-  commitDeadLetters,
-  sameMappingBase,
-  splitDuplicates,
-  type IngestTableOptions,
-  type TableIngestReport,
-  unseen,
-} from './commit-batch.js';
+import { sameMappingBase, splitDuplicates, unseen } from './batch-offsets.js';
+import { commitBatch } from './commit-batch.js';
+import { commitDeadLetters } from './commit-dead-letters.js';
 import type { RawRecord } from './esm-event.js';
 import { decodeFor } from './decode-for-route.js';
 import { ingestCdcTable } from './ingest-cdc.js';
@@ -31,10 +24,13 @@ import { type MappedBatch, mapBatch } from './mapping/map-batch.js';
 import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
 import type { TableRoute } from './routes.js';
 import { selectForRoute } from './select-for-route.js';
+import type { IngestTableOptions } from './table-batch.js';
+import { baseReport, type TableIngestReport } from './table-report.js';
 
-export type { IngestTableOptions, IngestWarningKind, TableIngestReport } from './commit-batch.js';
+export type { IngestTableOptions, IngestWarningKind } from './table-batch.js';
+export type { TableIngestReport } from './table-report.js';
 
-export { offsetsOf } from './commit-batch.js';
+export { offsetsOf } from './batch-offsets.js';
 export { loadOrCreateTable } from './load-or-create-table.js';
 
 /**
@@ -51,7 +47,7 @@ export async function ingestTable(
 ): Promise<TableIngestReport> {
   const table = await loadOrCreateTable(options.catalog, route);
   const mode = resolveMode(route, table.metadata.properties ?? {});
-  if (mode !== 'append') return ingestCdcTable(options, route, table, mode, batchId, records, allRoutes);
+  if (mode !== 'append') return ingestCdcTable({ options, route, table, batchId, records, allRoutes }, mode);
 
   const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
   const mapping = route.mapping ?? DEFAULT_MAPPING;

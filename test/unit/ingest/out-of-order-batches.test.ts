@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dlqIdentifier } from '../../../functions/core/ingest/dead-letters.js';
-import { commitDeadLetters } from '../../../functions/core/ingest/commit-batch.js';
+import { commitDeadLetters } from '../../../functions/core/ingest/commit-dead-letters.js';
 import { batchIdOf, ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { loadOrCreateTable } from '../../../functions/core/ingest/load-or-create-table.js';
 import { decodeEsmEvent } from '../../../functions/core/ingest/esm-event.js';
