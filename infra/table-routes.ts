@@ -6,8 +6,8 @@
  */
 import { Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { withKafkaLineage } from '../functions/core/ingest/kafka-lineage.js';
-import { parseRoutes } from '../functions/core/ingest/routes.js';
+import { withKafkaLineage } from '../functions/core/records/kafka-lineage.js';
+import { parseRoutes } from '../functions/core/routing/routes.js';
 import { parsePartitionExpression } from '../functions/core/spec/partition-spec.js';
 import { findFieldByName } from '../functions/core/spec/schema-index.js';
 import type { PartitionSpec, Schema } from '../functions/core/spec/types.js';

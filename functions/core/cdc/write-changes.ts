@@ -17,7 +17,7 @@ import { partitionRows } from '../table/partition-rows.js';
 import { writeRows } from '../table/write-rows.js';
 import type { KeyState } from './collapse-changes.js';
 import type { DeleteScope } from './delete-scope.js';
-import type { KeyColumn } from './table-mode.js';
+import type { KeyColumn } from '../routing/table-mode.js';
 
 export interface WrittenChanges {
   dataFiles: DataFile[];

@@ -5,8 +5,8 @@
 import type { LoadedTable } from '../catalog/catalog.js';
 import { containsOffset } from '../table/offset-ranges.js';
 import type { SourceOffsets } from '../table/source-offsets.js';
-import type { DeadLetter } from './dead-letters.js';
-import type { RawRecord } from './esm-event.js';
+import type { DeadLetter } from '../records/dead-letters.js';
+import type { RawRecord } from '../records/esm-event.js';
 
 /**
  * The offsets a batch commits: per topic-partition, the span from its first to its last offset.

@@ -26,7 +26,7 @@ import {
   type SourceOffsets,
 } from '../table/source-offsets.js';
 import { offsetsOf, overlaps, unseen } from './batch-offsets.js';
-import type { RawRecord } from './esm-event.js';
+import type { RawRecord } from '../records/esm-event.js';
 import type { IngestTableOptions } from './table-batch.js';
 
 /** What a batch's writer produced for the records not yet committed. */

@@ -4,9 +4,9 @@ import { mergeOffsets, type SourceOffsets } from '../table/source-offsets.js';
 import { offsetSetOf } from '../table/offset-ranges.js';
 import { writeRows } from '../table/write-rows.js';
 import { commitBatch } from './commit-batch.js';
-import { DLQ_SCHEMA, type DeadLetter, deadLetterRow, dlqIdentifier } from './dead-letters.js';
+import { DLQ_SCHEMA, type DeadLetter, deadLetterRow, dlqIdentifier } from '../records/dead-letters.js';
 import { loadOrCreateTable } from './load-or-create-table.js';
-import type { TableRoute } from './routes.js';
+import type { TableRoute } from '../routing/routes.js';
 import type { IngestTableOptions } from './table-batch.js';
 
 /**

@@ -4,26 +4,26 @@
  * tables get the rows' current state, with equality deletes (ingest-cdc.ts).
  */
 import { formatIdentifier } from '../catalog/catalog.js';
-import { resolveMode } from '../cdc/table-mode.js';
+import { resolveMode } from '../routing/table-mode.js';
 import { LakeError } from '../errors.js';
 import { readCommittedOffsets } from '../table/source-offsets.js';
 import { sameMappingBase, splitDuplicates, unseen } from './batch-offsets.js';
 import { commitBatch } from './commit-batch.js';
 import { commitDeadLetters } from './commit-dead-letters.js';
-import type { RawRecord } from './esm-event.js';
-import { decodeFor } from './decode-for-route.js';
+import type { RawRecord } from '../records/esm-event.js';
+import { decodeFor } from '../routing/decode-for-route.js';
 import { ingestCdcTable } from './ingest-cdc.js';
 import { loadOrCreateTable } from './load-or-create-table.js';
-import type { DeadLetter } from './dead-letters.js';
-import { describeChanges } from './evolution/reconcile-schema.js';
-import { evolutionPolicyOf } from './evolution/evolution-policy.js';
-import { writeEvolvedRows } from './evolution/write-evolved-rows.js';
-import type { DecodedRecord } from './mapping/decoded-record.js';
-import { gatherJsonBatch } from './mapping/gather-json.js';
-import { type MappedBatch, mapBatch } from './mapping/map-batch.js';
-import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
-import type { TableRoute } from './routes.js';
-import { selectForRoute } from './select-for-route.js';
+import type { DeadLetter } from '../records/dead-letters.js';
+import { describeChanges } from '../mapping/evolution/reconcile-schema.js';
+import { evolutionPolicyOf } from '../mapping/evolution/evolution-policy.js';
+import { writeEvolvedRows } from './write-evolved-rows.js';
+import type { DecodedRecord } from '../mapping/decoded-record.js';
+import { gatherJsonBatch } from '../mapping/fast/gather-json.js';
+import { type MappedBatch, mapBatch } from '../mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../mapping/mapping-config.js';
+import type { TableRoute } from '../routing/routes.js';
+import { selectForRoute } from '../routing/select-for-route.js';
 import type { IngestTableOptions } from './table-batch.js';
 import { baseReport, type TableIngestReport } from './table-report.js';
 

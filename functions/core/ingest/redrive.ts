@@ -8,7 +8,7 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import { NoSuchTableError, ValidationError } from '../errors.js';
-import { resolveMode } from '../cdc/table-mode.js';
+import { resolveMode } from '../routing/table-mode.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { Expression } from '../scan/expression.js';
 import { planScan } from '../scan/plan-scan.js';
@@ -26,14 +26,17 @@ import {
 } from '../table/offset-ranges.js';
 import { BATCH_ID_KEY, computeBatchId, findInAncestry, REDRIVEN_KEY } from '../table/source-offsets.js';
 import { writeRows } from '../table/write-rows.js';
-import { dlqIdentifier } from './dead-letters.js';
-import type { RawRecord } from './esm-event.js';
-import { decodeFor } from './decode-for-route.js';
-import { evolutionPolicyOf } from './evolution/evolution-policy.js';
-import { reconciliationStillApplies, type SchemaReconciliation } from './evolution/reconcile-schema.js';
-import { mapBatch } from './mapping/map-batch.js';
-import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
-import type { TableRoute } from './routes.js';
+import { dlqIdentifier } from '../records/dead-letters.js';
+import type { RawRecord } from '../records/esm-event.js';
+import { decodeFor } from '../routing/decode-for-route.js';
+import { evolutionPolicyOf } from '../mapping/evolution/evolution-policy.js';
+import {
+  reconciliationStillApplies,
+  type SchemaReconciliation,
+} from '../mapping/evolution/reconcile-schema.js';
+import { mapBatch } from '../mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../mapping/mapping-config.js';
+import type { TableRoute } from '../routing/routes.js';
 
 /** topic → partition → sorted, disjoint inclusive offset ranges (offset-ranges.ts). */
 type OffsetSet = OffsetRanges;

@@ -6,8 +6,8 @@
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { CommitEvent } from '../table/commit-loop.js';
-import type { RawRecord } from './esm-event.js';
-import type { TableRoute } from './routes.js';
+import type { RawRecord } from '../records/esm-event.js';
+import type { TableRoute } from '../routing/routes.js';
 
 export interface IngestTableOptions {
   catalog: Catalog;

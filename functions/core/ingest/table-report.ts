@@ -2,8 +2,8 @@
 import { formatIdentifier } from '../catalog/catalog.js';
 import type { SnapshotId } from '../spec/types.js';
 import type { BatchFiles, BatchOutcome } from './commit-batch.js';
-import type { RawRecord } from './esm-event.js';
-import type { IngestMode, TableRoute } from './routes.js';
+import type { RawRecord } from '../records/esm-event.js';
+import type { IngestMode, TableRoute } from '../routing/routes.js';
 
 export interface TableIngestReport {
   table: string;
