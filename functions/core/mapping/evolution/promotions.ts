@@ -5,7 +5,7 @@
  * the partition transform would give a different value after it.
  */
 import { decimalParams } from '../../spec/conversions.js';
-import type { IcebergType, PrimitiveType, Transform } from '../../spec/types.js';
+import type { PrimitiveType, Transform } from '../../spec/types.js';
 
 /** Same primitive type (decimal(10,2) and decimal(10, 2) are the same). */
 export function samePrimitive(a: PrimitiveType, b: PrimitiveType): boolean {
@@ -46,8 +46,4 @@ export function promotionKeepsPartitionValues(
   if (transform.startsWith('bucket[')) return from !== 'float';
   if (transform.startsWith('truncate[')) return from === 'int' || decimalParams(from) !== undefined;
   return false;
-}
-
-export function isPrimitiveType(type: IcebergType): type is PrimitiveType {
-  return typeof type === 'string';
 }
