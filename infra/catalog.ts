@@ -3,7 +3,7 @@
  * or taken as they are); for a REST catalog, only configuration. Yields the handlers' catalog variables and
  * what the permissions need to know (which ARNs, which secrets).
  */
-import { Duration, Names, RemovalPolicy } from 'aws-cdk-lib';
+import { Names, RemovalPolicy } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3tables from 'aws-cdk-lib/aws-s3tables';
@@ -177,10 +177,3 @@ export class FloeCatalog extends Construct {
     }
   }
 }
-
-/** Defaults of the retention settings the catalog and the maintenance share. */
-export const DEFAULT_RETENTION = {
-  snapshotRetention: Duration.days(5),
-  minSnapshotsToKeep: 1,
-  orphanFileAge: Duration.days(3),
-} as const;

@@ -6,14 +6,17 @@
  */
 import { Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
-import { withKafkaLineage } from '../functions/core/ingest/kafka-lineage.js';
-import { parseRoutes } from '../functions/core/ingest/routes.js';
+import { withKafkaLineage } from '../functions/core/records/kafka-lineage.js';
+import { parseRoutes } from '../functions/core/routing/routes.js';
 import { parsePartitionExpression } from '../functions/core/spec/partition-spec.js';
 import { findFieldByName } from '../functions/core/spec/schema-index.js';
 import type { PartitionSpec, Schema } from '../functions/core/spec/types.js';
 import type { IngestMode, SchemaPolicy, TableRoute } from './props.js';
 
-/** Iceberg's `write.target-file-size-bytes` default. */
+/**
+ * floe's `write.target-file-size-bytes` for tables the construct creates: 128 MiB, smaller than
+ * Iceberg's own default (512 MiB, functions/core/table/table-properties.ts).
+ */
 export const DEFAULT_TARGET_FILE_SIZE_BYTES = 134_217_728;
 
 /** One route exactly as the routes file carries it, defaults filled in. */

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import type { LoadedTable } from '../core/catalog/catalog.js';
 import { formatIdentifier } from '../core/catalog/catalog.js';
-import { parseRoutes, type TableRoute } from '../core/ingest/routes.js';
+import { parseRoutes, type TableRoute } from '../core/routing/routes.js';
 import { createKafka } from '../core/kafka/kafka-client.js';
 import { readCommittedOffsets } from '../core/table/source-offsets.js';
 import { readJsonFile, routeFromOptions } from './commands/ingest.js';

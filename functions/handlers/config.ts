@@ -11,8 +11,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Catalog } from '../core/catalog/catalog.js';
 import { ValidationError } from '../core/errors.js';
-import type { RegistryConfig } from '../core/ingest/formats/format-config.js';
-import { parseRoutes, type TableRoute } from '../core/ingest/routes.js';
+import type { RegistryConfig } from '../core/formats/format-config.js';
+import { parseRoutes, type TableRoute } from '../core/routing/routes.js';
 import type { CommitLock } from '../core/lock/commit-lock.js';
 import { createSecretsManagerReader, type SecretReader, secretString } from './secrets.js';
 

@@ -9,7 +9,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
 import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
 import { loadOrCreateTable } from '../../functions/core/ingest/ingest-table.js';
-import { parseRoutes, type TableRoute } from '../../functions/core/ingest/routes.js';
+import { parseRoutes, type TableRoute } from '../../functions/core/routing/routes.js';
 import { S3FileIO } from '../../functions/core/io/s3-file-io.js';
 import type { CommitLock } from '../../functions/core/lock/commit-lock.js';
 import { createLockTable, DynamoDbLock } from '../../functions/core/lock/dynamodb-lock.js';

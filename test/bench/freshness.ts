@@ -8,7 +8,7 @@
  */
 import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
 import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
-import { parseRoutes } from '../../functions/core/ingest/routes.js';
+import { parseRoutes } from '../../functions/core/routing/routes.js';
 import type { FileIO } from '../../functions/core/io/file-io.js';
 import { S3FileIO } from '../../functions/core/io/s3-file-io.js';
 import { createLockTable, DynamoDbLock } from '../../functions/core/lock/dynamodb-lock.js';

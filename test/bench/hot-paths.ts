@@ -21,12 +21,12 @@ import { toArrowSchema } from '../../functions/core/data/arrow-schema.js';
 import { buildRecordBatch } from '../../functions/core/data/build-record-batch.js';
 import { encodeBatch } from '../../functions/core/data/encode-parquet.js';
 import { loadParquetWasm } from '../../functions/core/data/parquet-wasm.js';
-import { decodeEsmEvent } from '../../functions/core/ingest/esm-event.js';
-import { withKafkaLineage } from '../../functions/core/ingest/kafka-lineage.js';
-import { decodeJsonRecords } from '../../functions/core/ingest/mapping/decoded-record.js';
-import { gatherJsonBatch } from '../../functions/core/ingest/mapping/gather-json.js';
-import { mapBatch } from '../../functions/core/ingest/mapping/map-batch.js';
-import { DEFAULT_MAPPING } from '../../functions/core/ingest/mapping/mapping-config.js';
+import { decodeEsmEvent } from '../../functions/core/records/esm-event.js';
+import { withKafkaLineage } from '../../functions/core/records/kafka-lineage.js';
+import { decodeJsonRecords } from '../../functions/core/mapping/decoded-record.js';
+import { gatherJsonBatch } from '../../functions/core/mapping/fast/gather-json.js';
+import { mapBatch } from '../../functions/core/mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../../functions/core/mapping/mapping-config.js';
 import { newTableMetadata } from '../../functions/core/spec/metadata.js';
 import { makeOrderMessages, makeOrdersEvent, readOrdersSchema } from './orders-batch.js';
 import { median, round } from './stats.js';
@@ -97,7 +97,7 @@ export async function runHotPaths(runs = 7): Promise<HotPath[]> {
   const fastRows = fastBatch.gathered?.toRows() ?? fastBatch.rows;
   out.push({
     name: 'map: schema check + typed values',
-    where: 'ingest/evolution/fitting-columns.ts',
+    where: 'mapping/fast/fitting-columns.ts',
     general_ms: mapGeneral,
     fast_ms: mapFast,
     saved_ms: mapGeneral - mapFast,
@@ -116,7 +116,7 @@ export async function runHotPaths(runs = 7): Promise<HotPath[]> {
   const scanned = gatherJsonBatch(records, options);
   out.push({
     name: 'JSON text → typed columns',
-    where: 'ingest/evolution/fitting-json.ts',
+    where: 'mapping/fast/fitting-json.ts',
     general_ms: parseMs,
     fast_ms: scanMs,
     saved_ms: parseMs - scanMs,
@@ -142,7 +142,7 @@ export async function runHotPaths(runs = 7): Promise<HotPath[]> {
   const mixedGeneral = mapBatch(decodeJsonRecords(broken).decoded, options);
   out.push({
     name: 'same, one record of the wrong type',
-    where: 'ingest/mapping/gather-json.ts',
+    where: 'mapping/fast/gather-json.ts',
     general_ms: mixedParseMs,
     fast_ms: mixedScanMs,
     saved_ms: mixedParseMs - mixedScanMs,

@@ -20,14 +20,14 @@ import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.j
 import { toArrowSchema } from '../../functions/core/data/arrow-schema.js';
 import { buildRecordBatch } from '../../functions/core/data/build-record-batch.js';
 import { encodeBatch } from '../../functions/core/data/encode-parquet.js';
-import { decodeEsmEvent } from '../../functions/core/ingest/esm-event.js';
+import { decodeEsmEvent } from '../../functions/core/records/esm-event.js';
 import { batchIdOf } from '../../functions/core/ingest/ingest-event.js';
 import { loadOrCreateTable, offsetsOf } from '../../functions/core/ingest/ingest-table.js';
-import { decodeJsonRecords } from '../../functions/core/ingest/mapping/decoded-record.js';
-import { gatherJsonBatch } from '../../functions/core/ingest/mapping/gather-json.js';
-import { mapBatch } from '../../functions/core/ingest/mapping/map-batch.js';
-import { DEFAULT_MAPPING } from '../../functions/core/ingest/mapping/mapping-config.js';
-import { parseRoutes, type TableRoute } from '../../functions/core/ingest/routes.js';
+import { decodeJsonRecords } from '../../functions/core/mapping/decoded-record.js';
+import { gatherJsonBatch } from '../../functions/core/mapping/fast/gather-json.js';
+import { mapBatch } from '../../functions/core/mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../../functions/core/mapping/mapping-config.js';
+import { parseRoutes, type TableRoute } from '../../functions/core/routing/routes.js';
 import { commitWithRetry } from '../../functions/core/table/commit-loop.js';
 import { prepareSnapshot } from '../../functions/core/table/snapshot-producer.js';
 import {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
 import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
-import { parseRoutes } from '../../functions/core/ingest/routes.js';
+import { parseRoutes } from '../../functions/core/routing/routes.js';
 import { parseExpression } from '../../functions/core/scan/parse-expression.js';
 import { planScan } from '../../functions/core/scan/plan-scan.js';
 import { makeOrderMessages, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';

@@ -13,7 +13,7 @@ import type { Catalog } from '../../functions/core/catalog/catalog.js';
 import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
 import { S3TablesCatalog } from '../../functions/core/catalog/s3tables-catalog.js';
 import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
-import { parseRoutes, type TableRoute } from '../../functions/core/ingest/routes.js';
+import { parseRoutes, type TableRoute } from '../../functions/core/routing/routes.js';
 import { S3FileIO } from '../../functions/core/io/s3-file-io.js';
 import type { CommitLock } from '../../functions/core/lock/commit-lock.js';
 import { createLockTable, DynamoDbLock } from '../../functions/core/lock/dynamodb-lock.js';

@@ -4,7 +4,7 @@
  * batch of two or more records writes two DataFiles in a table partitioned by `day(event_ts)` (unless
  * `oneDay`).
  */
-import type { TableRoute } from '../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../functions/core/routing/routes.js';
 import type { Schema, TableIdentifier } from '../../functions/core/spec/types.js';
 
 export const EO_TOPIC = 'payments';

@@ -1,8 +1,8 @@
 import { formatIdentifier, parseIdentifier } from '../../core/catalog/catalog.js';
 import { ValidationError } from '../../core/errors.js';
-import { parseEvolutionPolicy } from '../../core/ingest/evolution/evolution-policy.js';
+import { parseEvolutionPolicy } from '../../core/mapping/evolution/evolution-policy.js';
 import { defaultRoute, redriveDeadLetters } from '../../core/ingest/redrive.js';
-import { parseRoutes, type TableRoute } from '../../core/ingest/routes.js';
+import { parseRoutes, type TableRoute } from '../../core/routing/routes.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
 import type { TableIdentifier } from '../../core/spec/types.js';
 import { openCatalog } from '../catalog-options.js';

@@ -9,7 +9,7 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { describeError, LakeError } from '../../core/errors.js';
 import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-event.js';
-import type { TableRoute } from '../../core/ingest/routes.js';
+import type { TableRoute } from '../../core/routing/routes.js';
 import { resolveFileIO } from '../../core/io/resolve-file-io.js';
 import { planBackfill, runBackfill } from '../../core/kafka/backfill.js';
 import { deliverWithRetry } from '../../core/kafka/deliver-with-retry.js';

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { formatIdentifier } from '../../core/catalog/catalog.js';
 import { describeError, LakeError } from '../../core/errors.js';
 import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-event.js';
-import { parseRoutes, routesForTopic, type TableRoute } from '../../core/ingest/routes.js';
+import { parseRoutes, routesForTopic, type TableRoute } from '../../core/routing/routes.js';
 import {
   ESM_DEFAULT_BATCH_SIZE,
   ESM_DEFAULT_BATCHING_WINDOW_MS,

@@ -8,7 +8,7 @@
 import type { Row } from '../spec/types.js';
 import type { Change } from './extract-changes.js';
 import { type ChangeKey, describeKey } from './record-key.js';
-import type { KeyColumn } from './table-mode.js';
+import type { KeyColumn } from '../routing/table-mode.js';
 
 export interface KeyState {
   key: ChangeKey;

@@ -13,15 +13,15 @@
  * then refuses them with the reason). Nanoseconds are floored to microseconds (Iceberg v2's unit).
  * The text is written by the formats layer's exact formatters (formats/value-text.ts), as for Avro.
  */
-import { integerOf } from '../ingest/evolution/infer-type.js';
+import { integerOf } from '../mapping/evolution/infer-type.js';
 import {
   bigintFromTwosComplement,
   formatDecimal,
   formatEpochDate,
   formatEpochValue,
   formatTimeOfDay,
-} from '../ingest/formats/value-text.js';
-import { JsonNumberText } from '../ingest/json-to-value.js';
+} from '../formats/value-text.js';
+import { JsonNumberText } from '../records/json-to-value.js';
 import { floorDivBig } from '../spec/epoch-time.js';
 import type { PrimitiveType } from '../spec/types.js';
 

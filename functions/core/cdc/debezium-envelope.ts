@@ -7,7 +7,7 @@
  * `debezium` table would otherwise vanish.
  */
 import { RecordDecodeError } from '../errors.js';
-import { JsonNumberText } from '../ingest/json-to-value.js';
+import { JsonNumberText } from '../records/json-to-value.js';
 import { fromConnectSchema } from './connect-logical.js';
 
 export type JsonObject = Record<string, unknown>;

@@ -5,12 +5,12 @@
  * is a dead letter with the reason; recognised non-changes (heartbeats, ...) are counted and skipped.
  */
 import { describeError, RecordDecodeError } from '../errors.js';
-import type { DeadLetter } from '../ingest/dead-letters.js';
-import type { RawRecord } from '../ingest/esm-event.js';
-import { jsonToRow, jsonToValue } from '../ingest/json-to-value.js';
-import { KAFKA_FIELD, kafkaLineageRow } from '../ingest/kafka-lineage.js';
-import { compileRowConversion } from '../ingest/mapping/convert-row.js';
-import { type DecodedRecord, decodeJsonRecords } from '../ingest/mapping/decoded-record.js';
+import type { DeadLetter } from '../records/dead-letters.js';
+import type { RawRecord } from '../records/esm-event.js';
+import { jsonToRow, jsonToValue } from '../records/json-to-value.js';
+import { KAFKA_FIELD, kafkaLineageRow } from '../records/kafka-lineage.js';
+import { compileRowConversion } from '../mapping/convert-row.js';
+import { type DecodedRecord, decodeJsonRecords } from '../mapping/decoded-record.js';
 import { readPath } from '../scan/read-columns.js';
 import { valueKey } from '../scan/value-key.js';
 import type { Row, Schema, StructType, Value } from '../spec/types.js';
@@ -23,7 +23,7 @@ import {
   unwrapConnectEnvelope,
 } from './debezium-envelope.js';
 import { type ChangeKey, describeKey, keyFromJson, keyFromKafkaKey, keyFromRow } from './record-key.js';
-import type { CdcSettings, KeyColumn } from './table-mode.js';
+import type { CdcSettings, KeyColumn } from '../routing/table-mode.js';
 
 export interface Change {
   record: RawRecord;

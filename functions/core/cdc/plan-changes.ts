@@ -6,18 +6,18 @@
  * schema that commits. Records whose image needs a change the policy refuses are dead letters (stage
  * `schema`). Key columns stay as the table declares them.
  */
-import type { DeadLetter } from '../ingest/dead-letters.js';
-import { recordLabel } from '../ingest/esm-event.js';
-import type { EvolutionPolicy } from '../ingest/evolution/evolution-policy.js';
-import { canPromote } from '../ingest/evolution/promotions.js';
-import { reconcileSchema, type SchemaReconciliation } from '../ingest/evolution/reconcile-schema.js';
-import type { DecodedRecord } from '../ingest/mapping/decoded-record.js';
-import type { TableRoute } from '../ingest/routes.js';
+import type { DeadLetter } from '../records/dead-letters.js';
+import { recordLabel } from '../records/esm-event.js';
+import type { EvolutionPolicy } from '../mapping/evolution/evolution-policy.js';
+import { canPromote } from '../mapping/evolution/promotions.js';
+import { reconcileSchema, type SchemaReconciliation } from '../mapping/evolution/reconcile-schema.js';
+import type { DecodedRecord } from '../mapping/decoded-record.js';
+import type { TableRoute } from '../routing/routes.js';
 import { currentSchema } from '../spec/metadata.js';
 import type { IcebergType, PrimitiveType, TableMetadata } from '../spec/types.js';
 import { connectFieldTypes } from './connect-logical.js';
 import { type ExtractedChanges, extractChanges, rowImageOf, rowImageSchema } from './extract-changes.js';
-import { type CdcMode, type CdcSettings, resolveCdcSettings } from './table-mode.js';
+import { type CdcMode, type CdcSettings, resolveCdcSettings } from '../routing/table-mode.js';
 
 export interface ChangePlan {
   reconciliation: SchemaReconciliation;

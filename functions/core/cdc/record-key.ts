@@ -6,14 +6,14 @@
  * last two only for a single key column.
  */
 import { RecordDecodeError } from '../errors.js';
-import { JsonNumberText } from '../ingest/json-to-value.js';
-import { convertPrimitive } from '../ingest/mapping/convert-row.js';
-import { parseJsonBytes } from '../ingest/parse-json.js';
+import { JsonNumberText } from '../records/json-to-value.js';
+import { convertPrimitive } from '../mapping/convert-row.js';
+import { parseJsonBytes } from '../records/parse-json.js';
 import { readPath } from '../scan/read-columns.js';
 import { tupleKey } from '../scan/value-key.js';
 import type { Row, Value } from '../spec/types.js';
 import { isJsonObject, type JsonObject, unwrapConnectEnvelope } from './debezium-envelope.js';
-import type { KeyColumn } from './table-mode.js';
+import type { KeyColumn } from '../routing/table-mode.js';
 
 export interface ChangeKey {
   /** Values in key column order. */

@@ -17,7 +17,8 @@ import { partitionRows } from '../table/partition-rows.js';
 import { writeRows } from '../table/write-rows.js';
 import type { KeyState } from './collapse-changes.js';
 import type { DeleteScope } from './delete-scope.js';
-import type { KeyColumn } from './table-mode.js';
+import type { KeyColumn } from '../routing/table-mode.js';
+import { parquetCodec, targetFileSizeBytes } from '../table/table-properties.js';
 
 export interface WrittenChanges {
   dataFiles: DataFile[];
@@ -56,14 +57,6 @@ export function keyRow(columns: readonly KeyColumn[], values: readonly Value[]):
   return row;
 }
 
-function codecOf(props: Record<string, string>): 'zstd' | 'snappy' | 'gzip' | 'uncompressed' {
-  return (props['write.parquet.compression-codec'] ?? 'zstd').toLowerCase() as
-    | 'zstd'
-    | 'snappy'
-    | 'gzip'
-    | 'uncompressed';
-}
-
 async function writeDeleteFiles(
   table: LoadedTable,
   keyRows: Row[],
@@ -95,8 +88,8 @@ async function writeDeleteFiles(
         equalityIds: ids,
         nextLocation: (i) =>
           joinLocation(dir, `${prefix}eq-deletes-${id}-${String(i).padStart(5, '0')}.parquet`),
-        targetFileSizeBytes: Number(props['write.target-file-size-bytes'] ?? 512 * 1024 * 1024),
-        codec: codecOf(props),
+        targetFileSizeBytes: targetFileSizeBytes(props),
+        codec: parquetCodec(props),
       })),
     );
   }

@@ -7,17 +7,15 @@
  *   3. commit one snapshot carrying `floe.batch-id` and the committed ranges with the batch's added.
  * If another writer committed some of the offsets our files stand for (or moved the table's specs)
  * while we wrote, our files are dropped and the batch is re-filtered against the new base — re-applying
- * them could duplicate rows. Dead letters go first, to the DLQ table, through the same path.
+ * them could duplicate rows. Dead letters go first, to the DLQ table, through the same path
+ * (commit-dead-letters.ts). The round itself is table/commit-files-once.ts.
  */
-import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import type { LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import type { TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
-import { LakeError } from '../errors.js';
-import { TableArea } from '../io/confined-delete.js';
-import type { CommitLock } from '../lock/commit-lock.js';
-import type { DataFile, SnapshotId, SnapshotOperation, TableIdentifier } from '../spec/types.js';
-import type { CommitEvent, CommitResult } from '../table/commit-loop.js';
-import { commitWithRetry } from '../table/commit-loop.js';
+import type { DataFile, SnapshotOperation, TableIdentifier } from '../spec/types.js';
+import type { CommitResult } from '../table/commit-loop.js';
+import { commitFilesOnce, type Prepared, type Stale } from '../table/commit-files-once.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import {
   BATCH_ID_KEY,
@@ -27,144 +25,10 @@ import {
   readCommittedOffsets,
   type SourceOffsets,
 } from '../table/source-offsets.js';
-import { containsOffset, offsetSetOf } from '../table/offset-ranges.js';
-import { extendToSpanStarts, fragmentationWarning, type SpanStarts } from './span-starts.js';
-import { writeRows } from '../table/write-rows.js';
-import { DLQ_SCHEMA, type DeadLetter, deadLetterRow, dlqIdentifier } from './dead-letters.js';
-import type { RawRecord } from './esm-event.js';
-import { loadOrCreateTable } from './load-or-create-table.js';
-import type { IngestMode, TableRoute } from './routes.js';
-
-export interface IngestTableOptions {
-  catalog: Catalog;
-  lock?: CommitLock;
-  deadlineMs?: number;
-  onCommitEvent?: (table: string, event: CommitEvent) => void;
-  /** Told about things an operator should fix (also listed in the report's `warnings`). */
-  onWarning?: (table: string, message: string, kind: IngestWarningKind) => void;
-  /** Where a Kafka consumer's fetch for the batch started, per partition: closes holes (span-starts.ts). */
-  spanStarts?: SpanStarts;
-}
-
-/**
- * What a warning is about, so a caller can count it without parsing its text: the table's schema
- * evolved with the batch, or the data shows a configuration to fix (e.g. one key on two partitions).
- */
-export type IngestWarningKind = 'schema-change' | 'configuration' | 'fragmented-offsets';
-
-export interface TableIngestReport {
-  table: string;
-  batchId: string;
-  recordsIn: number;
-  skippedAsReplayed: number;
-  rowsWritten: number;
-  deadLettered: number;
-  dataFiles: number;
-  bytesWritten: number;
-  snapshotId?: SnapshotId;
-  status: 'committed' | 'already-committed' | 'nothing-to-commit';
-  attempts: number;
-  conflicts: number;
-  unknownOutcomes: number;
-  mode?: IngestMode;
-  /** Equality-delete files committed (CDC tables). */
-  deleteFiles?: number;
-  /** Keys whose older rows the batch deleted or replaced (CDC tables). */
-  equalityDeletes?: number;
-  /** Records recognised as no change (tombstones, heartbeats, ...), by reason (CDC tables). */
-  ignored?: Record<string, number>;
-  /** Configuration problems worth fixing (e.g. one key on two Kafka partitions). */
-  warnings?: string[];
-}
-
-/** Thrown inside prepare when files written for one base do not fit the base being committed on. */
-export class StaleWriteError extends LakeError {
-  constructor(message: string) {
-    super(message, { retryable: true });
-  }
-}
-
-/**
- * The offsets a batch commits: per topic-partition, the span from its first to its last offset.
- * The span, not only the offsets the records hold: inside one delivered batch the consumer skipped
- * the missing offsets (transaction markers, aborted or compacted records), so no other batch can hold
- * them, and leaving them out would split the ranges at every marker. The span never covers another
- * batch's records: a consumer delivers a partition's records in order, so everything deliverable
- * between the first and the last offset is in this batch (the ESM, `floe run`, and the on-failure
- * records of a failed batch, which are that batch whole). Offsets that could not be read (-1) commit nothing.
- */
-export function offsetsOf(records: readonly RawRecord[]): SourceOffsets {
-  const spans = new Map<string, Map<number, [bigint, bigint]>>();
-  for (const r of records) {
-    if (r.offset < 0n) continue;
-    const parts = spans.get(r.topic) ?? new Map<number, [bigint, bigint]>();
-    const span = parts.get(r.partition);
-    if (!span) parts.set(r.partition, [r.offset, r.offset]);
-    else if (r.offset < span[0]) span[0] = r.offset;
-    else if (r.offset > span[1]) span[1] = r.offset;
-    spans.set(r.topic, parts);
-  }
-  return new Map([...spans].map(([t, parts]) => [t, new Map([...parts].map(([p, span]) => [p, [span]]))]));
-}
-
-/** Whether a record's offset is in the committed ranges of its topic-partition. */
-function isCommitted(r: RawRecord, committed: SourceOffsets): boolean {
-  return r.offset >= 0n && containsOffset(committed, r.topic, r.partition, r.offset);
-}
-
-/** The records whose offsets are outside the committed ranges of their topic-partition. */
-export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecord[] {
-  // A record whose offset could not be read (-1) always carries a decode error: it is never "seen"
-  // by offsets, so it reaches the DLQ; a replay of the same batch is recognised by its batch id.
-  return records.filter((r) => !isCommitted(r, committed));
-}
-
-/**
- * Splits off the records that repeat an offset already held earlier in the batch (same topic,
- * partition and offset: a hand-made or concatenated event). The first occurrence is the record;
- * each later one becomes a dead letter saying so, so nothing is dropped silently and the offset
- * is written once.
- */
-export function splitDuplicates(records: RawRecord[]): { unique: RawRecord[]; duplicates: DeadLetter[] } {
-  const seen = new Set<string>();
-  const unique: RawRecord[] = [];
-  const duplicates: DeadLetter[] = [];
-  for (const r of records) {
-    const key = `${r.topic}\u0000${r.partition}\u0000${r.offset}`;
-    if (r.offset < 0n || !seen.has(key)) {
-      seen.add(key);
-      unique.push(r);
-    } else {
-      duplicates.push({
-        record: r,
-        stage: 'duplicate',
-        error: `offset ${r.offset} of ${r.topic}/${r.partition} is held twice in the batch; the first is kept`,
-      });
-    }
-  }
-  return { unique, duplicates };
-}
-
-/**
- * Whether what a batch was mapped for still holds in a commit round: the same records are unseen
- * and the schema is the one they were reconciled with (else the round maps them again).
- */
-export function sameMappingBase(
-  current: LoadedTable,
-  mappedFor: LoadedTable,
-  unseenRecords: readonly RawRecord[],
-  fresh: readonly RawRecord[],
-): boolean {
-  return (
-    unseenRecords.length === fresh.length &&
-    current.metadata['current-schema-id'] === mappedFor.metadata['current-schema-id'] &&
-    current.metadata['last-column-id'] === mappedFor.metadata['last-column-id']
-  );
-}
-
-function overlaps(records: RawRecord[], committed: SourceOffsets): boolean {
-  return records.some((r) => isCommitted(r, committed));
-}
+import { offsetsOf, overlaps, unseen } from './batch-offsets.js';
+import { extendToSpanStarts, fragmentationWarning } from './span-starts.js';
+import type { RawRecord } from '../records/esm-event.js';
+import type { IngestTableOptions } from './table-batch.js';
 
 /** What a batch's writer produced for the records not yet committed. */
 export interface BatchFiles {
@@ -175,13 +39,16 @@ export interface BatchFiles {
   /** Rows in the data files. */
   rows: number;
   /**
-   * Checks the files against each commit attempt's base and returns schema/spec changes to commit
-   * with them. @throws StaleWriteError when the files no longer fit the base
+   * Checks the files against each commit attempt's base: the schema/spec changes to commit with
+   * them, or `stale` when the files no longer fit the base (they are dropped and written again).
    */
-  checkBase?: (
-    base: LoadedTable,
-  ) => Promise<{ preUpdates?: TableUpdate[]; preRequirements?: TableRequirement[] }>;
+  checkBase?: (base: LoadedTable) => Promise<BaseCheck>;
 }
+
+/** Whether a batch's files fit a commit attempt's base, and what to commit with them if so. */
+export type BaseCheck =
+  | { kind: 'fits'; preUpdates?: TableUpdate[]; preRequirements?: TableRequirement[] }
+  | Stale;
 
 export interface BatchOutcome<T extends BatchFiles> {
   /** Absent when every record was already committed. */
@@ -196,59 +63,11 @@ function operationOf(files: BatchFiles): SnapshotOperation {
   return files.dataFiles.length === 0 ? 'delete' : 'overwrite';
 }
 
-async function deleteFiles(table: LoadedTable, files: BatchFiles): Promise<void> {
-  // Through the one delete guard: only the table's own files go, failures stay as orphans.
-  await new TableArea(table).delete([...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path));
-}
-
-async function commitFiles(
-  options: IngestTableOptions,
-  table: LoadedTable,
-  batchId: string,
-  batchOffsets: SourceOffsets,
-  files: BatchFiles,
-): Promise<CommitResult> {
-  const id = table.identifier;
-  return commitWithRetry(
-    options.catalog,
-    id,
-    {
-      batchId,
-      prepare: async (base) => {
-        const committed = readCommittedOffsets(base.metadata);
-        if (overlaps(files.used, committed)) {
-          throw new StaleWriteError(
-            `${formatIdentifier(id)}: another writer committed some of these offsets meanwhile`,
-          );
-        }
-        const extra = files.checkBase ? await files.checkBase(base) : {};
-        return prepareSnapshot(base, {
-          operation: operationOf(files),
-          addedDataFiles: files.dataFiles,
-          addedDeleteFiles: files.deleteFiles,
-          preUpdates: extra.preUpdates,
-          preRequirements: extra.preRequirements,
-          summary: {
-            [BATCH_ID_KEY]: batchId,
-            [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, batchOffsets)),
-          },
-        });
-      },
-    },
-    {
-      lock: options.lock,
-      base: table,
-      deadlineMs: options.deadlineMs,
-      onEvent: (e) => options.onCommitEvent?.(formatIdentifier(id), e),
-    },
-  );
-}
-
 /**
  * Writes files for the records of `records` not yet committed (through `write`) and commits them
  * with the batch's offsets (`covered`; by default the spans of `records`, offsetsOf, reaching back to
- * `options.spanStarts` where sound); starts over (up to 3 times)
- * when the base moved under the files.
+ * `options.spanStarts` where sound), exactly once
+ * (table/commit-files-once.ts: rewritten on a fresh base when the base moved under the files).
  * @throws LakeError subclasses from writing and committing; retryable ones mean "redeliver the batch"
  */
 export async function commitBatch<T extends BatchFiles>(
@@ -260,105 +79,58 @@ export async function commitBatch<T extends BatchFiles>(
   loaded?: LoadedTable,
   covered?: SourceOffsets,
 ): Promise<BatchOutcome<T>> {
-  for (let round = 0; ; round++) {
-    // The caller's table serves the first round; the commit checks it is still current.
-    const table = round === 0 && loaded ? loaded : await options.catalog.loadTable(id);
-    const committed = readCommittedOffsets(table.metadata);
-    const fresh = unseen(records, committed);
-    if (fresh.length === 0) return { skipped: records.length };
-    const batchOffsets = covered ?? extendToSpanStarts(offsetsOf(records), options.spanStarts, committed);
-    const written = await write(table, fresh);
-    try {
-      const result = await commitFiles(options, table, batchId, batchOffsets, written);
-      const fragmented =
-        covered === undefined && result.status === 'committed'
-          ? fragmentationWarning(committed, mergeOffsets(committed, batchOffsets), batchOffsets)
-          : undefined;
-      if (fragmented) options.onWarning?.(formatIdentifier(id), fragmented, 'fragmented-offsets');
-      if (result.status === 'already-committed') await deleteFiles(table, written);
-      return { result, written, skipped: records.length - fresh.length };
-    } catch (error) {
-      if (error instanceof StaleWriteError && round < 3) {
-        await deleteFiles(table, written);
-        continue;
-      }
-      // After an unknown outcome the files may be part of the table: never delete them.
-      if (!(error instanceof LakeError && error.name === 'CommitStateUnknownError'))
-        await deleteFiles(table, written);
-      throw error;
-    }
-  }
-}
-
-/**
- * Commits dead letters to the route's DLQ table (created on first use), exactly once per record.
- * The DLQ table's ranges get the letters' own offsets — not the batch's spans: a batch whose main
- * commit failed after its letters landed (a schema change during the batch) can find more letters in
- * those spans on redelivery, and they must not be taken for replays — and `mainCommitted`, the main
- * table's committed ranges as the letters were decided against them. Those are sound to record: letters
- * are only ever sought outside them (they only grow), and they keep the DLQ's ranges as compact as the
- * main table's instead of gaining a range per batch with letters.
- * @throws as commitBatch
- */
-export async function commitDeadLetters(
-  options: IngestTableOptions,
-  route: TableRoute,
-  batchId: string,
-  letters: DeadLetter[],
-  mainCommitted: SourceOffsets,
-): Promise<number> {
-  if (letters.length === 0) return 0;
-  const dlqRoute: TableRoute = {
-    table: dlqIdentifier(route.table, route.dlqTable),
-    topics: route.topics,
-    schema: DLQ_SCHEMA,
-    kafkaLineage: false,
-    properties: {},
-  };
-  const dlq = await loadOrCreateTable(options.catalog, dlqRoute);
-  const target = formatIdentifier(route.table);
-  const now = Date.now();
-  const byRecord = new Map(letters.map((l) => [l.record, l]));
-  const out = await commitBatch(
-    options,
-    dlqRoute.table,
-    batchId,
-    [...byRecord.keys()],
-    async (table, fresh) => {
-      const rows = fresh.map((r) => deadLetterRow(byRecord.get(r)!, target, now));
-      const dataFiles = await writeRows(table, rows, { filePrefix: batchId });
-      return { dataFiles, deleteFiles: [], used: fresh, rows: rows.length };
+  let skipped = records.length;
+  // What the last prepared attempt committed on, for the fragmentation warning after it landed.
+  let last: { committed: SourceOffsets; batchOffsets: SourceOffsets } | undefined;
+  const outcome = await commitFilesOnce(
+    options.catalog,
+    id,
+    {
+      batchId,
+      loaded,
+      write: async (table) => {
+        const fresh = unseen(records, readCommittedOffsets(table.metadata));
+        skipped = records.length - fresh.length;
+        return fresh.length === 0 ? undefined : write(table, fresh);
+      },
+      paths: (files) => [...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path),
+      prepare: async (base, files): Promise<Prepared> => {
+        const committed = readCommittedOffsets(base.metadata);
+        if (overlaps(files.used, committed)) {
+          return {
+            kind: 'stale',
+            reason: `${formatIdentifier(id)}: another writer committed some of these offsets meanwhile`,
+          };
+        }
+        const batchOffsets = covered ?? extendToSpanStarts(offsetsOf(records), options.spanStarts, committed);
+        last = { committed, batchOffsets };
+        const extra = files.checkBase ? await files.checkBase(base) : { kind: 'fits' as const };
+        if (extra.kind === 'stale') return extra;
+        const change = await prepareSnapshot(base, {
+          operation: operationOf(files),
+          addedDataFiles: files.dataFiles,
+          addedDeleteFiles: files.deleteFiles,
+          preUpdates: extra.preUpdates,
+          preRequirements: extra.preRequirements,
+          summary: {
+            [BATCH_ID_KEY]: batchId,
+            [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, batchOffsets)),
+          },
+        });
+        return { kind: 'change', change };
+      },
     },
-    dlq,
-    mergeOffsets(offsetSetOf([...byRecord.keys()]), mainCommitted),
+    {
+      lock: options.lock,
+      deadlineMs: options.deadlineMs,
+      onEvent: (e) => options.onCommitEvent?.(formatIdentifier(id), e),
+    },
   );
-  return out.written?.rows ?? 0;
-}
-
-/** The report fields every mode shares. */
-export function baseReport(
-  route: TableRoute,
-  batchId: string,
-  records: RawRecord[],
-  deadLettered: number,
-  outcome: BatchOutcome<BatchFiles>,
-): TableIngestReport {
-  const result = outcome.result;
-  const committed = result?.status === 'committed';
-  const files = committed ? (outcome.written?.dataFiles ?? []) : [];
-  return {
-    table: formatIdentifier(route.table),
-    batchId,
-    recordsIn: records.length,
-    skippedAsReplayed: outcome.skipped,
-    rowsWritten: committed ? (outcome.written?.rows ?? 0) : 0,
-    deadLettered,
-    dataFiles: files.length,
-    bytesWritten: files.reduce((s, f) => s + Number(f.file_size_in_bytes), 0),
-    snapshotId: result?.snapshotId,
-    status: result ? result.status : 'nothing-to-commit',
-    attempts: result?.attempts ?? 0,
-    conflicts: result?.conflicts ?? 0,
-    unknownOutcomes: result?.unknownOutcomes ?? 0,
-  };
+  if (outcome.kind === 'nothing-to-write') return { skipped: records.length };
+  if (covered === undefined && last && outcome.result.status === 'committed') {
+    const merged = mergeOffsets(last.committed, last.batchOffsets);
+    const fragmented = fragmentationWarning(last.committed, merged, last.batchOffsets);
+    if (fragmented) options.onWarning?.(formatIdentifier(id), fragmented, 'fragmented-offsets');
+  }
+  return { result: outcome.result, written: outcome.files, skipped };
 }

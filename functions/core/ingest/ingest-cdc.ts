@@ -7,38 +7,29 @@
  * deletes → one snapshot, with the schema change if any. Reading applies the deletes (merge-on-read),
  * so the table shows the source table's current state.
  */
-import type { LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import { collapseChanges } from '../cdc/collapse-changes.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
 import { type ExtractedChanges, isDebeziumControl } from '../cdc/extract-changes.js';
 import { planChanges } from '../cdc/plan-changes.js';
-import type { CdcMode } from '../cdc/table-mode.js';
+import type { CdcMode } from '../routing/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { TableMetadata } from '../spec/types.js';
 import { readCommittedOffsets, type SourceOffsets } from '../table/source-offsets.js';
-import {
-  type BatchFiles,
-  baseReport,
-  commitBatch,
-  commitDeadLetters,
-  sameMappingBase,
-  splitDuplicates,
-  type IngestTableOptions,
-  StaleWriteError,
-  type TableIngestReport,
-  unseen,
-} from './commit-batch.js';
-import type { DeadLetter } from './dead-letters.js';
-import { decodeFor } from './decode-for-route.js';
-import { evolutionPolicyOf } from './evolution/evolution-policy.js';
-import { describeChanges, reconciliationStillApplies } from './evolution/reconcile-schema.js';
-import type { RawRecord } from './esm-event.js';
-import type { DecodedRecord } from './mapping/decoded-record.js';
-import type { TableRoute } from './routes.js';
-import { selectForRoute } from './select-for-route.js';
+import { sameMappingBase, splitDuplicates, unseen } from './batch-offsets.js';
+import { type BaseCheck, type BatchFiles, commitBatch } from './commit-batch.js';
+import { commitDeadLetters } from './commit-dead-letters.js';
+import type { DeadLetter } from '../records/dead-letters.js';
+import { decodeFor } from '../routing/decode-for-route.js';
+import { evolutionPolicyOf } from '../mapping/evolution/evolution-policy.js';
+import { describeChanges, reconciliationStillApplies } from '../mapping/evolution/reconcile-schema.js';
+import type { RawRecord } from '../records/esm-event.js';
+import type { DecodedRecord } from '../mapping/decoded-record.js';
+import { selectForRoute } from '../routing/select-for-route.js';
+import type { TableBatch } from './table-batch.js';
+import { baseReport, type TableIngestReport } from './table-report.js';
 
 interface CdcFiles extends BatchFiles {
   equalityDeletes: number;
@@ -88,15 +79,8 @@ function inRecordOrder(records: RawRecord[], letters: DeadLetter[]): DeadLetter[
  * @throws LakeError subclasses from decoding (a registry outage), writing and committing; retryable
  *   ones mean "redeliver the batch"
  */
-export async function ingestCdcTable(
-  options: IngestTableOptions,
-  route: TableRoute,
-  table: LoadedTable,
-  mode: CdcMode,
-  batchId: string,
-  records: RawRecord[],
-  allRoutes: readonly TableRoute[] = [route],
-): Promise<TableIngestReport> {
+export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<TableIngestReport> {
+  const { options, route, table, batchId, records, allRoutes } = batch;
   const name = formatIdentifier(route.table);
   const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
   // Dead letters are decided against the offsets the main table has not committed yet.
@@ -187,27 +171,35 @@ export async function ingestCdcTable(
       return {
         ...written,
         used: good,
-        checkBase: async (base) => {
+        checkBase: async (base): Promise<BaseCheck> => {
           if (!reconciliationStillApplies(base.metadata, reconciliation)) {
-            throw new StaleWriteError(`${name}: the table schema changed while the batch was written`);
+            return { kind: 'stale', reason: `${name}: the table schema changed while the batch was written` };
           }
           if (!lateWhenPlanned && latePartitions(good, readCommittedOffsets(base.metadata)).size > 0) {
-            throw new StaleWriteError(`${name}: newer changes were committed while the batch was written`);
+            return {
+              kind: 'stale',
+              reason: `${name}: newer changes were committed while the batch was written`,
+            };
           }
           if (empty && hasDataFiles(base.metadata)) {
-            throw new StaleWriteError(
-              `${name}: rows were committed while the batch was written for an empty table`,
-            );
+            return {
+              kind: 'stale',
+              reason: `${name}: rows were committed while the batch was written for an empty table`,
+            };
           }
           const evolve = reconciliation.changed
             ? { preUpdates: reconciliation.updates, preRequirements: reconciliation.requirements }
             : { preUpdates: [], preRequirements: [] };
-          if (!scope) return evolve;
+          if (!scope) return { kind: 'fits', ...evolve };
           const now = await planDeleteScope(base, keyIds);
           if (!sameScope(scope, now)) {
-            throw new StaleWriteError(`${name}: the partition specs changed while the batch was written`);
+            return {
+              kind: 'stale',
+              reason: `${name}: the partition specs changed while the batch was written`,
+            };
           }
           return {
+            kind: 'fits',
             preUpdates: [...evolve.preUpdates, ...now.preUpdates],
             preRequirements: [...evolve.preRequirements, ...now.preRequirements],
           };

@@ -8,9 +8,9 @@ import type { CommitLock } from '../lock/commit-lock.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CommitEvent } from '../table/commit-loop.js';
 import { computeBatchId } from '../table/source-offsets.js';
-import { decodeEsmEvent, type RawRecord } from './esm-event.js';
+import { decodeEsmEvent, type RawRecord } from '../records/esm-event.js';
 import { type IngestTableOptions, ingestTable, type TableIngestReport } from './ingest-table.js';
-import { routesForTopic, type TableRoute } from './routes.js';
+import { routesForTopic, type TableRoute } from '../routing/routes.js';
 
 export interface IngestEventOptions {
   catalog: Catalog;

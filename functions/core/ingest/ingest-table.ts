@@ -4,37 +4,26 @@
  * tables get the rows' current state, with equality deletes (ingest-cdc.ts).
  */
 import { formatIdentifier } from '../catalog/catalog.js';
-import { resolveMode } from '../cdc/table-mode.js';
+import { resolveMode } from '../routing/table-mode.js';
 import { LakeError } from '../errors.js';
 import { readCommittedOffsets } from '../table/source-offsets.js';
-import {
-  baseReport,
-  commitBatch,
-  commitDeadLetters,
-  sameMappingBase,
-  splitDuplicates,
-  type IngestTableOptions,
-  type TableIngestReport,
-  unseen,
-} from './commit-batch.js';
-import type { RawRecord } from './esm-event.js';
-import { decodeFor } from './decode-for-route.js';
+import { sameMappingBase, splitDuplicates, unseen } from './batch-offsets.js';
+import { commitBatch } from './commit-batch.js';
+import { commitDeadLetters } from './commit-dead-letters.js';
+import type { RawRecord } from '../records/esm-event.js';
 import { ingestCdcTable } from './ingest-cdc.js';
 import { loadOrCreateTable } from './load-or-create-table.js';
-import type { DeadLetter } from './dead-letters.js';
-import { describeChanges } from './evolution/reconcile-schema.js';
-import { evolutionPolicyOf } from './evolution/evolution-policy.js';
-import { writeEvolvedRows } from './evolution/write-evolved-rows.js';
-import type { DecodedRecord } from './mapping/decoded-record.js';
-import { gatherJsonBatch } from './mapping/gather-json.js';
-import { type MappedBatch, mapBatch } from './mapping/map-batch.js';
-import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
-import type { TableRoute } from './routes.js';
-import { selectForRoute } from './select-for-route.js';
+import { mapRecords } from './map-records.js';
+import { describeChanges } from '../mapping/evolution/reconcile-schema.js';
+import { writeEvolvedRows } from './write-evolved-rows.js';
+import type { TableRoute } from '../routing/routes.js';
+import type { IngestTableOptions } from './table-batch.js';
+import { baseReport, type TableIngestReport } from './table-report.js';
 
-export type { IngestTableOptions, IngestWarningKind, TableIngestReport } from './commit-batch.js';
+export type { IngestTableOptions, IngestWarningKind } from './table-batch.js';
+export type { TableIngestReport } from './table-report.js';
 
-export { offsetsOf } from './commit-batch.js';
+export { offsetsOf } from './batch-offsets.js';
 export { loadOrCreateTable } from './load-or-create-table.js';
 
 /**
@@ -51,30 +40,15 @@ export async function ingestTable(
 ): Promise<TableIngestReport> {
   const table = await loadOrCreateTable(options.catalog, route);
   const mode = resolveMode(route, table.metadata.properties ?? {});
-  if (mode !== 'append') return ingestCdcTable(options, route, table, mode, batchId, records, allRoutes);
+  if (mode !== 'append') return ingestCdcTable({ options, route, table, batchId, records, allRoutes }, mode);
 
-  const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
-  const mapping = route.mapping ?? DEFAULT_MAPPING;
   // Dead letters are decided against the offsets the main table has not committed yet.
   const committed = readCommittedOffsets(table.metadata);
   const fresh = unseen(records, committed);
   const { unique, duplicates } = splitDuplicates(fresh);
-  const mapOptions = { mapping, metadata: table.metadata, policy, columnar: true };
-  // JSON whose text fits the schema as it is skips decoding into objects (only the rest is decoded).
-  const scanned = !route.format && !route.when ? gatherJsonBatch(unique, mapOptions) : undefined;
-  let mapped: MappedBatch;
-  let letters: DeadLetter[];
-  let mine: DecodedRecord[] | undefined;
-  if (scanned) {
-    mapped = scanned;
-    letters = [...duplicates, ...scanned.deadLetters];
-  } else {
-    const { decoded, deadLetters: decodeLetters } = await decodeFor(route, unique);
-    const selected = selectForRoute(route, allRoutes, decoded);
-    mine = selected.mine;
-    mapped = mapBatch(mine, mapOptions);
-    letters = [...duplicates, ...decodeLetters, ...selected.unrouted, ...mapped.deadLetters];
-  }
+  const mapping = await mapRecords(route, unique, table.metadata, allRoutes);
+  const mapped = mapping.batch;
+  const letters = [...duplicates, ...mapping.deadLetters];
   if (mapped.reconciliation.changed) {
     options.onWarning?.(
       formatIdentifier(route.table),
@@ -95,13 +69,12 @@ export async function ingestTable(
       const same = sameMappingBase(current, table, unseenRecords, fresh);
       let batch = mapped;
       if (!same) {
-        // A scanned batch: decoded now (its dead letters are filtered out below).
-        mine ??= (await decodeFor(route, unique)).decoded;
-        const byRecord = new Map(mine.map((d) => [d.record, d]));
+        // A batch mapped from its text is decoded now (its dead letters are filtered out below).
+        const byRecord = new Map((await mapping.decoded()).map((d) => [d.record, d]));
         const good = unseenRecords
           .filter((r) => byRecord.has(r) && !lettered.has(r))
           .map((r) => byRecord.get(r)!);
-        batch = mapBatch(good, { mapping, metadata: current.metadata, policy });
+        batch = mapping.remap(good, current.metadata);
         if (batch.deadLetters.length > 0) {
           // Never drop them: fail the batch, the redelivery decides dead letters against the new schema.
           throw new LakeError(`${formatIdentifier(route.table)}: the table schema changed during the batch`, {

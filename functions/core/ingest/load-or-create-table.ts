@@ -10,13 +10,13 @@ import {
   cdcTableProperties,
   MODE_PROPERTY,
   withIdentifierFields,
-} from '../cdc/table-mode.js';
+} from '../routing/table-mode.js';
 import { NoSuchTableError, ValidationError } from '../errors.js';
 import { parsePartitionExpression, parseSortOrder } from '../spec/partition-spec.js';
-import { EVOLUTION_PROPERTY } from './evolution/evolution-policy.js';
+import { EVOLUTION_PROPERTY } from '../mapping/evolution/evolution-policy.js';
 import type { Schema } from '../spec/types.js';
-import { withKafkaLineage } from './kafka-lineage.js';
-import type { IngestMode, TableRoute } from './routes.js';
+import { withKafkaLineage } from '../records/kafka-lineage.js';
+import type { IngestMode, TableRoute } from '../routing/routes.js';
 
 /**
  * The schema and properties floe creates a route's table with.

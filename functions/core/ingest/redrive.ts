@@ -5,17 +5,16 @@
  * once however often redrive runs, whatever it selects, and across a crash between the commit and the
  * return. Dead letters that still fail stay where they are, with the new reason reported.
  */
-import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import type { Catalog } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
-import { CommitStateUnknownError, LakeError, NoSuchTableError, ValidationError } from '../errors.js';
-import { TableArea } from '../io/confined-delete.js';
-import { resolveMode } from '../cdc/table-mode.js';
+import { NoSuchTableError, ValidationError } from '../errors.js';
+import { resolveMode } from '../routing/table-mode.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { Expression } from '../scan/expression.js';
 import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
-import type { Row, TableIdentifier } from '../spec/types.js';
-import { commitWithRetry } from '../table/commit-loop.js';
+import type { DataFile, Row, TableIdentifier } from '../spec/types.js';
+import { commitFilesOnce, type Prepared } from '../table/commit-files-once.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import {
   containsOffset,
@@ -27,14 +26,17 @@ import {
 } from '../table/offset-ranges.js';
 import { BATCH_ID_KEY, computeBatchId, findInAncestry, REDRIVEN_KEY } from '../table/source-offsets.js';
 import { writeRows } from '../table/write-rows.js';
-import { dlqIdentifier } from './dead-letters.js';
-import type { RawRecord } from './esm-event.js';
-import { decodeFor } from './decode-for-route.js';
-import { evolutionPolicyOf } from './evolution/evolution-policy.js';
-import { reconciliationStillApplies } from './evolution/reconcile-schema.js';
-import { mapBatch } from './mapping/map-batch.js';
-import { DEFAULT_MAPPING } from './mapping/mapping-config.js';
-import type { TableRoute } from './routes.js';
+import { dlqIdentifier } from '../records/dead-letters.js';
+import type { RawRecord } from '../records/esm-event.js';
+import { decodeFor } from '../routing/decode-for-route.js';
+import { evolutionPolicyOf } from '../mapping/evolution/evolution-policy.js';
+import {
+  reconciliationStillApplies,
+  type SchemaReconciliation,
+} from '../mapping/evolution/reconcile-schema.js';
+import { mapBatch } from '../mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../mapping/mapping-config.js';
+import type { TableRoute } from '../routing/routes.js';
 
 /** topic → partition → sorted, disjoint inclusive offset ranges (offset-ranges.ts). */
 type OffsetSet = OffsetRanges;
@@ -103,8 +105,6 @@ function toRawRecord(row: Row): RawRecord {
   };
 }
 
-class RedriveRaceError extends LakeError {}
-
 /** A table's route when none is given: JSON values, the default mapping, the table's own policy. */
 export function defaultRoute(table: TableIdentifier): TableRoute {
   return { table, topics: [], kafkaLineage: true, properties: {} };
@@ -136,90 +136,92 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
     .map(toRawRecord);
 
   const route = options.route ?? defaultRoute(id);
-  for (let round = 0; ; round++) {
-    const table: LoadedTable = await catalog.loadTable(id);
-    const mode = resolveMode(route, table.metadata.properties ?? {});
-    if (mode !== 'append') {
-      throw new ValidationError(
-        `${target} is a ${mode} table: redrive re-ingests dead letters of append tables only`,
-      );
-    }
-    const done = decodeOffsetSet(findInAncestry(table.metadata, REDRIVEN_KEY));
-    const pending = letters.filter((r) => !hasOffset(done, r.topic, r.partition, r.offset));
-    // The same decode → mapping → schema evolution as ingestion (ingest-table.ts).
-    const { decoded, deadLetters: undecodable } = await decodeFor(route, pending);
-    const mapped = mapBatch(decoded, {
-      mapping: route.mapping ?? DEFAULT_MAPPING,
-      metadata: table.metadata,
-      policy: evolutionPolicyOf(table.metadata.properties, route.schemaEvolution),
-    });
-    const failing = [...undecodable, ...mapped.deadLetters];
-    const failed = new Set(failing.map((d) => d.record));
-    const good = pending.filter((r) => !failed.has(r));
-    const report: RedriveReport = {
-      selected: letters.length,
-      alreadyRedriven: letters.length - pending.length,
-      redriven: 0,
-      stillFailing: failing.map((d) => ({ ...d.record, error: d.error })),
-    };
-    if (good.length === 0) return report;
-    const batchId = computeBatchId(
-      good.map((r) => ({
-        topic: `redrive:${r.topic}`,
-        partition: r.partition,
-        first: r.offset,
-        last: r.offset,
-      })),
-    );
-    const rec = mapped.reconciliation;
-    const files = await writeRows(table, mapped.rows, { filePrefix: batchId, schema: rec.schema });
-    try {
-      const result = await commitWithRetry(
-        catalog,
-        id,
-        {
-          batchId,
-          prepare: async (base) => {
-            const baseDone = decodeOffsetSet(findInAncestry(base.metadata, REDRIVEN_KEY));
-            if (good.some((r) => hasOffset(baseDone, r.topic, r.partition, r.offset))) {
-              throw new RedriveRaceError('another redrive committed some of these dead letters meanwhile', {
-                retryable: true,
-              });
-            }
-            if (!reconciliationStillApplies(base.metadata, rec)) {
-              throw new RedriveRaceError('the table schema changed while the dead letters were mapped', {
-                retryable: true,
-              });
-            }
-            return prepareSnapshot(base, {
-              operation: 'append',
-              preUpdates: rec.updates,
-              preRequirements: rec.requirements,
-              addedDataFiles: files,
-              addedDeleteFiles: [],
-              summary: {
-                [BATCH_ID_KEY]: batchId,
-                [REDRIVEN_KEY]: encodeOffsetSet(addOffsets(baseDone, good)),
-              },
-            });
+  let report: RedriveReport | undefined;
+  const outcome = await commitFilesOnce<RedriveFiles>(
+    catalog,
+    id,
+    {
+      batchId: (written) => written.batchId,
+      write: async (table) => {
+        const mode = resolveMode(route, table.metadata.properties ?? {});
+        if (mode !== 'append') {
+          throw new ValidationError(
+            `${target} is a ${mode} table: redrive re-ingests dead letters of append tables only`,
+          );
+        }
+        const done = decodeOffsetSet(findInAncestry(table.metadata, REDRIVEN_KEY));
+        const pending = letters.filter((r) => !hasOffset(done, r.topic, r.partition, r.offset));
+        // The same decode → mapping → schema evolution as ingestion (ingest-table.ts).
+        const { decoded, deadLetters: undecodable } = await decodeFor(route, pending);
+        const mapped = mapBatch(decoded, {
+          mapping: route.mapping ?? DEFAULT_MAPPING,
+          metadata: table.metadata,
+          policy: evolutionPolicyOf(table.metadata.properties, route.schemaEvolution),
+        });
+        const failing = [...undecodable, ...mapped.deadLetters];
+        const failed = new Set(failing.map((d) => d.record));
+        const good = pending.filter((r) => !failed.has(r));
+        report = {
+          selected: letters.length,
+          alreadyRedriven: letters.length - pending.length,
+          redriven: 0,
+          stillFailing: failing.map((d) => ({ ...d.record, error: d.error })),
+        };
+        if (good.length === 0) return undefined;
+        const batchId = redriveBatchId(good);
+        const rec = mapped.reconciliation;
+        const files = await writeRows(table, mapped.rows, { filePrefix: batchId, schema: rec.schema });
+        return { files, rec, good, batchId };
+      },
+      paths: (written) => written.files.map((f) => f.file_path),
+      prepare: async (base, written): Promise<Prepared> => {
+        const baseDone = decodeOffsetSet(findInAncestry(base.metadata, REDRIVEN_KEY));
+        if (written.good.some((r) => hasOffset(baseDone, r.topic, r.partition, r.offset))) {
+          return { kind: 'stale', reason: 'another redrive committed some of these dead letters meanwhile' };
+        }
+        if (!reconciliationStillApplies(base.metadata, written.rec)) {
+          return { kind: 'stale', reason: 'the table schema changed while the dead letters were mapped' };
+        }
+        const change = await prepareSnapshot(base, {
+          operation: 'append',
+          preUpdates: written.rec.updates,
+          preRequirements: written.rec.requirements,
+          addedDataFiles: written.files,
+          addedDeleteFiles: [],
+          summary: {
+            [BATCH_ID_KEY]: written.batchId,
+            [REDRIVEN_KEY]: encodeOffsetSet(addOffsets(baseDone, written.good)),
           },
-        },
-        { lock: options.lock, base: table },
-      );
-      if (result.status === 'already-committed')
-        await new TableArea(table).delete(files.map((f) => f.file_path));
-      return {
-        ...report,
-        redriven: result.status === 'committed' ? good.length : 0,
-        snapshotId: result.snapshotId,
-      };
-    } catch (error) {
-      // An unknown outcome may have landed: its files must stay until someone knows.
-      if (!(error instanceof CommitStateUnknownError)) {
-        await new TableArea(table).delete(files.map((f) => f.file_path));
-      }
-      if (error instanceof RedriveRaceError && round < 3) continue;
-      throw error;
-    }
-  }
+        });
+        return { kind: 'change', change };
+      },
+    },
+    { lock: options.lock },
+  );
+  if (outcome.kind === 'nothing-to-write') return report!;
+  return {
+    ...report!,
+    redriven: outcome.result.status === 'committed' ? outcome.files.good.length : 0,
+    snapshotId: outcome.result.snapshotId,
+  };
+}
+
+/** What one redrive round wrote: the files, the schema they were written for, the letters they hold. */
+interface RedriveFiles {
+  files: DataFile[];
+  rec: SchemaReconciliation;
+  good: RawRecord[];
+  batchId: string;
+}
+
+/** The batch id of a redrive: its dead letters' own offsets, under `redrive:<topic>`. */
+function redriveBatchId(good: readonly RawRecord[]): string {
+  return computeBatchId(
+    good.map((r) => ({
+      topic: `redrive:${r.topic}`,
+      partition: r.partition,
+      first: r.offset,
+      last: r.offset,
+    })),
+  );
 }

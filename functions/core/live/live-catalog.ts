@@ -7,7 +7,7 @@ import type { Kafka } from 'kafkajs';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import { describeError } from '../errors.js';
-import type { TableRoute } from '../ingest/routes.js';
+import type { TableRoute } from '../routing/routes.js';
 import type { FileIO } from '../io/file-io.js';
 import { LIVE_CACHE_MAX_TTL_MS } from '../io/confined-delete.js';
 import { joinLocation, normalizeLocation } from '../io/location.js';

@@ -7,17 +7,17 @@
 import { collapseChanges, type KeyState } from '../cdc/collapse-changes.js';
 import { isDebeziumControl } from '../cdc/extract-changes.js';
 import { planChanges } from '../cdc/plan-changes.js';
-import type { CdcMode, KeyColumn } from '../cdc/table-mode.js';
-import type { DeadLetter } from '../ingest/dead-letters.js';
-import { decodeFor } from '../ingest/decode-for-route.js';
-import { type RawRecord, recordLabel } from '../ingest/esm-event.js';
-import type { EvolutionPolicy } from '../ingest/evolution/evolution-policy.js';
-import { describeChanges } from '../ingest/evolution/reconcile-schema.js';
-import type { DecodedRecord } from '../ingest/mapping/decoded-record.js';
-import { mapBatch } from '../ingest/mapping/map-batch.js';
-import { DEFAULT_MAPPING } from '../ingest/mapping/mapping-config.js';
-import type { TableRoute } from '../ingest/routes.js';
-import { selectForRoute } from '../ingest/select-for-route.js';
+import type { CdcMode, KeyColumn } from '../routing/table-mode.js';
+import type { DeadLetter } from '../records/dead-letters.js';
+import { decodeFor } from '../routing/decode-for-route.js';
+import { type RawRecord, recordLabel } from '../records/esm-event.js';
+import type { EvolutionPolicy } from '../mapping/evolution/evolution-policy.js';
+import { describeChanges } from '../mapping/evolution/reconcile-schema.js';
+import type { DecodedRecord } from '../mapping/decoded-record.js';
+import { mapBatch } from '../mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../mapping/mapping-config.js';
+import type { TableRoute } from '../routing/routes.js';
+import { selectForRoute } from '../routing/select-for-route.js';
 import type { TableUpdate } from '../catalog/requirements-updates.js';
 import type { Row, Schema, TableMetadata } from '../spec/types.js';
 

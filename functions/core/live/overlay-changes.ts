@@ -6,7 +6,7 @@
  */
 import type { KeyState } from '../cdc/collapse-changes.js';
 import { keyFromRow } from '../cdc/record-key.js';
-import type { KeyColumn } from '../cdc/table-mode.js';
+import type { KeyColumn } from '../routing/table-mode.js';
 import type { Row } from '../spec/types.js';
 
 export interface Overlaid {

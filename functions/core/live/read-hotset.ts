@@ -5,10 +5,10 @@
  */
 import type { Kafka } from 'kafkajs';
 import type { LoadedTable } from '../catalog/catalog.js';
-import { resolveMode } from '../cdc/table-mode.js';
-import { decodeEsmEvent, type RawRecord } from '../ingest/esm-event.js';
-import { evolutionPolicyOf } from '../ingest/evolution/evolution-policy.js';
-import type { TableRoute } from '../ingest/routes.js';
+import { resolveMode } from '../routing/table-mode.js';
+import { decodeEsmEvent, type RawRecord } from '../records/esm-event.js';
+import { evolutionPolicyOf } from '../mapping/evolution/evolution-policy.js';
+import type { TableRoute } from '../routing/routes.js';
 import { type ConsumedMessage, ESM_MAX_BATCH_SIZE, formEsmEvents } from '../kafka/esm-batch.js';
 import {
   fetchWatermarks,

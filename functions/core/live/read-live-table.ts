@@ -7,7 +7,7 @@
  */
 import type { Kafka } from 'kafkajs';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
-import type { TableRoute } from '../ingest/routes.js';
+import type { TableRoute } from '../routing/routes.js';
 import { bindExpression } from '../scan/bind-expression.js';
 import { evaluateRow } from '../scan/evaluate-row.js';
 import type { Expression } from '../scan/expression.js';

@@ -20,7 +20,8 @@ import { ValidationError } from '../errors.js';
 import { TableArea } from '../io/confined-delete.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { TableIdentifier, TableMetadata } from '../spec/types.js';
-import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
+import type { CommitOptions } from '../table/commit-loop.js';
+import { commitChange } from '../table/commit-files-once.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import { carriedFloeSummary, MAINTENANCE_RUN_KEY } from './carried-summary.js';
 import type { GroupOutcome } from './compact-group.js';
@@ -47,12 +48,8 @@ export interface RewriteCommitResult extends DeleteRefusals {
   conflicts: number;
 }
 
-/** Thrown out of `prepare` to stop the commit loop: nothing is left to commit. */
-class StopCommit extends Error {
-  constructor(readonly reason: 'already-committed' | 'abandoned') {
-    super(reason);
-  }
-}
+/** Why a rewrite has nothing left to commit on a base. */
+type StopReason = 'already-committed' | 'abandoned';
 
 function emptyResult(
   status: RewriteCommitResult['status'],
@@ -124,62 +121,63 @@ export async function commitRewrite(
   let last: RewriteValidation | undefined;
   // What each attempt's snapshot holds: an earlier attempt may be the one that lands (late).
   const attempts = new Map<bigint, { validation: RewriteValidation; operation: 'replace' | 'overwrite' }>();
-  let result: Awaited<ReturnType<typeof commitWithRetry>>;
-  try {
-    result = await commitWithRetry(
-      catalog,
-      id,
-      {
-        prepare: async (base) => {
-          if (findRunSnapshot(base.metadata, plan.runId) !== undefined) {
-            throw new StopCommit('already-committed');
-          }
-          const snapshot = currentSnapshot(base.metadata);
-          const manifests = snapshot ? await readSnapshotManifests(base.io, snapshot) : [];
-          const validation = await validateRewrite(base.io, base.metadata, manifests, groups, startingSeq);
-          last = validation;
-          if (validation.accepted.length === 0) {
-            throw new StopCommit(validation.alreadyCommitted.length > 0 ? 'already-committed' : 'abandoned');
-          }
-          const remove = new Set([
-            ...validation.accepted.flatMap((g) => g.plan.files),
-            ...validation.danglingDeletes,
-          ]);
-          const operation =
-            validation.danglingDeletes.size > 0 || validation.accepted.some((g) => g.deletesApplied)
-              ? 'overwrite'
-              : 'replace';
-          const loaded = new Map(manifests.map((m) => [m.manifest.manifest_path, m]));
-          const written: string[] = [];
-          const prepared = await prepareSnapshot(base, {
-            operation,
-            addedDataFiles: validation.accepted.flatMap((g) => g.added),
-            addedDeleteFiles: [],
-            summary: { ...carriedFloeSummary(base.metadata), [MAINTENANCE_RUN_KEY]: plan.runId },
-            dataSequenceNumber: startingSeq,
-            rewriteExisting: async (b, carried, snapshotId) => {
-              const marked = await markRemoved(b, carried, loaded, snapshotId, remove);
-              written.push(...marked.written);
-              return marked;
-            },
-          });
-          prepared.attemptFiles.push(...written);
-          attempts.set(prepared.snapshot['snapshot-id'], { validation, operation });
-          return prepared;
-        },
+  const outcome = await commitChange<StopReason>(
+    catalog,
+    id,
+    {
+      prepare: async (base) => {
+        if (findRunSnapshot(base.metadata, plan.runId) !== undefined) {
+          return { kind: 'noop', reason: 'already-committed' };
+        }
+        const snapshot = currentSnapshot(base.metadata);
+        const manifests = snapshot ? await readSnapshotManifests(base.io, snapshot) : [];
+        const validation = await validateRewrite(base.io, base.metadata, manifests, groups, startingSeq);
+        last = validation;
+        if (validation.accepted.length === 0) {
+          const reason = validation.alreadyCommitted.length > 0 ? 'already-committed' : 'abandoned';
+          return { kind: 'noop', reason };
+        }
+        const remove = new Set([
+          ...validation.accepted.flatMap((g) => g.plan.files),
+          ...validation.danglingDeletes,
+        ]);
+        const operation =
+          validation.danglingDeletes.size > 0 || validation.accepted.some((g) => g.deletesApplied)
+            ? 'overwrite'
+            : 'replace';
+        const loaded = new Map(manifests.map((m) => [m.manifest.manifest_path, m]));
+        const written: string[] = [];
+        const prepared = await prepareSnapshot(base, {
+          operation,
+          addedDataFiles: validation.accepted.flatMap((g) => g.added),
+          addedDeleteFiles: [],
+          summary: { ...carriedFloeSummary(base.metadata), [MAINTENANCE_RUN_KEY]: plan.runId },
+          dataSequenceNumber: startingSeq,
+          rewriteExisting: async (b, carried, snapshotId) => {
+            const marked = await markRemoved(b, carried, loaded, snapshotId, remove);
+            written.push(...marked.written);
+            return marked;
+          },
+        });
+        prepared.attemptFiles.push(...written);
+        attempts.set(prepared.snapshot['snapshot-id'], { validation, operation });
+        return { kind: 'change', change: prepared };
       },
-      options,
-    );
-  } catch (error) {
-    if (!(error instanceof StopCommit)) throw error;
+    },
+    options,
+  );
+  if (outcome.kind !== 'committed') {
+    // A rewrite never answers stale: it validates against every base itself.
+    const reason = outcome.kind === 'noop' ? outcome.reason : 'abandoned';
     const refused = await deleteAll(table, [...abandonedOutputs(groups, last), ...runFiles]);
     return {
-      ...emptyResult(error.reason),
+      ...emptyResult(reason),
       ...refused,
-      groupsCommitted: error.reason === 'already-committed' ? (last?.alreadyCommitted ?? []) : [],
+      groupsCommitted: reason === 'already-committed' ? (last?.alreadyCommitted ?? []) : [],
       groupsAbandoned: last?.abandoned ?? [],
     };
   }
+  const result = outcome.result;
 
   const landed = result.snapshotId === undefined ? undefined : attempts.get(result.snapshotId);
   if (!landed)

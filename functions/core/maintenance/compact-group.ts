@@ -16,6 +16,7 @@ import { currentSchema, sortOrderById, specById } from '../spec/metadata.js';
 import { partitionPath } from '../spec/transforms.js';
 import { groupResultLocation, type RewritePlan, writeGroupResult } from './rewrite-run-files.js';
 import { sortRows } from '../table/sort-rows.js';
+import { parquetCodec } from '../table/table-properties.js';
 
 export interface GroupOutcome {
   index: number;
@@ -29,12 +30,6 @@ export interface GroupOutcome {
   recordsWritten: number;
   /** Whether any delete applied to the group's files (the commit is then an `overwrite`). */
   deletesApplied: boolean;
-}
-
-type ParquetCodec = 'zstd' | 'snappy' | 'gzip' | 'uncompressed';
-
-function parquetCodec(props: Record<string, string>): ParquetCodec {
-  return (props['write.parquet.compression-codec'] ?? 'zstd').toLowerCase() as ParquetCodec;
 }
 
 /**

@@ -18,7 +18,8 @@ import { TableArea } from '../io/confined-delete.js';
 import { normalizeLocation } from '../io/location.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { Snapshot, TableIdentifier, TableMetadata } from '../spec/types.js';
-import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
+import type { CommitOptions } from '../table/commit-loop.js';
+import { commitChange } from '../table/commit-files-once.js';
 import { type ExpireSelection, selectExpiredSnapshots } from './expire-selection.js';
 import type { MaintenanceSettings } from './maintenance-settings.js';
 import { type DeleteRefusals, reportRefusals } from './delete-refusals.js';
@@ -51,8 +52,6 @@ export interface ExpireOptions extends CommitOptions {
   /** Paths named in `toDeleteSample` and `refusedSample`. @default 100 */
   sampleSize?: number;
 }
-
-class NothingToExpire extends Error {}
 
 /** A result for `status` that names `selection`'s snapshots and refs and counts no deletion. Never throws. */
 export function expireReport(status: ExpireResult['status'], selection?: ExpireSelection): ExpireResult {
@@ -97,41 +96,38 @@ export async function expireSnapshots(
     return out;
   }
   let selection: ExpireSelection | undefined;
-  let committed: Awaited<ReturnType<typeof commitWithRetry>>;
-  try {
-    committed = await commitWithRetry(
-      catalog,
-      id,
-      {
-        prepare: async (base) => {
-          const md = base.metadata;
-          selection = selectExpiredSnapshots(md, settingsOf(md), now);
-          if (selection.expire.length === 0 && selection.expiredRefs.length === 0)
-            throw new NothingToExpire();
-          const main = currentSnapshot(md);
-          const requirements: TableRequirement[] = [
-            { type: 'assert-table-uuid', uuid: md['table-uuid'] },
-            { type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': main ? main['snapshot-id'] : null },
-          ];
-          const updates: TableUpdate[] = selection.expiredRefs.map((name) => ({
-            action: 'remove-snapshot-ref' as const,
-            'ref-name': name,
-          }));
-          if (selection.expire.length > 0) {
-            updates.push({
-              action: 'remove-snapshots',
-              'snapshot-ids': selection.expire.map((s) => s['snapshot-id']),
-            });
-          }
-          return { requirements, updates };
-        },
+  const expired = await commitChange<'nothing-to-expire'>(
+    catalog,
+    id,
+    {
+      prepare: async (base) => {
+        const md = base.metadata;
+        selection = selectExpiredSnapshots(md, settingsOf(md), now);
+        if (selection.expire.length === 0 && selection.expiredRefs.length === 0)
+          return { kind: 'noop', reason: 'nothing-to-expire' };
+        const main = currentSnapshot(md);
+        const requirements: TableRequirement[] = [
+          { type: 'assert-table-uuid', uuid: md['table-uuid'] },
+          { type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': main ? main['snapshot-id'] : null },
+        ];
+        const updates: TableUpdate[] = selection.expiredRefs.map((name) => ({
+          action: 'remove-snapshot-ref' as const,
+          'ref-name': name,
+        }));
+        if (selection.expire.length > 0) {
+          updates.push({
+            action: 'remove-snapshots',
+            'snapshot-ids': selection.expire.map((s) => s['snapshot-id']),
+          });
+        }
+        return { kind: 'change', change: { requirements, updates } };
       },
-      options,
-    );
-  } catch (error) {
-    if (error instanceof NothingToExpire) return expireReport('nothing-to-expire');
-    throw error;
-  }
+    },
+    options,
+  );
+  // Expiry never answers stale: it selects again on every base.
+  if (expired.kind !== 'committed') return expireReport('nothing-to-expire');
+  const committed = expired.result;
   const chosen = selection!;
   const out = expireReport('expired', chosen);
   const planned = await planDeletes(committed.table, chosen.expire, committed.table.metadata.snapshots);

@@ -5,6 +5,7 @@
  */
 import { ValidationError } from '../errors.js';
 import type { TableMetadata } from '../spec/types.js';
+import { targetFileSizeBytes } from '../table/table-properties.js';
 
 /** Iceberg's `history.expire.max-snapshot-age-ms` default: 5 days. */
 export const DEFAULT_MAX_SNAPSHOT_AGE_MS = 5 * 24 * 3_600_000;
@@ -12,8 +13,6 @@ export const DEFAULT_MAX_SNAPSHOT_AGE_MS = 5 * 24 * 3_600_000;
 export const DEFAULT_MIN_SNAPSHOTS_TO_KEEP = 1;
 /** Iceberg's DeleteOrphanFiles default window: files younger than this may belong to a commit in flight. */
 export const DEFAULT_ORPHAN_FILE_AGE_MS = 3 * 24 * 3_600_000;
-/** Iceberg's `write.target-file-size-bytes` default: 512 MiB. */
-export const DEFAULT_TARGET_FILE_SIZE_BYTES = 512 * 1024 * 1024;
 /**
  * Input bytes one compaction group may hold. Rows are decoded into memory to apply deletes and sort:
  * 128 MiB of compressed Parquet stays well inside a 3 GB Lambda and its 15 minutes.
@@ -84,9 +83,7 @@ export function resolveSettings(
   checkOverride('maxGroupBytes', overrides.maxGroupBytes, 1);
   checkOverride('targetFileSizeBytes', overrides.targetFileSizeBytes, 1);
   const props = metadata.properties ?? {};
-  const target =
-    overrides.targetFileSizeBytes ??
-    positiveProperty(props, 'write.target-file-size-bytes', DEFAULT_TARGET_FILE_SIZE_BYTES);
+  const target = overrides.targetFileSizeBytes ?? targetFileSizeBytes(props);
   return {
     targetFileSizeBytes: Math.floor(target),
     smallFileBytes: Math.floor(target * SMALL_FILE_RATIO),

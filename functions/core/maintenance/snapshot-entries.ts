@@ -26,8 +26,3 @@ export async function readSnapshotManifests(io: FileIO, snapshot: Snapshot): Pro
     entries: await readManifestEntries(io, manifest),
   }));
 }
-
-/** Live (ADDED or EXISTING) entries of the manifests. Never throws. */
-export function liveEntries(manifests: readonly ManifestWithEntries[]): ManifestEntry[] {
-  return manifests.flatMap((m) => m.entries.filter((e) => e.status !== 2));
-}

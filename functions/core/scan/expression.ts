@@ -59,16 +59,3 @@ export type BoundExpression =
   | { op: UnaryOp; term: BoundReference };
 
 export type BoundPredicate = Extract<BoundExpression, { term: BoundReference }>;
-
-export {
-  ALWAYS_FALSE,
-  ALWAYS_TRUE,
-  collectFieldIds,
-  makeAnd,
-  makeAndAll,
-  makeOr,
-  rewriteNot,
-} from './expression-helpers.js';
-export { parseExpression } from './parse-expression.js';
-export { bindExpression } from './bind-expression.js';
-export { formatExpression } from './format-expression.js';

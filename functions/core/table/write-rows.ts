@@ -13,6 +13,7 @@ import { partitionPath } from '../spec/transforms.js';
 import type { DataFile, Row, Schema } from '../spec/types.js';
 import { partitionIndices } from './partition-rows.js';
 import { type ReadPath, readPath, sortIndices } from './sort-rows.js';
+import { parquetCodec, targetFileSizeBytes } from './table-properties.js';
 
 export interface WriteRowsOptions {
   /** Prefix for file names (e.g. the batch id), so files can be traced to the batch that wrote them. */
@@ -40,12 +41,8 @@ export async function writeRows(
   const order = sortOrderById(md, md['default-sort-order-id']);
   const sorted = order !== undefined && order.fields.length > 0;
   const props = md.properties ?? {};
-  const target = Number(props['write.target-file-size-bytes'] ?? 512 * 1024 * 1024);
-  const codec = (props['write.parquet.compression-codec'] ?? 'zstd').toLowerCase() as
-    | 'zstd'
-    | 'snappy'
-    | 'gzip'
-    | 'uncompressed';
+  const target = targetFileSizeBytes(props);
+  const codec = parquetCodec(props);
   // Rows are split and sorted by index, whether they are objects or gathered columns.
   const read: ReadPath = Array.isArray(input)
     ? (i, path) => readPath(input[i], path)

@@ -15,7 +15,7 @@ import { icebergRead } from 'icebird';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';

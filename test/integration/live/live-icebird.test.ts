@@ -13,7 +13,7 @@ import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { servedCatalogOf } from '../../../functions/cli/commands/serve.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { formEsmEvents } from '../../../functions/core/kafka/esm-batch.js';
 import { createKafka } from '../../../functions/core/kafka/kafka-client.js';
 import { fetchWatermarks, readRanges } from '../../../functions/core/kafka/read-range.js';

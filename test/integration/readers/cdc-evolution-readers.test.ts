@@ -7,7 +7,7 @@
 import { icebergRead } from 'icebird';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import { parseRoutes, type TableRoute } from '../../../functions/core/ingest/routes.js';
+import { parseRoutes, type TableRoute } from '../../../functions/core/routing/routes.js';
 import { commitTask, compactTask, planTask } from '../../../functions/core/maintenance/maintenance-tasks.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';

@@ -6,7 +6,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSchemaRegistryClient } from '../../../functions/core/ingest/formats/schema-registry-client.js';
+import { createSchemaRegistryClient } from '../../../functions/core/formats/schema-registry-client.js';
 import { type Recorder, startRecorder } from '../../support/hostile-rest-server.js';
 import {
   type SchemaRegistryServer,

@@ -7,7 +7,7 @@ import { TransientIOError } from '../../../functions/core/errors.js';
 import {
   createGlueSchemaSource,
   type GlueClientLike,
-} from '../../../functions/core/ingest/formats/glue-schema-source.js';
+} from '../../../functions/core/formats/glue-schema-source.js';
 import { mapS3Error } from '../../../functions/core/io/s3-errors.js';
 import { clearRegisteredSecrets, redact, registerSecret } from '../../../functions/core/redact.js';
 

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Catalog } from '../../../functions/core/catalog/catalog.js';
 import { RestCatalog } from '../../../functions/core/catalog/rest/rest-catalog.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { eoRoute, esmEvent } from '../../support/esm-batches.js';
 import { HostileRestServer } from '../../support/hostile-rest-server.js';
 import { RestCatalogServer } from '../../support/rest-catalog-server.js';

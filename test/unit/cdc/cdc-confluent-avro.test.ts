@@ -5,9 +5,9 @@
  */
 import avro from 'avsc';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RawRecord } from '../../../functions/core/ingest/esm-event.js';
+import type { RawRecord } from '../../../functions/core/records/esm-event.js';
 import { ingestTable } from '../../../functions/core/ingest/ingest-table.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SchemaEvolutionError } from '../../../functions/core/errors.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import { parseRoutes } from '../../../functions/core/ingest/routes.js';
+import { parseRoutes } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema, currentSnapshot } from '../../../functions/core/spec/metadata.js';

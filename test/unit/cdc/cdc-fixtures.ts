@@ -1,6 +1,6 @@
 /** Small builders for CDC unit tests: raw Kafka records and key columns. */
-import type { KeyColumn } from '../../../functions/core/cdc/table-mode.js';
-import type { RawRecord } from '../../../functions/core/ingest/esm-event.js';
+import type { KeyColumn } from '../../../functions/core/routing/table-mode.js';
+import type { RawRecord } from '../../../functions/core/records/esm-event.js';
 
 const bytes = (text: string) => new Uint8Array(Buffer.from(text));
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { extractChanges } from '../../../functions/core/cdc/extract-changes.js';
-import { defaultSourceType } from '../../../functions/core/cdc/table-mode.js';
-import type { CdcSettings } from '../../../functions/core/cdc/table-mode.js';
-import { withKafkaLineage } from '../../../functions/core/ingest/kafka-lineage.js';
+import { defaultSourceType } from '../../../functions/core/routing/table-mode.js';
+import type { CdcSettings } from '../../../functions/core/routing/table-mode.js';
+import { withKafkaLineage } from '../../../functions/core/records/kafka-lineage.js';
 import type { Row, Schema } from '../../../functions/core/spec/types.js';
 import { ID_KEY, rawRecord } from './cdc-fixtures.js';
 

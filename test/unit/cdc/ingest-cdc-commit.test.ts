@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { parsePartitionExpression } from '../../../functions/core/spec/partition-spec.js';

@@ -5,9 +5,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IDENTIFIER_PROPERTY, MODE_PROPERTY } from '../../../functions/core/cdc/table-mode.js';
+import { IDENTIFIER_PROPERTY, MODE_PROPERTY } from '../../../functions/core/routing/table-mode.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema, currentSnapshot } from '../../../functions/core/spec/metadata.js';

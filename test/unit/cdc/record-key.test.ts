@@ -5,7 +5,7 @@ import {
   keyFromKafkaKey,
   keyFromRow,
 } from '../../../functions/core/cdc/record-key.js';
-import type { KeyColumn } from '../../../functions/core/cdc/table-mode.js';
+import type { KeyColumn } from '../../../functions/core/routing/table-mode.js';
 import { RecordDecodeError } from '../../../functions/core/errors.js';
 import { ID_KEY } from './cdc-fixtures.js';
 

@@ -5,10 +5,10 @@ import {
   resolveCdcSettings,
   resolveMode,
   SOURCE_COLUMN_PROPERTY,
-} from '../../../functions/core/cdc/table-mode.js';
+} from '../../../functions/core/routing/table-mode.js';
 import { ValidationError } from '../../../functions/core/errors.js';
 import { creationRequest } from '../../../functions/core/ingest/load-or-create-table.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 
 const SCHEMA: Schema = {

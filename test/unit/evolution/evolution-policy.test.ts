@@ -4,9 +4,9 @@ import {
   EVOLUTION_PROPERTY,
   evolutionPolicyOf,
   parseEvolutionPolicy,
-} from '../../../functions/core/ingest/evolution/evolution-policy.js';
-import { reconcileSchema } from '../../../functions/core/ingest/evolution/reconcile-schema.js';
-import { withKafkaLineage } from '../../../functions/core/ingest/kafka-lineage.js';
+} from '../../../functions/core/mapping/evolution/evolution-policy.js';
+import { reconcileSchema } from '../../../functions/core/mapping/evolution/reconcile-schema.js';
+import { withKafkaLineage } from '../../../functions/core/records/kafka-lineage.js';
 import { parseSchema } from '../../../functions/core/spec/schema.js';
 import { metadataOf } from '../mapping/support.js';
 

@@ -7,16 +7,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { commitBatch } from '../../../functions/core/ingest/commit-batch.js';
-import { writeEvolvedRows } from '../../../functions/core/ingest/evolution/write-evolved-rows.js';
-import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js';
+import { writeEvolvedRows } from '../../../functions/core/ingest/write-evolved-rows.js';
+import { JsonNumberText } from '../../../functions/core/records/json-to-value.js';
 import {
   reconcileSchema,
   reconciliationStillApplies,
   type SchemaReconciliation,
-} from '../../../functions/core/ingest/evolution/reconcile-schema.js';
-import type { DecodedRecord } from '../../../functions/core/ingest/mapping/decoded-record.js';
-import { mapBatch } from '../../../functions/core/ingest/mapping/map-batch.js';
-import { DEFAULT_MAPPING } from '../../../functions/core/ingest/mapping/mapping-config.js';
+} from '../../../functions/core/mapping/evolution/reconcile-schema.js';
+import type { DecodedRecord } from '../../../functions/core/mapping/decoded-record.js';
+import { mapBatch } from '../../../functions/core/mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../../../functions/core/mapping/mapping-config.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { parseExpression } from '../../../functions/core/scan/parse-expression.js';

@@ -3,7 +3,7 @@
  * values built to sit on every boundary (ranges, -0, scales, precisions, nulls, unknown keys).
  */
 import fc from 'fast-check';
-import { jsonToValue } from '../../../functions/core/ingest/json-to-value.js';
+import { jsonToValue } from '../../../functions/core/records/json-to-value.js';
 import type { IcebergType, Schema, StructField, StructType } from '../../../functions/core/spec/types.js';
 
 const PRIMITIVES: IcebergType[] = [

@@ -11,15 +11,15 @@ import { buildRecordBatch } from '../../../functions/core/data/build-record-batc
 import type { StatsSink } from '../../../functions/core/data/column-stats.js';
 import { encodeBatch } from '../../../functions/core/data/encode-parquet.js';
 import { GatheredRows } from '../../../functions/core/data/gathered-rows.js';
-import { compileFittingColumns } from '../../../functions/core/ingest/evolution/fitting-columns.js';
-import { compileFittingRow, NOT_FITTING } from '../../../functions/core/ingest/evolution/fitting-row.js';
+import { compileFittingColumns } from '../../../functions/core/mapping/fast/fitting-columns.js';
+import { compileFittingRow, NOT_FITTING } from '../../../functions/core/mapping/fast/fitting-row.js';
 import {
   KAFKA_FIELD,
   kafkaLineageRow,
   withKafkaLineage,
-} from '../../../functions/core/ingest/kafka-lineage.js';
-import { mapBatch } from '../../../functions/core/ingest/mapping/map-batch.js';
-import { DEFAULT_MAPPING } from '../../../functions/core/ingest/mapping/mapping-config.js';
+} from '../../../functions/core/records/kafka-lineage.js';
+import { mapBatch } from '../../../functions/core/mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../../../functions/core/mapping/mapping-config.js';
 import type { Row, Schema } from '../../../functions/core/spec/types.js';
 import { decoded, header, metadataOf, rawRecord } from '../mapping/support.js';
 import { plain, schemaAndValues } from './fitting-arbitraries.js';

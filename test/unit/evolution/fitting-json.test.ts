@@ -8,17 +8,17 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { GatheredRows } from '../../../functions/core/data/gathered-rows.js';
-import { compileFittingColumns } from '../../../functions/core/ingest/evolution/fitting-columns.js';
+import { compileFittingColumns } from '../../../functions/core/mapping/fast/fitting-columns.js';
 import {
   KAFKA_FIELD,
   kafkaLineageRow,
   withKafkaLineage,
-} from '../../../functions/core/ingest/kafka-lineage.js';
-import { decodeJsonRecords } from '../../../functions/core/ingest/mapping/decoded-record.js';
-import { gatherJsonBatch } from '../../../functions/core/ingest/mapping/gather-json.js';
-import { mapBatch } from '../../../functions/core/ingest/mapping/map-batch.js';
-import { DEFAULT_MAPPING } from '../../../functions/core/ingest/mapping/mapping-config.js';
-import { parseJsonBytes } from '../../../functions/core/ingest/parse-json.js';
+} from '../../../functions/core/records/kafka-lineage.js';
+import { decodeJsonRecords } from '../../../functions/core/mapping/decoded-record.js';
+import { gatherJsonBatch } from '../../../functions/core/mapping/fast/gather-json.js';
+import { mapBatch } from '../../../functions/core/mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../../../functions/core/mapping/mapping-config.js';
+import { parseJsonBytes } from '../../../functions/core/records/parse-json.js';
 import type { IcebergType, Row, Schema } from '../../../functions/core/spec/types.js';
 import { metadataOf, rawRecord } from '../mapping/support.js';
 import { plain, schemaAndValues } from './fitting-arbitraries.js';

@@ -6,13 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compileFittingRow, NOT_FITTING } from '../../../functions/core/ingest/evolution/fitting-row.js';
-import { reconcileSchema } from '../../../functions/core/ingest/evolution/reconcile-schema.js';
-import { jsonToRow } from '../../../functions/core/ingest/json-to-value.js';
-import { withKafkaLineage } from '../../../functions/core/ingest/kafka-lineage.js';
-import { mapBatch } from '../../../functions/core/ingest/mapping/map-batch.js';
-import { DEFAULT_MAPPING } from '../../../functions/core/ingest/mapping/mapping-config.js';
-import { parseIsoTimestamp } from '../../../functions/core/ingest/parse-temporal.js';
+import { compileFittingRow, NOT_FITTING } from '../../../functions/core/mapping/fast/fitting-row.js';
+import { reconcileSchema } from '../../../functions/core/mapping/evolution/reconcile-schema.js';
+import { jsonToRow } from '../../../functions/core/records/json-to-value.js';
+import { withKafkaLineage } from '../../../functions/core/records/kafka-lineage.js';
+import { mapBatch } from '../../../functions/core/mapping/map-batch.js';
+import { DEFAULT_MAPPING } from '../../../functions/core/mapping/mapping-config.js';
+import { parseIsoTimestamp } from '../../../functions/core/records/parse-temporal.js';
 import { decoded, metadataOf } from '../mapping/support.js';
 import { numbered, plain, schemaAndValues } from './fitting-arbitraries.js';
 

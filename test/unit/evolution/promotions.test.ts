@@ -3,8 +3,8 @@ import {
   canPromote,
   promotionKeepsPartitionValues,
   samePrimitive,
-} from '../../../functions/core/ingest/evolution/promotions.js';
-import { reconcileSchema } from '../../../functions/core/ingest/evolution/reconcile-schema.js';
+} from '../../../functions/core/mapping/evolution/promotions.js';
+import { reconcileSchema } from '../../../functions/core/mapping/evolution/reconcile-schema.js';
 import { applyTransform, canTransform } from '../../../functions/core/spec/transforms.js';
 import type {
   PrimitiveType,

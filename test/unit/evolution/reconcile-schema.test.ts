@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SchemaEvolutionError } from '../../../functions/core/errors.js';
-import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js';
+import { JsonNumberText } from '../../../functions/core/records/json-to-value.js';
 import {
   describeChanges,
   reconcileSchema,
   reconciliationStillApplies,
-} from '../../../functions/core/ingest/evolution/reconcile-schema.js';
-import { withKafkaLineage } from '../../../functions/core/ingest/kafka-lineage.js';
+} from '../../../functions/core/mapping/evolution/reconcile-schema.js';
+import { withKafkaLineage } from '../../../functions/core/records/kafka-lineage.js';
 import { parseSchema } from '../../../functions/core/spec/schema.js';
 import { findFieldByName, maxFieldId } from '../../../functions/core/spec/schema-index.js';
 import type { Schema, TableMetadata } from '../../../functions/core/spec/types.js';

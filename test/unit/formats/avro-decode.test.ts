@@ -3,8 +3,8 @@ import { RecordDecodeError } from '../../../functions/core/errors.js';
 import {
   createPayloadDecoder,
   type PayloadDecoder,
-} from '../../../functions/core/ingest/formats/payload-decoder.js';
-import { JsonNumberText, jsonToRow } from '../../../functions/core/ingest/json-to-value.js';
+} from '../../../functions/core/formats/payload-decoder.js';
+import { JsonNumberText, jsonToRow } from '../../../functions/core/records/json-to-value.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
 import {
   type SchemaRegistryServer,

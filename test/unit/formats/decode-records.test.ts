@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TransientIOError } from '../../../functions/core/errors.js';
-import { decodeRecords } from '../../../functions/core/ingest/formats/decode-records.js';
-import { createPayloadDecoder } from '../../../functions/core/ingest/formats/payload-decoder.js';
+import { decodeRecords } from '../../../functions/core/formats/decode-records.js';
+import { createPayloadDecoder } from '../../../functions/core/formats/payload-decoder.js';
 import {
   type SchemaRegistryServer,
   startSchemaRegistryServer,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import { parseFormatConfig } from '../../../functions/core/ingest/formats/format-config.js';
+import { parseFormatConfig } from '../../../functions/core/formats/format-config.js';
 
 describe('parseFormatConfig', () => {
   it('defaults to JSON values with keys left raw', () => {

@@ -1,9 +1,9 @@
 import type { GetSchemaVersionCommand, GetSchemaVersionCommandOutput } from '@aws-sdk/client-glue';
 import { describe, expect, it } from 'vitest';
 import { RecordDecodeError, TransientIOError } from '../../../functions/core/errors.js';
-import type { GlueClientLike } from '../../../functions/core/ingest/formats/glue-schema-source.js';
-import { createPayloadDecoder } from '../../../functions/core/ingest/formats/payload-decoder.js';
-import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js';
+import type { GlueClientLike } from '../../../functions/core/formats/glue-schema-source.js';
+import { createPayloadDecoder } from '../../../functions/core/formats/payload-decoder.js';
+import { JsonNumberText } from '../../../functions/core/records/json-to-value.js';
 import { glueFrame, producerAvroType, rawRecord, valueContext } from './helpers.js';
 import { encode, producerRoot } from './protobuf-fixtures.js';
 

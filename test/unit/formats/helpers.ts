@@ -5,7 +5,7 @@
 import { deflateSync } from 'node:zlib';
 import avro from 'avsc';
 import protobuf from 'protobufjs';
-import type { RawRecord } from '../../../functions/core/ingest/esm-event.js';
+import type { RawRecord } from '../../../functions/core/records/esm-event.js';
 
 /** avsc long as bigint on the producer side, so values beyond 2^53 can be written. */
 const producerLong = avro.types.LongType.__with({

@@ -1,10 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RecordDecodeError, ValidationError } from '../../../functions/core/errors.js';
-import {
-  createPayloadDecoder,
-  detectFormat,
-} from '../../../functions/core/ingest/formats/payload-decoder.js';
-import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js';
+import { createPayloadDecoder, detectFormat } from '../../../functions/core/formats/payload-decoder.js';
+import { JsonNumberText } from '../../../functions/core/records/json-to-value.js';
 import {
   type SchemaRegistryServer,
   startSchemaRegistryServer,

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LakeError, RecordDecodeError, TransientIOError } from '../../../functions/core/errors.js';
-import { createPayloadDecoder } from '../../../functions/core/ingest/formats/payload-decoder.js';
-import { createSchemaRegistryClient } from '../../../functions/core/ingest/formats/schema-registry-client.js';
+import { createPayloadDecoder } from '../../../functions/core/formats/payload-decoder.js';
+import { createSchemaRegistryClient } from '../../../functions/core/formats/schema-registry-client.js';
 import {
   type SchemaRegistryServer,
   startSchemaRegistryServer,

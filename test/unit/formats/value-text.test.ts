@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonToValue } from '../../../functions/core/ingest/json-to-value.js';
+import { jsonToValue } from '../../../functions/core/records/json-to-value.js';
 import {
   parseIsoDate,
   parseIsoTime,
   parseIsoTimestamp,
-} from '../../../functions/core/ingest/parse-temporal.js';
+} from '../../../functions/core/records/parse-temporal.js';
 import {
   bigintFromTwosComplement,
   exactInteger,
@@ -13,7 +13,7 @@ import {
   formatEpochDate,
   formatEpochValue,
   formatTimeOfDay,
-} from '../../../functions/core/ingest/formats/value-text.js';
+} from '../../../functions/core/formats/value-text.js';
 
 // Iceberg's timestamp range as the mapper parses it (years with up to 6 digits).
 const MICROS = fc.bigInt({ min: -62_135_596_800_000_000n, max: 253_402_300_799_999_999n });

@@ -5,7 +5,7 @@ import {
   readConfluentFrame,
   readConfluentMessageIndexes,
   readGlueFrame,
-} from '../../../functions/core/ingest/formats/wire-format.js';
+} from '../../../functions/core/formats/wire-format.js';
 import { confluentFrame, glueFrame } from './helpers.js';
 
 describe('Confluent framing', () => {

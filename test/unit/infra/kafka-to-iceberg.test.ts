@@ -1,6 +1,6 @@
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseRoutes } from '../../../functions/core/ingest/routes.js';
+import { parseRoutes } from '../../../functions/core/routing/routes.js';
 import type { KafkaToIceberg } from '../../../infra/kafka-to-iceberg.js';
 import { tableLayout } from '../../../infra/table-routes.js';
 import {

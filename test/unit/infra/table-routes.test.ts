@@ -9,7 +9,7 @@ import {
   splitTableName,
   tableLayout,
 } from '../../../infra/table-routes.js';
-import { parseRoutes } from '../../../functions/core/ingest/routes.js';
+import { parseRoutes } from '../../../functions/core/routing/routes.js';
 import { CLUSTER_ARN, newApp, ORDERS_TABLE } from './stacks.js';
 
 const SCHEMA = ORDERS_TABLE.schema;

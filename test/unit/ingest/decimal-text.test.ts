@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RecordDecodeError } from '../../../functions/core/errors.js';
-import { parseDecimalText } from '../../../functions/core/ingest/decimal-text.js';
+import { parseDecimalText } from '../../../functions/core/records/decimal-text.js';
 
 // ---- the former parseDecimalText of json-to-value.ts, unchanged but for zero: exact at any scale ----
 // (it refused `0e-400` as having too many decimal places; issue 20, item 10)

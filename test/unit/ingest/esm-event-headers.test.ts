@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import { decodeEsmEvent, type KafkaHeader } from '../../../functions/core/ingest/esm-event.js';
+import { decodeEsmEvent, type KafkaHeader } from '../../../functions/core/records/esm-event.js';
 
 /**
  * The former decodeHeaders of esm-event.ts, unchanged but for a null value, which is null now (it

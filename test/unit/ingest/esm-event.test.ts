@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import { decodeBase64, decodeEsmEvent } from '../../../functions/core/ingest/esm-event.js';
+import { decodeBase64, decodeEsmEvent } from '../../../functions/core/records/esm-event.js';
 
 const awsSample = () => JSON.parse(readFileSync('test/fixtures/aws-docs-msk-event.json', 'utf8'));
 

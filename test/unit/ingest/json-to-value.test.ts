@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { RecordDecodeError } from '../../../functions/core/errors.js';
-import { parseDecimalText } from '../../../functions/core/ingest/decimal-text.js';
-import { jsonToRow, jsonToValue } from '../../../functions/core/ingest/json-to-value.js';
-import { parseJsonBytes } from '../../../functions/core/ingest/parse-json.js';
+import { parseDecimalText } from '../../../functions/core/records/decimal-text.js';
+import { jsonToRow, jsonToValue } from '../../../functions/core/records/json-to-value.js';
+import { parseJsonBytes } from '../../../functions/core/records/parse-json.js';
 import {
   parseIsoDate,
   parseIsoTime,
   parseIsoTimestamp,
-} from '../../../functions/core/ingest/parse-temporal.js';
+} from '../../../functions/core/records/parse-temporal.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -1,8 +1,8 @@
 /** The lineage timestamp in µs, exact at every safe millisecond value; bad record timestamps dead-lettered. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import { timestampMicros } from '../../../functions/core/ingest/kafka-lineage.js';
-import { parseRoutes } from '../../../functions/core/ingest/routes.js';
+import { timestampMicros } from '../../../functions/core/records/kafka-lineage.js';
+import { parseRoutes } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { tempWarehouse } from '../../support/tables.js';

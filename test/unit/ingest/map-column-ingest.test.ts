@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { tempWarehouse } from '../../support/tables.js';

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalog, LoadedTable } from '../../../functions/core/catalog/catalog.js';
-import { dlqIdentifier } from '../../../functions/core/ingest/dead-letters.js';
+import { dlqIdentifier } from '../../../functions/core/records/dead-letters.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';

@@ -4,11 +4,11 @@
  * a record is a replay only if its offset lies inside a range the table has committed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { dlqIdentifier } from '../../../functions/core/ingest/dead-letters.js';
-import { commitDeadLetters } from '../../../functions/core/ingest/commit-batch.js';
+import { dlqIdentifier } from '../../../functions/core/records/dead-letters.js';
+import { commitDeadLetters } from '../../../functions/core/ingest/commit-dead-letters.js';
 import { batchIdOf, ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { loadOrCreateTable } from '../../../functions/core/ingest/load-or-create-table.js';
-import { decodeEsmEvent } from '../../../functions/core/ingest/esm-event.js';
+import { decodeEsmEvent } from '../../../functions/core/records/esm-event.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';

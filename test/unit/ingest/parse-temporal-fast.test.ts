@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import { parseIsoDate, parseIsoTimestamp } from '../../../functions/core/ingest/parse-temporal.js';
+import { parseIsoDate, parseIsoTimestamp } from '../../../functions/core/records/parse-temporal.js';
 import { daysFromCivil } from '../../../functions/core/spec/epoch-time.js';
 
 // ---- the former parse-temporal.ts, with the value rules of issue 20 ----

@@ -7,8 +7,8 @@ import {
   encodeOffsetSet,
   redriveDeadLetters,
 } from '../../../functions/core/ingest/redrive.js';
-import { parseMappingConfig } from '../../../functions/core/ingest/mapping/mapping-config.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import { parseMappingConfig } from '../../../functions/core/mapping/mapping-config.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema } from '../../../functions/core/spec/metadata.js';

@@ -1,7 +1,7 @@
 /** FLOE_TABLES routes: every key a route may have is read; any other is refused, never ignored. */
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import { parseRoutes } from '../../../functions/core/ingest/routes.js';
+import { parseRoutes } from '../../../functions/core/routing/routes.js';
 
 const base = { table: 'sales.orders', topics: ['orders'] };
 

@@ -6,13 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { connectFieldTypes, fromConnectSchema } from '../../../functions/core/cdc/connect-logical.js';
-import { jsonToValue } from '../../../functions/core/ingest/json-to-value.js';
-import { coerceValue } from '../../../functions/core/ingest/mapping/coercions.js';
-import {
-  compileTimestampFormat,
-  parseZoneOffset,
-} from '../../../functions/core/ingest/mapping/timestamp-format.js';
-import { parseIsoDate, parseIsoTimestamp } from '../../../functions/core/ingest/parse-temporal.js';
+import { jsonToValue } from '../../../functions/core/records/json-to-value.js';
+import { coerceValue } from '../../../functions/core/mapping/coercions.js';
+import { compileTimestampFormat, parseZoneOffset } from '../../../functions/core/mapping/timestamp-format.js';
+import { parseIsoDate, parseIsoTimestamp } from '../../../functions/core/records/parse-temporal.js';
 import { parseDate, parseTimestamp } from '../../../functions/core/scan/temporal-literal.js';
 
 /** 2026-11-20T10:00:00Z in µs: datetime(2026, 11, 20, 10, tzinfo=timezone.utc). */

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import { decodeEsmEvent } from '../../../functions/core/ingest/esm-event.js';
+import { decodeEsmEvent } from '../../../functions/core/records/esm-event.js';
 import {
   type ConsumedMessage,
   ESM_MAX_PAYLOAD_BYTES,

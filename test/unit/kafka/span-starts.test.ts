@@ -11,7 +11,7 @@ import {
   fragmentationWarning,
   type SpanStarts,
 } from '../../../functions/core/ingest/span-starts.js';
-import type { IngestWarningKind } from '../../../functions/core/ingest/commit-batch.js';
+import type { IngestWarningKind } from '../../../functions/core/ingest/table-batch.js';
 import {
   type ConsumedMessage,
   formEsmEvents,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RawRecord } from '../../../functions/core/ingest/esm-event.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { RawRecord } from '../../../functions/core/records/esm-event.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { mapHotset } from '../../../functions/core/live/map-hotset.js';
 import { newTableMetadata } from '../../../functions/core/spec/metadata.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyState } from '../../../functions/core/cdc/collapse-changes.js';
 import { keyFromRow } from '../../../functions/core/cdc/record-key.js';
-import type { KeyColumn } from '../../../functions/core/cdc/table-mode.js';
+import type { KeyColumn } from '../../../functions/core/routing/table-mode.js';
 import { overlayChanges, unionRows } from '../../../functions/core/live/overlay-changes.js';
 import type { Row } from '../../../functions/core/spec/types.js';
 

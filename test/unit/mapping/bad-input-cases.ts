@@ -2,7 +2,7 @@
  * The bad-input corpus: a table schema, builders for ESM records (a good one per offset, a bad one
  * at offset 2 with some part replaced), and the cases with the stage and reason each must get.
  */
-import type { FailedStage } from '../../../functions/core/ingest/dead-letters.js';
+import type { FailedStage } from '../../../functions/core/records/dead-letters.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 
 export const SCHEMA: Schema = {

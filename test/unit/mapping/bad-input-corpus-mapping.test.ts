@@ -5,18 +5,15 @@
  * it.todo entries name what the end-to-end test (as in bad-input-corpus.test.ts) checks once wired.
  */
 import { describe, expect, it } from 'vitest';
-import type { FailedStage } from '../../../functions/core/ingest/dead-letters.js';
-import { decodeEsmEvent } from '../../../functions/core/ingest/esm-event.js';
-import { decodeRecords } from '../../../functions/core/ingest/formats/decode-records.js';
-import { parseFormatConfig } from '../../../functions/core/ingest/formats/format-config.js';
-import { createPayloadDecoder } from '../../../functions/core/ingest/formats/payload-decoder.js';
-import {
-  decodeJsonRecords,
-  fromFormatDecoded,
-} from '../../../functions/core/ingest/mapping/decoded-record.js';
-import { mapBatch } from '../../../functions/core/ingest/mapping/map-batch.js';
-import { parseMappingConfig } from '../../../functions/core/ingest/mapping/mapping-config.js';
-import { parseRouteCondition, routeMatches } from '../../../functions/core/ingest/mapping/route-condition.js';
+import type { FailedStage } from '../../../functions/core/records/dead-letters.js';
+import { decodeEsmEvent } from '../../../functions/core/records/esm-event.js';
+import { decodeRecords } from '../../../functions/core/formats/decode-records.js';
+import { parseFormatConfig } from '../../../functions/core/formats/format-config.js';
+import { createPayloadDecoder } from '../../../functions/core/formats/payload-decoder.js';
+import { decodeJsonRecords, fromFormatDecoded } from '../../../functions/core/mapping/decoded-record.js';
+import { mapBatch } from '../../../functions/core/mapping/map-batch.js';
+import { parseMappingConfig } from '../../../functions/core/mapping/mapping-config.js';
+import { parseRouteCondition, routeMatches } from '../../../functions/core/mapping/route-condition.js';
 import { b64, type EsmRecord, esmRecord, goodValue, SCHEMA } from './bad-input-cases.js';
 import { metadataOf } from './support.js';
 

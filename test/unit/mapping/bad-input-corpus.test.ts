@@ -11,9 +11,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { ValidationError } from '../../../functions/core/errors.js';
-import { decodeEsmEvent } from '../../../functions/core/ingest/esm-event.js';
+import { decodeEsmEvent } from '../../../functions/core/records/esm-event.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import type { Row, TableIdentifier } from '../../../functions/core/spec/types.js';

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { RecordDecodeError } from '../../../functions/core/errors.js';
-import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js';
-import { type Coercion, coerceValue, fitValue } from '../../../functions/core/ingest/mapping/coercions.js';
-import { compileTimestampFormat } from '../../../functions/core/ingest/mapping/timestamp-format.js';
-import { parseJsonBytes } from '../../../functions/core/ingest/parse-json.js';
+import { JsonNumberText } from '../../../functions/core/records/json-to-value.js';
+import { type Coercion, coerceValue, fitValue } from '../../../functions/core/mapping/coercions.js';
+import { compileTimestampFormat } from '../../../functions/core/mapping/timestamp-format.js';
+import { parseJsonBytes } from '../../../functions/core/records/parse-json.js';
 import {
   parseIsoDate,
   parseIsoTime,
   parseIsoTimestamp,
-} from '../../../functions/core/ingest/parse-temporal.js';
+} from '../../../functions/core/records/parse-temporal.js';
 
 const ts = (iso: string) => parseIsoTimestamp(iso);
 

@@ -1,8 +1,8 @@
 /** What mapping needed from json-to-value: typed decoder values, and refusals that used to slip through. */
 import { describe, expect, it } from 'vitest';
 import { RecordDecodeError } from '../../../functions/core/errors.js';
-import { jsonToValue } from '../../../functions/core/ingest/json-to-value.js';
-import { parseJsonBytes } from '../../../functions/core/ingest/parse-json.js';
+import { jsonToValue } from '../../../functions/core/records/json-to-value.js';
+import { parseJsonBytes } from '../../../functions/core/records/parse-json.js';
 
 describe('jsonToValue additions', () => {
   it('takes bigints and bytes as decoders of typed formats hand them over', () => {

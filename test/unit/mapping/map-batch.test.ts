@@ -1,13 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SchemaEvolutionError, ValidationError } from '../../../functions/core/errors.js';
-import { withKafkaLineage } from '../../../functions/core/ingest/kafka-lineage.js';
-import { decodeJsonRecords } from '../../../functions/core/ingest/mapping/decoded-record.js';
-import { mapBatch } from '../../../functions/core/ingest/mapping/map-batch.js';
-import {
-  DEFAULT_MAPPING,
-  parseMappingConfig,
-} from '../../../functions/core/ingest/mapping/mapping-config.js';
-import { parseIsoTimestamp } from '../../../functions/core/ingest/parse-temporal.js';
+import { withKafkaLineage } from '../../../functions/core/records/kafka-lineage.js';
+import { decodeJsonRecords } from '../../../functions/core/mapping/decoded-record.js';
+import { mapBatch } from '../../../functions/core/mapping/map-batch.js';
+import { DEFAULT_MAPPING, parseMappingConfig } from '../../../functions/core/mapping/mapping-config.js';
+import { parseIsoTimestamp } from '../../../functions/core/records/parse-temporal.js';
 import { findFieldByName } from '../../../functions/core/spec/schema-index.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 import { bytes, decoded, metadataOf, rawRecord } from './support.js';

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import {
-  DEFAULT_MAPPING,
-  parseMappingConfig,
-} from '../../../functions/core/ingest/mapping/mapping-config.js';
+import { DEFAULT_MAPPING, parseMappingConfig } from '../../../functions/core/mapping/mapping-config.js';
 
 describe('parseMappingConfig', () => {
   it('reads a full mapping', () => {

@@ -5,11 +5,8 @@
  * dead-lettered the record ("function Object() … cannot go into the string column").
  */
 import { describe, expect, it } from 'vitest';
-import { mapBatch } from '../../../functions/core/ingest/mapping/map-batch.js';
-import {
-  DEFAULT_MAPPING,
-  parseMappingConfig,
-} from '../../../functions/core/ingest/mapping/mapping-config.js';
+import { mapBatch } from '../../../functions/core/mapping/map-batch.js';
+import { DEFAULT_MAPPING, parseMappingConfig } from '../../../functions/core/mapping/mapping-config.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 import { decoded, metadataOf } from './support.js';
 

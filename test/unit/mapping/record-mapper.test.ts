@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { RecordDecodeError, ValidationError } from '../../../functions/core/errors.js';
-import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js';
-import { withKafkaLineage } from '../../../functions/core/ingest/kafka-lineage.js';
-import { parseMappingConfig } from '../../../functions/core/ingest/mapping/mapping-config.js';
-import { compileMapping } from '../../../functions/core/ingest/mapping/record-mapper.js';
-import { parseIsoTimestamp } from '../../../functions/core/ingest/parse-temporal.js';
+import { JsonNumberText } from '../../../functions/core/records/json-to-value.js';
+import { withKafkaLineage } from '../../../functions/core/records/kafka-lineage.js';
+import { parseMappingConfig } from '../../../functions/core/mapping/mapping-config.js';
+import { compileMapping } from '../../../functions/core/mapping/record-mapper.js';
+import { parseIsoTimestamp } from '../../../functions/core/records/parse-temporal.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 import { bytes, decoded, header } from './support.js';
 

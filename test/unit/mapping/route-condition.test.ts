@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import { JsonNumberText } from '../../../functions/core/ingest/json-to-value.js';
-import { parseRouteCondition, routeMatches } from '../../../functions/core/ingest/mapping/route-condition.js';
+import { JsonNumberText } from '../../../functions/core/records/json-to-value.js';
+import { parseRouteCondition, routeMatches } from '../../../functions/core/mapping/route-condition.js';
 import { decoded, header } from './support.js';
 
 const when = (json: unknown) => parseRouteCondition(json);

@@ -1,6 +1,6 @@
 /** Builders for mapping and evolution tests: raw records, decoded records, a table metadata. */
-import type { RawRecord } from '../../../functions/core/ingest/esm-event.js';
-import type { DecodedRecord } from '../../../functions/core/ingest/mapping/decoded-record.js';
+import type { RawRecord } from '../../../functions/core/records/esm-event.js';
+import type { DecodedRecord } from '../../../functions/core/mapping/decoded-record.js';
 import { newTableMetadata } from '../../../functions/core/spec/metadata.js';
 import type { PartitionSpec, Schema, TableMetadata } from '../../../functions/core/spec/types.js';
 

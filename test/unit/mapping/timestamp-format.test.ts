@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import {
-  compileTimestampFormat,
-  parseZoneOffset,
-} from '../../../functions/core/ingest/mapping/timestamp-format.js';
-import { parseIsoDate, parseIsoTimestamp } from '../../../functions/core/ingest/parse-temporal.js';
+import { compileTimestampFormat, parseZoneOffset } from '../../../functions/core/mapping/timestamp-format.js';
+import { parseIsoDate, parseIsoTimestamp } from '../../../functions/core/records/parse-temporal.js';
 
 /** µs of a parsed value, as UTC, for comparing with the ISO parser no one changed here. */
 function utcMicros(pattern: string, text: string): bigint {

@@ -15,12 +15,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
-import { DLQ_SCHEMA, type FailedStage } from '../../../functions/core/ingest/dead-letters.js';
+import { DLQ_SCHEMA, type FailedStage } from '../../../functions/core/records/dead-letters.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import { kafkaLineageType } from '../../../functions/core/ingest/kafka-lineage.js';
-import { parseMappingConfig } from '../../../functions/core/ingest/mapping/mapping-config.js';
-import { parseRouteCondition } from '../../../functions/core/ingest/mapping/route-condition.js';
-import type { TableRoute } from '../../../functions/core/ingest/routes.js';
+import { kafkaLineageType } from '../../../functions/core/records/kafka-lineage.js';
+import { parseMappingConfig } from '../../../functions/core/mapping/mapping-config.js';
+import { parseRouteCondition } from '../../../functions/core/mapping/route-condition.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import type { Row, Schema, StructType, TableIdentifier, Value } from '../../../functions/core/spec/types.js';

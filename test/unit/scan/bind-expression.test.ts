@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
-import {
-  bindExpression,
-  formatExpression,
-  parseExpression,
-} from '../../../functions/core/scan/expression.js';
+import { bindExpression } from '../../../functions/core/scan/bind-expression.js';
+import { formatExpression } from '../../../functions/core/scan/format-expression.js';
+import { parseExpression } from '../../../functions/core/scan/parse-expression.js';
 import type { Literal } from '../../../functions/core/scan/expression.js';
 import { ORDERS_SCHEMA, bound } from './scan-fixtures.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateRow } from '../../../functions/core/scan/evaluate-row.js';
-import { rewriteNot } from '../../../functions/core/scan/expression.js';
+import { rewriteNot } from '../../../functions/core/scan/expression-helpers.js';
 import type { Row } from '../../../functions/core/spec/types.js';
 import { bound } from './scan-fixtures.js';
 

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
 import type { Expression } from '../../../functions/core/scan/expression.js';
-import { formatExpression, parseExpression } from '../../../functions/core/scan/expression.js';
+import { formatExpression } from '../../../functions/core/scan/format-expression.js';
+import { parseExpression } from '../../../functions/core/scan/parse-expression.js';
 
 const num = (text: string) => ({ type: 'number', text }) as const;
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
 import { readManifestList } from '../../../functions/core/manifest/manifest-list.js';
-import { parseExpression } from '../../../functions/core/scan/expression.js';
+import { parseExpression } from '../../../functions/core/scan/parse-expression.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScan, readScanRows } from '../../../functions/core/scan/read-scan.js';
 import type { FileScanTask, ScanPlan } from '../../../functions/core/scan/scan-plan.js';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { evaluateRow } from '../../../functions/core/scan/evaluate-row.js';
-import { bindExpression, formatExpression } from '../../../functions/core/scan/expression.js';
+import { bindExpression } from '../../../functions/core/scan/bind-expression.js';
+import { formatExpression } from '../../../functions/core/scan/format-expression.js';
 import type { Expression, Literal } from '../../../functions/core/scan/expression.js';
 import { evaluatePartition, projectPartition } from '../../../functions/core/scan/project-partition.js';
 import { applyTransform } from '../../../functions/core/spec/transforms.js';

@@ -1,7 +1,8 @@
 /** Schemas and helpers shared by the scan tests. */
 import { encodeValue } from '../../../functions/core/spec/conversions.js';
 import type { BoundExpression } from '../../../functions/core/scan/expression.js';
-import { bindExpression, parseExpression } from '../../../functions/core/scan/expression.js';
+import { bindExpression } from '../../../functions/core/scan/bind-expression.js';
+import { parseExpression } from '../../../functions/core/scan/parse-expression.js';
 import type { DataFile, IcebergType, Schema, Value } from '../../../functions/core/spec/types.js';
 
 /** A table schema with one column of most primitive types and a nested struct. */

@@ -1,0 +1,154 @@
+/**
+ * The fast path of fitting-row.ts, gathering columns instead of building row objects: a decoded value
+ * that fits the schema as it is (the same test and the same conversions as compileFittingRow) is
+ * appended to gathered columns (data/gathered-rows.ts); one that does not leaves them as they were
+ * and answers false. test/unit/evolution/fitting-columns.test.ts checks both give the same rows.
+ */
+import {
+  appendAbsent,
+  appendValue,
+  columnLength,
+  emptyColumns,
+  type GatheredColumn,
+  type LeafColumn,
+  type ListColumn,
+  type StructColumn,
+  truncateColumn,
+} from '../../data/gathered-rows.js';
+import type { IcebergType, StructType, Value } from '../../spec/types.js';
+import { isFieldObject, ownValue } from '../value-paths.js';
+import { compileJsonFields } from './fitting-json.js';
+import { compilePrimitive, depthOf, inheritedNames, MAX_DEPTH, NOT_FITTING } from './fitting-row.js';
+
+/** Appends a (non-null) value to a column; false when it does not fit (the column may be left partly written). */
+type Append = (column: GatheredColumn, v: unknown) => boolean;
+
+function compileType(type: IcebergType): Append {
+  if (typeof type === 'string') {
+    const convert = compilePrimitive(type);
+    return (column, v) => {
+      const value = convert(v);
+      if (value === NOT_FITTING) return false;
+      (column as LeafColumn).values.push(value);
+      return true;
+    };
+  }
+  if (type.type === 'struct') {
+    const fields = compileFields(type);
+    return (column, v) => isFieldObject(v) && fields(column as StructColumn, v);
+  }
+  if (type.type === 'list') {
+    const element = compileType(type.element);
+    const required = type['element-required'];
+    return (column, v) => {
+      if (!Array.isArray(v)) return false;
+      const list = column as ListColumn;
+      for (let i = 0; i < v.length; i++) {
+        const item = v[i];
+        if (item === null || item === undefined) {
+          if (required) return false;
+          appendAbsent(list.element, false);
+        } else if (!element(list.element, item)) return false;
+      }
+      list.valid.push(true);
+      list.offsets.push(list.offsets[list.offsets.length - 1] + v.length);
+      return true;
+    };
+  }
+  return () => false; // maps take the general path
+}
+
+/** A struct's fields appended from an object: every key a field, nothing refused. */
+function compileFields(type: StructType): (column: StructColumn, obj: Record<string, unknown>) => boolean {
+  const names = type.fields.map((f) => f.name);
+  const required = type.fields.map((f) => f.required);
+  const appends = type.fields.map((f) => compileType(f.type));
+  const inherited = inheritedNames(names);
+  const n = names.length;
+  return (column, obj) => {
+    let present = 0;
+    for (let i = 0; i < n; i++) {
+      const raw = inherited[i] ? ownValue(obj, names[i]) : obj[names[i]];
+      const child = column.children[i];
+      if (raw === undefined || raw === null) {
+        if (raw === null) present++;
+        if (required[i]) return false;
+        appendAbsent(child, false);
+        continue;
+      }
+      present++;
+      if (!appends[i](child, raw)) return false;
+    }
+    if (Object.keys(obj).length !== present) return false;
+    column.valid.push(true);
+    return true;
+  };
+}
+
+export interface FittingColumns {
+  /** The gathered rows so far, one column per schema field. */
+  readonly columns: StructColumn;
+  /**
+   * Appends one row: the schema's value fields from a decoded value, the `converted` fields (e.g.
+   * `_kafka`) from `converted` as they are. False, leaving the columns as they were, when the value does
+   * not fit the schema as it is.
+   */
+  append(value: unknown, converted?: Record<string, unknown>): boolean;
+  /**
+   * The same for a value still as JSON text (fitting-json.ts): false, leaving the columns as they
+   * were, also when the text is not JSON or holds anything the scan leaves to the general path.
+   */
+  appendJson(json: string, converted?: Record<string, unknown>): boolean;
+}
+
+/**
+ * Gathered columns for a table schema whose fields named in `convertedFields` come already converted
+ * (the lineage) and whose others come from decoded values. Schemas nested deeper than the general
+ * path's limit take no value.
+ */
+export function compileFittingColumns(
+  schema: StructType,
+  convertedFields: ReadonlySet<string>,
+): FittingColumns {
+  const columns = emptyColumns(schema);
+  const valueIndexes: number[] = [];
+  const convertedIndexes: number[] = [];
+  schema.fields.forEach((f, j) => {
+    (convertedFields.has(f.name) ? convertedIndexes : valueIndexes).push(j);
+  });
+  const valueStruct: StructType = { type: 'struct', fields: valueIndexes.map((j) => schema.fields[j]) };
+  const fields = compileFields(valueStruct);
+  // A view of the value fields' columns (the same arrays); its own validity is scratch.
+  const valueColumns: StructColumn = {
+    kind: 'struct',
+    names: valueStruct.fields.map((f) => f.name),
+    valid: [],
+    children: valueIndexes.map((j) => columns.children[j]),
+  };
+  const jsonFields = compileJsonFields(valueStruct);
+  const deep = depthOf(schema) > MAX_DEPTH;
+  /** Appends the value fields of `source` by `appendFields`, then the converted ones; all or nothing. */
+  const appendRow = <S>(
+    appendFields: (column: StructColumn, source: S) => boolean,
+    source: S,
+    converted?: Record<string, unknown>,
+  ): boolean => {
+    if (deep) return false;
+    const before = columnLength(columns);
+    valueColumns.valid.length = 0;
+    if (!appendFields(valueColumns, source)) {
+      truncateColumn(columns, before);
+      return false;
+    }
+    for (const j of convertedIndexes) {
+      appendValue(columns.children[j], (converted?.[schema.fields[j].name] ?? null) as Value);
+    }
+    columns.valid.push(true);
+    return true;
+  };
+  return {
+    columns,
+    append: (value, converted) => isFieldObject(value) && appendRow(fields, value, converted),
+    appendJson: (json, converted) => appendRow(jsonFields, json, converted),
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * The shortest path of an append batch: JSON values that fit the table schema as it is go from their
+ * text straight into gathered columns (evolution/fitting-json.ts), never parsed into objects. Only the
+ * records that do not fit (a new field, a bad value, not JSON at all) are decoded and mapped by the
+ * general path (mapBatch), which decides and explains; one bad record does not send the whole batch
+ * there. When those records change the schema, every record has to be converted to the new one: then
+ * this answers undefined and the caller maps the whole batch by the general path.
+ *
+ * Taken with the plain mapping only (the value's fields are the columns).
+ */
+import { appendValue } from '../../data/gathered-rows.js';
+import { currentSchema } from '../../spec/metadata.js';
+import type { RawRecord } from '../../records/esm-event.js';
+import { reconcileSchema } from '../evolution/reconcile-schema.js';
+import { jsonTextOf } from '../../records/parse-json.js';
+import { decodeJsonRecords } from '../decoded-record.js';
+import { type MapBatchOptions, type MappedBatch, mapBatch } from '../map-batch.js';
+import { compileMapping, isPlainMapping } from '../record-mapper.js';
+
+/**
+ * The batch gathered from its JSON text (dead letters as mapBatch gives them; `used` says which record
+ * each row came from), or undefined when the batch needs the general path as a whole.
+ * @throws SchemaEvolutionError under policy block, as mapBatch
+ */
+export function gatherJsonBatch(
+  records: readonly RawRecord[],
+  options: MapBatchOptions,
+): MappedBatch | undefined {
+  if (options.fastPath === false || !isPlainMapping(options.mapping)) return undefined;
+  if (options.typeHints !== undefined && options.typeHints.size > 0) return undefined;
+  const gatherer = compileMapping(options.mapping, currentSchema(options.metadata)).gatherFitting?.();
+  if (!gatherer) return undefined;
+  const fitting: RawRecord[] = [];
+  const rest: RawRecord[] = [];
+  for (const record of records) {
+    const json =
+      record.decodeError === undefined && record.value !== null ? jsonTextOf(record.value) : undefined;
+    if (json !== undefined && gatherer.appendJson(json, record)) fitting.push(record);
+    else rest.push(record);
+  }
+  if (rest.length === 0) {
+    const reconciliation = reconcileSchema(options.metadata, [], { policy: options.policy });
+    return { rows: [], gathered: gatherer.rows, used: fitting, deadLetters: [], reconciliation };
+  }
+  const decoded = decodeJsonRecords(rest);
+  const mapped = mapBatch(decoded.decoded, { ...options, columnar: false });
+  if (mapped.reconciliation.changed) return undefined;
+  // The rows of the records that fit, then the others' (order within a batch carries no meaning;
+  // putting them back in record order would copy every column).
+  for (const row of mapped.rows) appendValue(gatherer.rows.columns, row);
+  return {
+    rows: [],
+    gathered: gatherer.rows,
+    used: [...fitting, ...mapped.used],
+    deadLetters: [...decoded.deadLetters, ...mapped.deadLetters],
+    reconciliation: mapped.reconciliation,
+  };
+}
