@@ -11,6 +11,7 @@ import { runDlq } from './commands/dlq.js';
 import { runIngest } from './commands/ingest.js';
 import { runInspect } from './commands/inspect.js';
 import { runMaintain } from './commands/maintain.js';
+import { runReplayCommand } from './commands/replay.js';
 import { KAFKA_COMMANDS } from './commands/run.js';
 import { runScan } from './commands/scan.js';
 import { hintFor } from './error-hints.js';
@@ -48,6 +49,8 @@ commands:
       --routes (the FLOE_TABLES JSON), the table's route decides format, mapping and evolution policy
   run | backfill | redrive-failed --help
       read Kafka yourself: a local event source mapping, a bounded backfill, redrive of failed batches
+  replay <catalog> --table NS.NAME --bootstrap-servers ... --to-topic OUT [--where EXPR] [--follow] --help
+      the table back into a Kafka topic, per source partition in offset order, exactly once
   demo [--warehouse DIR]
       ingest the sample events in events/ into ./warehouse and show the table (what \`npm start\` runs)
 
@@ -63,6 +66,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     // The Kafka commands (run, backfill, redrive-failed) parse their own flags.
     if (Object.hasOwn(KAFKA_COMMANDS, command)) return await KAFKA_COMMANDS[command](rest);
+    if (command === 'replay') return await runReplayCommand(rest);
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       process.stdout.write(USAGE);
