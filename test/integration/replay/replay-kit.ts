@@ -52,6 +52,7 @@ export async function backfill(
   warehouse: string,
   table: string,
   schemaFile: string,
+  ...extra: string[]
 ): Promise<void> {
   const p = spawnFloe([
     'backfill',
@@ -69,6 +70,7 @@ export async function backfill(
     '500',
     '--session-timeout-ms',
     '6000',
+    ...extra,
   ]);
   const { code } = await exitOf(p);
   expect(code, p.output()).toBe(0);
