@@ -198,14 +198,15 @@ export async function runReplayCommand(args: string[]): Promise<number> {
       formatValue: (row) => Buffer.from(stringifyJson(toDisplayRow(schema, row))),
       onStart: (info) =>
         status.log(
-          `floe replay: ${values.table} → ${toTopic} (${info.partitions} partitions, partitioning ${partitioning}): ${info.toSend} rows to produce, ${info.skipped} already replayed`,
+          `floe replay: ${values.table} → ${toTopic} (${info.partitions} partitions, partitioning ${partitioning}): ${info.rowsInFiles} rows in the selected files`,
           process.stderr,
         ),
       onSent: (sent, progress) => {
         const line = `${sent.live ? 'live ' : ''}${sent.source.topic}/${sent.source.partition}@${sent.source.first}..${sent.source.last} → ${toTopic}/${sent.targets.join(',')}: ${sent.records} records`;
         if (!status.live) status.log(`floe replay: ${line}`, process.stderr);
-        const percent = progress.toSend === 0 ? 100 : Math.floor((progress.sent * 100) / progress.toSend);
-        status.show(`floe replay: ${percent}% · ${progress.sent}/${progress.toSend} rows · last ${line}`);
+        const percent =
+          progress.toSend === 0 ? 100 : Math.min(100, Math.floor((progress.sent * 100) / progress.toSend));
+        status.show(`floe replay: ≤${percent}% · ${progress.sent}/${progress.toSend} rows · last ${line}`);
       },
     });
     status.clear();

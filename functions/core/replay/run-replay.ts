@@ -2,10 +2,9 @@
  * `floe replay`: a table's rows back into a Kafka topic, per source partition in `_kafka.offset`
  * order, exactly once across kills (replay-source.ts has the checkpoint the target topic keeps).
  *
- * Memory: every selected row not yet replayed is held (decoded) until it is sent, since a source
- * partition's rows are spread over many files and only a full read orders them; rows the target
- * already holds are dropped as they are read. Bound: the selected, not-yet-replayed rows of the
- * table — narrow a large table with --where or --from/--to bounds, or replay it in offset slices.
+ * Memory: rows are read file by file in the order of the files' offset lower bounds and released
+ * per source partition in offset order as soon as no unread file can hold a smaller offset
+ * (read-in-offset-order.ts has the bound); rows the target already holds are dropped as they are read.
  *
  * CDC tables hold current state: the scan applies their deletes, so replay emits one record per live
  * row, in the offset order of the change that produced it (not the change history).
@@ -21,14 +20,12 @@ import {
   topicOffsets,
 } from '../kafka/replay-producer.js';
 import { planScan } from '../scan/plan-scan.js';
-import { readScan } from '../scan/read-scan.js';
 import type { Expression } from '../scan/expression.js';
 import type { Row } from '../spec/types.js';
 import { readCommittedOffsets } from '../table/source-offsets.js';
 import {
   buildRecord,
   lineageOf,
-  orderBySource,
   type Partitioning,
   type ReplayBounds,
   type ReplayRecord,
@@ -38,6 +35,7 @@ import {
   targetPartition,
   withinBounds,
 } from './replay-records.js';
+import { readInOffsetOrder } from './read-in-offset-order.js';
 import { alreadyReplayed, type Checkpoint } from './replay-source.js';
 
 export interface ReplayOptions {
@@ -57,7 +55,7 @@ export interface ReplayOptions {
   /** The value of a row's record: the row without `_kafka` (the caller owns the JSON format). */
   formatValue: (row: Row) => Uint8Array;
   sessionTimeoutMs?: number;
-  onStart?: (info: { partitions: number; toSend: number; skipped: number }) => void;
+  onStart?: (info: { partitions: number; rowsInFiles: number }) => void;
   onSent?: (sent: SentBatch, progress: ReplayProgress) => void;
 }
 
@@ -70,6 +68,7 @@ export interface SentBatch {
 
 export interface ReplayProgress {
   sent: number;
+  /** Rows of the selected files (before deletes, filter and skips): what the percentage is of. */
   toSend: number;
 }
 
@@ -141,18 +140,24 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     stoppedBy: 'done',
   };
   const sources = new Map<string, SourceRange>();
-  const pending: Pending[] = [];
   const plan = await planScan(options.table, { filter: options.filter });
-  for await (const row of readScan(options.table, plan, { filter: options.filter })) {
+  // An estimate for the progress line: the selected files' rows, before deletes and the row filter.
+  const inFiles = plan.tasks.reduce((n, t) => n + Number(t.file.record_count), 0);
+  const progress: ReplayProgress = { sent: 0, toSend: inFiles };
+  options.onStart?.({ partitions: partitionCount, rowsInFiles: inFiles });
+  // What the target held at the start (checkpoints advance as batches land; a copy of the map is
+  // stable because advancing replaces its entries).
+  const atStart = new Map(checkpoints);
+  const select = (row: Row): Pending | undefined => {
     const lineage = lineageOf(row);
-    if (options.bounds && !withinBounds(lineage, options.bounds)) continue;
+    if (options.bounds && !withinBounds(lineage, options.bounds)) return undefined;
     const target = targetPartition(partitioning, lineage, partitionCount, keyPartition);
-    if (alreadyReplayed(checkpoints.get(target), lineage)) summary.skipped++;
-    else pending.push({ lineage, row, target });
-  }
-  const groups = orderBySource(pending);
-  const progress: ReplayProgress = { sent: 0, toSend: pending.length };
-  options.onStart?.({ partitions: partitionCount, toSend: pending.length, skipped: summary.skipped });
+    if (alreadyReplayed(atStart.get(target), lineage)) {
+      summary.skipped++;
+      return undefined;
+    }
+    return { lineage, row, target };
+  };
 
   const producer = await createReplayProducer(options.kafka, options.toTopic, {
     idempotent: options.idempotent,
@@ -194,16 +199,15 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   };
 
   try {
-    outer: for (const group of groups) {
-      for (let i = 0; i < group.rows.length; i += batchSize) {
-        if (options.signal.aborted) {
-          summary.stoppedBy = 'signal';
-          break outer;
+    outer: for await (const groups of readInOffsetOrder(options.table, plan, options.filter, select)) {
+      for (const group of groups) {
+        for (let i = 0; i < group.rows.length; i += batchSize) {
+          if (options.signal.aborted) break outer;
+          const batch = group.rows
+            .slice(i, i + batchSize)
+            .map((r) => buildRecord(r.lineage, r.target, options.formatValue(r.row)));
+          await sendBatch(batch, false);
         }
-        const batch = group.rows
-          .slice(i, i + batchSize)
-          .map((r) => buildRecord(r.lineage, r.target, options.formatValue(r.row)));
-        await sendBatch(batch, false);
       }
     }
     if (options.follow && !options.signal.aborted) {
