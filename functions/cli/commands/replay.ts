@@ -17,6 +17,7 @@ import { type ReplaySummary, runReplay } from '../../core/replay/run-replay.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
 import { stringifyJson } from '../../core/spec/json-codec.js';
 import { currentSchema } from '../../core/spec/metadata.js';
+import type { Row, StructType } from '../../core/spec/types.js';
 import { openCatalog } from '../catalog-options.js';
 import { toDisplayRow } from '../format-value.js';
 import { OPTIONS, type ParsedOptions, UsageError } from '../options.js';
@@ -127,6 +128,15 @@ export function boundsFromOptions(values: ReplayValues): ReplayBounds {
   return bounds;
 }
 
+/**
+ * A row's record value: the row without `_kafka` as the CLI's exact JSON (format-value.ts), so longs
+ * past 2^53 and decimals keep every digit.
+ */
+export function formatReplayValue(schema: StructType): (row: Row) => Uint8Array {
+  const value = valueSchema(schema);
+  return (row) => Buffer.from(stringifyJson(toDisplayRow(value, row)));
+}
+
 function describeSummary(s: ReplaySummary, topic: string): string {
   const targets =
     [...s.perTarget]
@@ -172,7 +182,6 @@ export async function runReplayCommand(args: string[]): Promise<number> {
 
   const { catalog } = await openCatalog(values as ParsedOptions);
   const table = await catalog.loadTable(parseIdentifier(values.table));
-  const schema = valueSchema(currentSchema(table.metadata));
   const status = new StatusLine();
   const controller = new AbortController();
   const release = stopOnSignals(controller, (signal) =>
@@ -195,7 +204,7 @@ export async function runReplayCommand(args: string[]): Promise<number> {
       batchSize,
       sessionTimeoutMs,
       signal: controller.signal,
-      formatValue: (row) => Buffer.from(stringifyJson(toDisplayRow(schema, row))),
+      formatValue: formatReplayValue(currentSchema(table.metadata)),
       onStart: (info) =>
         status.log(
           `floe replay: ${values.table} → ${toTopic} (${info.partitions} partitions, partitioning ${partitioning}): ${info.rowsInFiles} rows in the selected files`,

@@ -48,11 +48,14 @@ export async function createReplayProducer(
   topic: string,
   options: { idempotent?: boolean } = {},
 ): Promise<ReplayProducer> {
+  const idempotent = options.idempotent ?? false;
   const producer: Producer = kafka.producer({
     allowAutoTopicCreation: true,
     maxInFlightRequests: 1,
-    idempotent: options.idempotent ?? false,
-    retry: { retries: 0 },
+    idempotent,
+    // The idempotent producer's retries are deduplicated by the broker (and kafkajs requires them);
+    // a plain producer's are not, so it gets none.
+    ...(idempotent ? {} : { retry: { retries: 0 } }),
   });
   try {
     await producer.connect();
