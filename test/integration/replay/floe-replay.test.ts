@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcatAvailable, type MockKafka, startMockKafka } from '../../support/kafka-broker.js';
 import { exitOf, kafkaClient, makeWarehouse, spawnFloe } from '../kafka/kafka-kit.js';
-import { backfill, checkExactlyOnceInOrder, produceSource, readTopic } from './replay-kit.js';
+import { backfill, checkExactlyOnceInOrder, produceSource, readTopic, timestampOf } from './replay-kit.js';
 
 const TABLE = 'app.events';
 const range = (first: number, count: number) => Array.from({ length: count }, (_, i) => first + i);
@@ -121,6 +121,25 @@ describe.skipIf(!kcatAvailable())('floe replay against a Kafka broker', () => {
     expect(code, p.output()).toBe(0);
     expect(p.output()).toMatch(/done: 50 rows produced/);
     checkExactlyOnceInOrder(await readTopic(kafka, out), new Map([[topic, range(150, 50)]]));
+  });
+
+  it('--from-offsets and --to-time bound the rows per source partition', async () => {
+    // Prepare: partition p holds id 4·offset + p
+    const topic = `bounds-${randomUUID()}`;
+    const out = `out-${randomUUID()}`;
+    const { dir, schemaFile } = await makeWarehouse();
+    const kafka = kafkaClient(broker.bootstrapServers);
+    await produceSource(kafka, topic, 0, 200);
+    await backfill(broker.bootstrapServers, topic, dir, TABLE, schemaFile);
+    const toTime = new Date(timestampOf(180)).toISOString();
+    // Act
+    const p = spawnFloe(replayArgs(dir, out, '--from-offsets', '0:10,1:20', '--to-time', toTime));
+    const { code } = await exitOf(p);
+    // Assess: ids below 180, and from offset 10 (id 40) in partition 0 and 20 (id 81) in partition 1
+    const expected = range(0, 180).filter((id) => (id % 4 === 0 ? id >= 40 : id % 4 === 1 ? id >= 81 : true));
+    expect(code, p.output()).toBe(0);
+    expect(p.output()).toContain(`done: ${expected.length} rows produced`);
+    checkExactlyOnceInOrder(await readTopic(kafka, out), new Map([[topic, expected]]));
   });
 
   it('--follow continues with the records produced after the last commit, until SIGTERM', async () => {
