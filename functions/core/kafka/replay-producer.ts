@@ -71,9 +71,14 @@ export async function createReplayProducer(
       try {
         await producer.send({ topic, acks: -1, messages: records.map(toKafkaMessage) });
       } catch (error) {
+        const message = (error as Error).message;
+        // A batch over the broker's message.max.bytes fails the same way on every rerun.
+        const tooLarge = /too large/i.test(message);
         throw new LakeError(
-          `producing to ${topic} failed: ${(error as Error).message}; nothing is retried blindly — rerun: it reads back what landed and continues after it`,
-          { cause: error, retryable: true },
+          tooLarge
+            ? `producing to ${topic} failed: ${message}; lower --batch-size (the batch is one record batch per partition)`
+            : `producing to ${topic} failed: ${message}; nothing is retried blindly — rerun: it reads back what landed and continues after it`,
+          { cause: error, retryable: !tooLarge },
         );
       }
     },

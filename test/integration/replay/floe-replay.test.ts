@@ -81,7 +81,8 @@ describe.skipIf(!kcatAvailable())('floe replay against a Kafka broker', () => {
     await produceSource(kafka, topicB, 0, 1_200);
     await backfill(broker.bootstrapServers, topicA, dir, TABLE, schemaFile);
     await backfill(broker.bootstrapServers, topicB, dir, TABLE, schemaFile);
-    const killed = spawnFloe(replayArgs(dir, out, '--batch-size', '10'));
+    // Small batches, so hundreds of sends remain when the kill lands.
+    const killed = spawnFloe(replayArgs(dir, out, '--batch-size', '5'));
     // Killed inside topic B's partition 0: target partition 0 then ends with B's records while A's
     // last position there lies far back — only the checkpoint header tells the rerun about it.
     await killed.waitFor(new RegExp(`${topicB}/0@\\d+\\.\\.\\d+ → `), 3);
