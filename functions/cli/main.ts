@@ -11,6 +11,7 @@ import { runDlq } from './commands/dlq.js';
 import { runIngest } from './commands/ingest.js';
 import { runInspect } from './commands/inspect.js';
 import { runMaintain } from './commands/maintain.js';
+import { runReplayCommand } from './commands/replay.js';
 import { KAFKA_COMMANDS } from './commands/run.js';
 import { runScan } from './commands/scan.js';
 import { runLiveScan } from './commands/scan-live.js';
@@ -56,6 +57,8 @@ commands:
       --routes (the FLOE_TABLES JSON), the table's route decides format, mapping and evolution policy
   run | backfill | redrive-failed --help
       read Kafka yourself: a local event source mapping, a bounded backfill, redrive of failed batches
+  replay <catalog> --table NS.NAME --bootstrap-servers ... --to-topic OUT [--where EXPR] [--follow] --help
+      the table back into a Kafka topic, per source partition in offset order, exactly once
   demo [--warehouse DIR]
       ingest the sample events in events/ into ./warehouse and show the table (what \`npm start\` runs)
 
@@ -74,6 +77,7 @@ export async function main(argv: string[]): Promise<number> {
     // The live commands take the Kafka connection flags too, so they parse their own.
     if (command === 'scan' && rest.includes('--live')) return await runLiveScan(rest);
     if (command === 'serve') return await runServe(rest);
+    if (command === 'replay') return await runReplayCommand(rest);
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       process.stdout.write(USAGE);

@@ -1,0 +1,228 @@
+/**
+ * `floe replay`: a table back into a Kafka topic, per source partition in offset order, exactly once
+ * across kills (functions/core/replay). The value is the row without `_kafka` as the CLI's exact JSON
+ * (format-value.ts: longs and decimals exact, bytes base64, times ISO-8601).
+ */
+import { parseArgs } from 'node:util';
+import { parseIdentifier } from '../../core/catalog/catalog.js';
+import { ValidationError } from '../../core/errors.js';
+import { createKafka } from '../../core/kafka/kafka-client.js';
+import {
+  type Partitioning,
+  type ReplayBounds,
+  parsePartitionOffsets,
+  valueSchema,
+} from '../../core/replay/replay-records.js';
+import { type ReplaySummary, runReplay } from '../../core/replay/run-replay.js';
+import { parseExpression } from '../../core/scan/parse-expression.js';
+import { stringifyJson } from '../../core/spec/json-codec.js';
+import { currentSchema } from '../../core/spec/metadata.js';
+import type { Row, StructType } from '../../core/spec/types.js';
+import { openCatalog } from '../catalog-options.js';
+import { toDisplayRow } from '../format-value.js';
+import { OPTIONS, type ParsedOptions, UsageError } from '../options.js';
+import {
+  connectionFromOptions,
+  type KafkaCommandOptions,
+  parseIsoTime,
+  StatusLine,
+  stopOnSignals,
+} from './run.js';
+
+export const REPLAY_USAGE = `usage:
+  floe replay <catalog> --table NS.NAME --bootstrap-servers HOST:PORT[,...] --to-topic OUT
+           [--from-offsets P:O,... | --from-time ISO] [--to-offsets P:O,... | --to-time ISO]
+           [--where EXPR] [--partitioning same|key] [--follow] [--idempotent] [--batch-size N]
+           [Kafka connection flags, as for floe run]
+      the table's rows into OUT, per source partition in _kafka.offset order, with their original key,
+      headers and timestamp, the row (without _kafka) as exact JSON, and a floe-source header
+      (topic/partition/offset). Exactly once across kills: a rerun reads back what OUT holds and
+      continues after it. --partitioning same (default): source partition N → OUT partition N;
+      key: Kafka's default partitioner on the key. --from/--to-offsets: source partition → first
+      offset / offset to stop before. --follow: then the source topics' records past the table's
+      committed offsets, as they are, until SIGINT/SIGTERM. --idempotent: kafkajs's idempotent
+      producer on top (only where the broker supports it).
+`;
+
+const REPLAY_FLAGS = {
+  'bootstrap-servers': { type: 'string' },
+  'to-topic': { type: 'string' },
+  'from-offsets': { type: 'string' },
+  'to-offsets': { type: 'string' },
+  'from-time': { type: 'string' },
+  'to-time': { type: 'string' },
+  partitioning: { type: 'string' },
+  follow: { type: 'boolean' },
+  idempotent: { type: 'boolean' },
+  'batch-size': { type: 'string' },
+  'session-timeout-ms': { type: 'string' },
+  'client-id': { type: 'string' },
+  'sasl-mechanism': { type: 'string' },
+  'sasl-username': { type: 'string' },
+  'sasl-password': { type: 'string' },
+  tls: { type: 'boolean' },
+  'tls-ca': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'tls-insecure': { type: 'boolean' },
+} as const;
+
+function replayOptions() {
+  // Built on call, as run.ts's: the CLI's modules import each other, so OPTIONS may not be set at load time.
+  return { ...OPTIONS, ...REPLAY_FLAGS };
+}
+
+type ReplayValues = ReturnType<
+  typeof parseArgs<{ options: ReturnType<typeof replayOptions>; allowPositionals: true }>
+>['values'];
+
+function parseReplayArgs(args: string[]): ReplayValues {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: replayOptions(),
+      allowPositionals: true,
+      strict: true,
+    });
+    if (positionals.length > 0) throw new UsageError(`replay takes no arguments, got '${positionals[0]}'`);
+    return values;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function positiveInteger(text: string | undefined, flag: string, fallback: number | undefined, max: number) {
+  if (text === undefined) return fallback;
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < 1 || n > max)
+    throw new UsageError(`${flag} must be an integer from 1 to ${max}, got '${text}'`);
+  return n;
+}
+
+function offsetsFlag(text: string | undefined, flag: string): Map<number, bigint> | undefined {
+  if (text === undefined) return undefined;
+  try {
+    return parsePartitionOffsets(text, flag);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** @throws UsageError for conflicting or malformed bounds */
+export function boundsFromOptions(values: ReplayValues): ReplayBounds {
+  if (values['from-offsets'] !== undefined && values['from-time'] !== undefined)
+    throw new UsageError('give --from-offsets or --from-time, not both');
+  if (values['to-offsets'] !== undefined && values['to-time'] !== undefined)
+    throw new UsageError('give --to-offsets or --to-time, not both');
+  const bounds: ReplayBounds = {
+    fromOffsets: offsetsFlag(values['from-offsets'], '--from-offsets'),
+    toOffsets: offsetsFlag(values['to-offsets'], '--to-offsets'),
+    fromTimeMs:
+      values['from-time'] === undefined ? undefined : parseIsoTime(values['from-time'], '--from-time'),
+    toTimeMs: values['to-time'] === undefined ? undefined : parseIsoTime(values['to-time'], '--to-time'),
+  };
+  if (bounds.fromTimeMs !== undefined && bounds.toTimeMs !== undefined && bounds.toTimeMs < bounds.fromTimeMs)
+    throw new UsageError('--to-time is before --from-time');
+  return bounds;
+}
+
+/**
+ * A row's record value: the row without `_kafka` as the CLI's exact JSON (format-value.ts), so longs
+ * past 2^53 and decimals keep every digit.
+ */
+export function formatReplayValue(schema: StructType): (row: Row) => Uint8Array {
+  const value = valueSchema(schema);
+  return (row) => Buffer.from(stringifyJson(toDisplayRow(value, row)));
+}
+
+function describeSummary(s: ReplaySummary, topic: string): string {
+  const targets =
+    [...s.perTarget]
+      .sort(([a], [b]) => a - b)
+      .map(([p, n]) => `${p}:${n}`)
+      .join(' ') || '-';
+  const sources =
+    s.sources.map((r) => `${r.topic}/${r.partition}@${r.first}..${r.last} (${r.records})`).join(', ') || '-';
+  return (
+    `floe replay: ${s.stoppedBy === 'signal' ? 'stopped by signal (rerun to continue)' : 'done'}: ` +
+    `${s.rows} rows${s.followed > 0 ? ` + ${s.followed} live records` : ''} produced to ${topic}, ` +
+    `${s.skipped} skipped as already replayed\n` +
+    `  per target partition: ${targets}\n  source offsets covered: ${sources}\n`
+  );
+}
+
+export async function runReplayCommand(args: string[]): Promise<number> {
+  const values = parseReplayArgs(args);
+  if (values.help) {
+    process.stdout.write(REPLAY_USAGE);
+    return 0;
+  }
+  const connection = connectionFromOptions(values as KafkaCommandOptions);
+  if (!values.table) throw new UsageError('--table is required');
+  const toTopic = values['to-topic'];
+  if (!toTopic) throw new UsageError('--to-topic is required');
+  const partitioning = (values.partitioning ?? 'same') as Partitioning;
+  if (partitioning !== 'same' && partitioning !== 'key')
+    throw new UsageError(`--partitioning must be same or key, got '${values.partitioning}'`);
+  const bounds = boundsFromOptions(values);
+  if (values.follow && (values.where !== undefined || bounds.toOffsets || bounds.toTimeMs !== undefined)) {
+    // Live records are passed on as they are, never decoded, so a row filter or an end cannot apply.
+    throw new UsageError('--follow continues to the live end: leave out --where, --to-offsets and --to-time');
+  }
+  const filter = values.where ? parseExpression(values.where) : undefined;
+  const batchSize = positiveInteger(values['batch-size'], '--batch-size', 500, 10_000);
+  const sessionTimeoutMs = positiveInteger(
+    values['session-timeout-ms'],
+    '--session-timeout-ms',
+    undefined,
+    3_600_000,
+  );
+
+  const { catalog } = await openCatalog(values as ParsedOptions);
+  const table = await catalog.loadTable(parseIdentifier(values.table));
+  const status = new StatusLine();
+  const controller = new AbortController();
+  const release = stopOnSignals(controller, (signal) =>
+    status.log(
+      `floe replay: ${signal}: stopping after the batch in flight (rerun to continue)`,
+      process.stderr,
+    ),
+  );
+  try {
+    const kafka = await createKafka({ ...connection, log: (line) => status.log(line, process.stderr) });
+    const summary = await runReplay({
+      kafka,
+      table,
+      toTopic,
+      partitioning,
+      filter,
+      bounds,
+      follow: values.follow,
+      idempotent: values.idempotent,
+      batchSize,
+      sessionTimeoutMs,
+      signal: controller.signal,
+      formatValue: formatReplayValue(currentSchema(table.metadata)),
+      onStart: (info) =>
+        status.log(
+          `floe replay: ${values.table} → ${toTopic} (${info.partitions} partitions, partitioning ${partitioning}): ${info.rowsInFiles} rows in the selected files`,
+          process.stderr,
+        ),
+      onSent: (sent, progress) => {
+        const line = `${sent.live ? 'live ' : ''}${sent.source.topic}/${sent.source.partition}@${sent.source.first}..${sent.source.last} → ${toTopic}/${sent.targets.join(',')}: ${sent.records} records`;
+        if (!status.live) status.log(`floe replay: ${line}`, process.stderr);
+        const percent =
+          progress.toSend === 0 ? 100 : Math.min(100, Math.floor((progress.sent * 100) / progress.toSend));
+        status.show(`floe replay: ≤${percent}% · ${progress.sent}/${progress.toSend} rows · last ${line}`);
+      },
+    });
+    status.clear();
+    process.stdout.write(describeSummary(summary, toTopic));
+    return 0;
+  } finally {
+    status.clear();
+    release();
+  }
+}
