@@ -6,7 +6,7 @@
  *   npm run bench -- --json            one JSON object on stdout (progress on stderr)
  *   npm run bench -- --only=ingest,memory
  *
- * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda. The moto sections (commit on S3,
+ * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, scan (with compaction). The moto sections (commit on S3,
  * contention, freshness on S3) start their own moto_server and are skipped, with the reason, without it.
  * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
  */
@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine } from './machine.js';
 import type { MotoServer } from './moto-process.js';
 import { type BenchReport, formatReport, roundDeep, summarizeCommits } from './report.js';
+import { checkTargets } from './targets.js';
 
 const SECTIONS = [
   'ingest',
@@ -24,6 +25,7 @@ const SECTIONS = [
   'memory',
   'freshness',
   'lambda',
+  'scan',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -149,6 +151,15 @@ async function main(): Promise<number> {
       const { runLambdaColdStart } = await import('./lambda-cold-start.js');
       report.lambda = await runLambdaColdStart({ coldStarts: quick ? 3 : 7 }, progress);
     });
+    await attempt('scan', async () => {
+      const { runScanAndCompaction } = await import('./scan-compaction.js');
+      const figures = await runScanAndCompaction(
+        { files: quick ? 50 : 200, recordsPerFile: 250, repeats: quick ? 3 : 7 },
+        progress,
+      );
+      report.scan = figures.scan;
+      report.compaction = figures.compaction;
+    });
   } finally {
     await moto?.stop();
     if (only.has('ingest') || only.has('freshness')) {
@@ -157,6 +168,7 @@ async function main(): Promise<number> {
     }
   }
   report.duration_s = (performance.now() - started) / 1000;
+  report.targets = checkTargets(report);
   const rounded = roundDeep(report) as BenchReport;
   if (values.json) stdoutWrite(`${JSON.stringify(rounded, null, 2)}\n`);
   else stdoutWrite(formatReport(report));
