@@ -9,7 +9,8 @@ import type { MemoryFigures } from './memory.js';
 import type { PlanningRow } from './planning-cost.js';
 import type { CommitRequests } from './requests-per-commit.js';
 import type { CompactionFigures, ScanFigures } from './scan-compaction.js';
-import { scanText, targetsText } from './scan-report.js';
+import type { ScalingFigures } from './scaling-cost.js';
+import { scalingText, scanText, targetsText } from './scan-report.js';
 import { checkTargets, type TargetCheck } from './targets.js';
 import { round } from './stats.js';
 
@@ -38,6 +39,7 @@ export interface BenchReport {
   lambda?: LambdaFigures;
   scan?: ScanFigures;
   compaction?: CompactionFigures;
+  scaling?: ScalingFigures;
   /** The issue's targets against this run's figures (targets.ts). */
   targets?: TargetCheck[];
   duration_s: number;
@@ -342,6 +344,7 @@ export function formatReport(r: BenchReport): string {
   if (r.freshness) parts.push(freshnessText(r.freshness));
   if (r.lambda) parts.push(lambdaText(r.lambda));
   if (r.scan) parts.push(scanText(r.scan, r.compaction, table, fmt));
+  if (r.scaling) parts.push(scalingText(r.scaling, table));
   parts.push(targetsText(r.targets ?? checkTargets(r), table));
   for (const [section, why] of Object.entries(r.sections_skipped)) parts.push(`(${section} skipped: ${why})`);
   parts.push(`(${r.duration_s.toFixed(0)} s)`);

@@ -6,7 +6,7 @@
  *   npm run bench -- --json            one JSON object on stdout (progress on stderr)
  *   npm run bench -- --only=ingest,memory
  *
- * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, scan (with compaction). The moto sections (commit on S3,
+ * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, scan (with compaction), scaling (with cost per GB). The moto sections (commit on S3,
  * contention, freshness on S3) start their own moto_server and are skipped, with the reason, without it.
  * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
  */
@@ -26,6 +26,7 @@ const SECTIONS = [
   'freshness',
   'lambda',
   'scan',
+  'scaling',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -159,6 +160,16 @@ async function main(): Promise<number> {
       );
       report.scan = figures.scan;
       report.compaction = figures.compaction;
+    });
+    await attempt('scaling', async () => {
+      const { runScaling } = await import('./scaling-cost.js');
+      // Requests per commit: measured by the commit section when it ran (S3 Tables + lock, else the
+      // first measured scenario), else the README's measured 10 (S3 Tables with the DynamoDB lock).
+      const commitRequests = Number.isFinite(report.commit?.requests) ? (report.commit?.requests ?? 10) : 10;
+      report.scaling = await runScaling(
+        { sizes: [1_000, 10_000, 50_000], repeats: quick ? 2 : 5, commitRequests },
+        progress,
+      );
     });
   } finally {
     await moto?.stop();

@@ -1,5 +1,6 @@
 /** Text tables of the scan, compaction and targets figures (report.ts holds the other sections). */
 import type { CompactionFigures, ScanFigures, TimedPair } from './scan-compaction.js';
+import type { ScalingFigures } from './scaling-cost.js';
 import type { TargetCheck } from './targets.js';
 
 type Table = (headers: string[], rows: (string | number)[][]) => string;
@@ -78,5 +79,52 @@ export function targetsText(checks: TargetCheck[], table: Table): string {
         t.met === null ? '—' : t.met ? 'yes' : 'NO',
       ]),
     ),
+  ].join('\n');
+}
+
+export function scalingText(s: ScalingFigures, table: Table): string {
+  return [
+    '## 9. Scaling (event text → JSON.parse → ingestEvent → snapshot, local embedded catalog; medians)',
+    table(
+      [
+        'workload',
+        'records',
+        'columns',
+        'wall ms',
+        'CPU ms',
+        'records/s (CPU)',
+        'µs/record CPU',
+        'µs/record wall',
+      ],
+      s.rows.map((r) => [
+        r.workload,
+        r.records,
+        r.columns,
+        r.wall_ms,
+        r.cpu_ms,
+        r.records_per_s_cpu,
+        r.us_per_record_cpu,
+        r.us_per_record_wall,
+      ]),
+    ),
+    table(
+      [
+        'cost per batch',
+        'CPU ms',
+        'requests',
+        'USD / million batches',
+        'USD / GB ingested',
+        'Firehose USD / GB',
+      ],
+      s.cost.map((c) => [
+        `${c.batch_records.toLocaleString('en-US')} records`,
+        c.cpu_ms,
+        c.requests_per_batch,
+        c.usd_per_million_batches,
+        c.usd_per_gb.toFixed(4),
+        c.firehose_usd_per_gb.toFixed(3),
+      ]),
+    ),
+    `(Lambda arm64 $${s.prices.lambda_arm64_usd_per_million_gb_s} per million GB-s at CPU time × 1.769 GB, $${s.prices.lambda_usd_per_million_requests} per million requests, every commit request priced as an S3 PUT, $${s.prices.s3_put_usd_per_million_requests} per million; Firehose → Iceberg $${s.prices.firehose_iceberg_usd_per_gb}/GB; prices read ${s.prices.read_on}, us-east-1)`,
   ].join('\n');
 }
