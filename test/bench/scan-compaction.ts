@@ -39,14 +39,21 @@ export interface TimedPair {
   ratio_wall: number;
 }
 
+export interface FloeOnly {
+  floe_wall_ms: number;
+  floe_cpu_ms: number;
+}
+
 export interface ScanFigures {
   files: number;
   records: number;
   filter_small_files: TimedPair;
   filter_compacted: TimedPair;
   point_compacted: TimedPair;
-  /** The point query on the compacted table with pruning inside files off (the path before it). */
-  point_compacted_unpruned: { floe_wall_ms: number; floe_cpu_ms: number };
+  /** The same queries with pruning inside files off (the read path before it), floe only. */
+  point_compacted_unpruned: FloeOnly;
+  filter_small_files_unpruned: FloeOnly;
+  filter_compacted_unpruned: FloeOnly;
   filter_ratio: number;
   filter_ratio_compacted: number;
   point_ratio_compacted: number;
@@ -101,6 +108,9 @@ export async function runScanAndCompaction(
       () => floeScan(small, "country = 'DE'"),
       () => duckCount(duck, smallPaths, "country = 'DE'"),
     );
+    const filterSmallUnpruned = await repeat(settings.repeats, () =>
+      floeScan(small, "country = 'DE'", false),
+    );
     progress(`scan: filter on ${settings.files} files: floe ${filterSmall.floe_cpu_ms.toFixed(0)} ms CPU`);
 
     // Compaction: floe's plan → compact → commit, against DuckDB writing the same rows as one file.
@@ -150,6 +160,9 @@ export async function runScanAndCompaction(
       () => floeScan(compacted, "country = 'DE'"),
       () => duckCount(duck, compactedFiles, "country = 'DE'"),
     );
+    const filterCompactedUnpruned = await repeat(settings.repeats, () =>
+      floeScan(compacted, "country = 'DE'", false),
+    );
     const target = FIRST_ORDER_ID + Math.floor(records * 0.37);
     const point = await pair(
       settings.repeats,
@@ -167,6 +180,8 @@ export async function runScanAndCompaction(
         filter_compacted: filterCompacted,
         point_compacted: point,
         point_compacted_unpruned: unpruned,
+        filter_small_files_unpruned: filterSmallUnpruned,
+        filter_compacted_unpruned: filterCompactedUnpruned,
         filter_ratio: filterSmall.ratio_cpu,
         filter_ratio_compacted: filterCompacted.ratio_cpu,
         point_ratio_compacted: point.ratio_cpu,

@@ -24,15 +24,13 @@ export function scanText(s: ScanFigures, c: CompactionFigures | undefined, table
         row(`country = 'DE', ${s.files} files`, s.filter_small_files),
         row(`country = 'DE', compacted`, s.filter_compacted),
         row('order_id = …, compacted', s.point_compacted),
-        [
-          'order_id = …, compacted, no pruning inside files',
-          1,
-          s.point_compacted_unpruned.floe_wall_ms,
-          s.point_compacted_unpruned.floe_cpu_ms,
-          '',
-          '',
-          '',
-        ],
+        ...(
+          [
+            [`country = 'DE', ${s.files} files, no pruning inside files`, s.filter_small_files_unpruned],
+            ["country = 'DE', compacted, no pruning inside files", s.filter_compacted_unpruned],
+            ['order_id = …, compacted, no pruning inside files', s.point_compacted_unpruned],
+          ] as const
+        ).map(([name, f]) => [name, '', f.floe_wall_ms, f.floe_cpu_ms, '', '', '']),
       ],
     ),
   ];

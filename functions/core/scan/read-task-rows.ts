@@ -27,6 +27,13 @@ export interface TaskRows {
 const MERGE_GAP_ROWS = 1024;
 
 /**
+ * Filter column first only when the statistics left at most this share of the file's rows. Measured on
+ * the bench's orders (`country = 'DE'`, 8 % of rows, spread over every page): filter-first over the
+ * whole file cost 1.15× the single pass; a point query on a sorted 50,000-row file, 1/7 of it.
+ */
+const DENSE_SHARE = 0.5;
+
+/**
  * Rows of `location` for `readStruct` that might match `filter` (every row without one).
  * @throws as openDataFile and OpenDataFile.read
  */
@@ -43,16 +50,18 @@ export async function readTaskRows(
     const spans = pruneRowSpans(file.bytes, filter) ?? [{ from: 0, to: file.rowCount }];
     if (spans.length === 0) return { rows: [], positions: [] };
     const filterStruct = pruneStruct(readStruct, collectFieldIds(filter));
-    if (filterStruct.fields.length >= readStruct.fields.length) {
-      // The filter needs every column read anyway: one pass.
+    const candidates = spans.reduce((n, s) => n + s.to - s.from, 0);
+    if (filterStruct.fields.length >= readStruct.fields.length || candidates > file.rowCount * DENSE_SHARE) {
+      // One pass: the filter needs every column read anyway, or the statistics left most of the file,
+      // where matches are likely spread over it and a second pass would decode nearly everything again.
       const rows = await file.read(readStruct, spans);
       return { rows, positions: positionsOf(spans) };
     }
     const filterRows = await file.read(filterStruct, spans);
-    const candidates = positionsOf(spans);
+    const positions = positionsOf(spans);
     const survivors: number[] = [];
     for (let i = 0; i < filterRows.length; i++) {
-      if (evaluateRow(filter, filterRows[i])) survivors.push(candidates[i]);
+      if (evaluateRow(filter, filterRows[i])) survivors.push(positions[i]);
     }
     if (survivors.length === 0) return { rows: [], positions: [] };
     const readSpans = spansOf(survivors);
