@@ -8,6 +8,10 @@ import type { MachineInfo } from './machine.js';
 import type { MemoryFigures } from './memory.js';
 import type { PlanningRow } from './planning-cost.js';
 import type { CommitRequests } from './requests-per-commit.js';
+import type { CompactionFigures, ScanFigures } from './scan-compaction.js';
+import type { ScalingFigures } from './scaling-cost.js';
+import { scalingText, scanText, targetsText } from './scan-report.js';
+import { checkTargets, type TargetCheck } from './targets.js';
 import { round } from './stats.js';
 
 export interface CommitFigures {
@@ -33,6 +37,11 @@ export interface BenchReport {
   memory?: MemoryFigures;
   freshness?: { ms: number; rows: FreshnessRow[] };
   lambda?: LambdaFigures;
+  scan?: ScanFigures;
+  compaction?: CompactionFigures;
+  scaling?: ScalingFigures;
+  /** The issue's targets against this run's figures (targets.ts). */
+  targets?: TargetCheck[];
   duration_s: number;
 }
 
@@ -140,6 +149,7 @@ function ingestText(i: IngestFigures): string {
     ),
     `ratio floe/DuckDB: ${fmt(i.ratio)} (wall), ${fmt(i.ratio_cpu)} (CPU), ${fmt(i.ratio_without_runtime_parse)} (CPU, without the runtime's event JSON.parse), ${fmt(i.ratio_after_full_gc)} (wall, floe after a full GC) — target ≥ 1.0`,
     `ratio floe/DuckDB from the same ESM event: ${fmt(i.ratio_same_input)} (wall), ${fmt(i.ratio_same_input_cpu)} (CPU); floe also commits the snapshot`,
+    `GC pauses / wall time of the warm handler runs (gc_share): ${fmt(100 * i.gc_share)}% — target < 10%`,
     '',
     table(
       ['floe phase (CPU time)', 'CPU ms', 'share', 'wall ms', 'DuckDB ×'],
@@ -333,6 +343,9 @@ export function formatReport(r: BenchReport): string {
   if (r.memory) parts.push(memoryText(r.memory));
   if (r.freshness) parts.push(freshnessText(r.freshness));
   if (r.lambda) parts.push(lambdaText(r.lambda));
+  if (r.scan) parts.push(scanText(r.scan, r.compaction, table, fmt));
+  if (r.scaling) parts.push(scalingText(r.scaling, table));
+  parts.push(targetsText(r.targets ?? checkTargets(r), table));
   for (const [section, why] of Object.entries(r.sections_skipped)) parts.push(`(${section} skipped: ${why})`);
   parts.push(`(${r.duration_s.toFixed(0)} s)`);
   return `${parts.join('\n\n')}\n`;

@@ -6,7 +6,7 @@
  *   npm run bench -- --json            one JSON object on stdout (progress on stderr)
  *   npm run bench -- --only=ingest,memory
  *
- * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda. The moto sections (commit on S3,
+ * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, scan (with compaction), scaling (with cost per GB). The moto sections (commit on S3,
  * contention, freshness on S3) start their own moto_server and are skipped, with the reason, without it.
  * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
  */
@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { describeMachine } from './machine.js';
 import type { MotoServer } from './moto-process.js';
 import { type BenchReport, formatReport, roundDeep, summarizeCommits } from './report.js';
+import { checkTargets } from './targets.js';
 
 const SECTIONS = [
   'ingest',
@@ -24,6 +25,8 @@ const SECTIONS = [
   'memory',
   'freshness',
   'lambda',
+  'scan',
+  'scaling',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -149,6 +152,25 @@ async function main(): Promise<number> {
       const { runLambdaColdStart } = await import('./lambda-cold-start.js');
       report.lambda = await runLambdaColdStart({ coldStarts: quick ? 3 : 7 }, progress);
     });
+    await attempt('scan', async () => {
+      const { runScanAndCompaction } = await import('./scan-compaction.js');
+      const figures = await runScanAndCompaction(
+        { files: quick ? 50 : 200, recordsPerFile: 250, repeats: quick ? 3 : 7 },
+        progress,
+      );
+      report.scan = figures.scan;
+      report.compaction = figures.compaction;
+    });
+    await attempt('scaling', async () => {
+      const { runScaling } = await import('./scaling-cost.js');
+      // Requests per commit: measured by the commit section when it ran (S3 Tables + lock, else the
+      // first measured scenario), else the README's measured 10 (S3 Tables with the DynamoDB lock).
+      const commitRequests = Number.isFinite(report.commit?.requests) ? (report.commit?.requests ?? 10) : 10;
+      report.scaling = await runScaling(
+        { sizes: [1_000, 10_000, 50_000], repeats: quick ? 2 : 5, commitRequests },
+        progress,
+      );
+    });
   } finally {
     await moto?.stop();
     if (only.has('ingest') || only.has('freshness')) {
@@ -157,6 +179,7 @@ async function main(): Promise<number> {
     }
   }
   report.duration_s = (performance.now() - started) / 1000;
+  report.targets = checkTargets(report);
   const rounded = roundDeep(report) as BenchReport;
   if (values.json) stdoutWrite(`${JSON.stringify(rounded, null, 2)}\n`);
   else stdoutWrite(formatReport(report));

@@ -1,6 +1,7 @@
 /** Small measuring helpers: medians, wall + CPU time of one run, a full GC between runs. */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { PerformanceObserver } from 'node:perf_hooks';
 
 // `global.gc` without restarting node with --expose-gc: a fresh context picks up the flag.
 setFlagsFromString('--expose-gc');
@@ -55,4 +56,34 @@ export function round(value: number, digits = 1): number {
 /** Per-second rate of `count` items done in `ms`. */
 export function perSecond(count: number, ms: number): number {
   return ms > 0 ? count / (ms / 1000) : Number.NaN;
+}
+
+/**
+ * Milliseconds of GC pauses (PerformanceObserver 'gc' entries: every scavenge, mark-compact and
+ * incremental step V8 reports, as main-thread pause durations) that started inside [t0, t1] on
+ * `performance.now()`'s clock. Durations are wall time of the main thread's pauses; the collector's
+ * helper threads work in parallel beyond them. No --trace-gc needed.
+ */
+export class GcRecorder {
+  private readonly entries: { start: number; duration: number }[] = [];
+  private readonly observer: PerformanceObserver;
+
+  constructor() {
+    this.observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) this.entries.push({ start: e.startTime, duration: e.duration });
+    });
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  /** Pause ms inside [t0, t1]; waits a tick first, as entries are delivered asynchronously. */
+  async pausesBetween(t0: number, t1: number): Promise<number> {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    let ms = 0;
+    for (const e of this.entries) if (e.start >= t0 && e.start <= t1) ms += e.duration;
+    return ms;
+  }
+
+  stop(): void {
+    this.observer.disconnect();
+  }
 }

@@ -28,6 +28,8 @@ const CODECS: Record<ParquetCodec, 'ZSTD' | 'SNAPPY' | 'GZIP' | 'UNCOMPRESSED'> 
 export interface EncodeOptions {
   codec: ParquetCodec;
   rowGroupSizeBytes: number;
+  /** Most rows per data page (floe's writer). @default PAGE_ROWS */
+  pageRows?: number;
   /**
    * Compressed bytes per row seen in earlier files, to size row groups. Without it the Arrow IPC size
    * is used: larger than the compressed size, so the first file's row groups err on the small side.
@@ -41,6 +43,7 @@ export interface EncodeBatchOptions {
   codec: ParquetCodec;
   rowGroupRows: number;
   keyValueMetadata: Map<string, string>;
+  pageRows?: number;
   /** @default 'floe' when it supports the codec here, else 'parquet-wasm' */
   writer?: 'floe' | 'parquet-wasm';
 }
@@ -78,6 +81,7 @@ export function encodeParquetFile(
     codec: opts.codec,
     rowGroupRows: Math.min(rowGroupRows, 0x7fffffff),
     keyValueMetadata: opts.keyValueMetadata,
+    pageRows: opts.pageRows,
   });
   return { bytes, rowCount, stats, footer };
 }
@@ -99,6 +103,7 @@ export function encodeBatch(
       codec: opts.codec,
       rowGroupRows: opts.rowGroupRows,
       keyValueMetadata: opts.keyValueMetadata,
+      pageRows: opts.pageRows,
     });
   }
   let bytes: Uint8Array;

@@ -14,16 +14,34 @@ import { loadParquetWasm } from './parquet-wasm.js';
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
 const READ_BATCH_ROWS = 65_536;
 
+/** Rows [from, to) of a file, in file order (positions, as position deletes count them). */
+export interface RowSpan {
+  from: number;
+  to: number;
+}
+
 /**
- * Rows of a Parquet file in file order (row index = position, for position deletes), projected onto
- * `schema` by field id: a column renamed in the table schema still maps, a field missing from the file
- * is null, an int column read as long gives bigint, float read as double gives number. Values are in
- * the Iceberg `Value` representation.
- * @throws NotFoundError / TransientIOError from `io.read`; ValidationError when the file is not Parquet,
- *   carries no field ids (name mapping is not supported), or holds a column that cannot be read as the
- *   requested type
+ * An opened data file: its bytes (for readers of its footer and page index) and reads of some of its
+ * columns over some of its rows. Call `close` when done (parquet-wasm holds WASM memory).
  */
-export async function readDataFile(io: FileIO, location: string, schema: StructType): Promise<Row[]> {
+export interface OpenDataFile {
+  readonly location: string;
+  readonly bytes: Uint8Array;
+  readonly rowCount: number;
+  /**
+   * Rows of `spans` (all rows when omitted) projected onto `schema`, in file order.
+   * @throws ValidationError as readDataFile
+   */
+  read(schema: StructType, spans?: readonly RowSpan[]): Promise<Row[]>;
+  close(): void;
+}
+
+/**
+ * Opens a data file for one or more reads.
+ * @throws NotFoundError / TransientIOError from `io.read`; ValidationError when the file is not Parquet
+ *   or carries no field ids (name mapping is not supported)
+ */
+export async function openDataFile(io: FileIO, location: string): Promise<OpenDataFile> {
   const bytes = await io.read(location);
   let file: ParquetFile;
   try {
@@ -44,20 +62,98 @@ export async function readDataFile(io: FileIO, location: string, schema: StructT
       const id = getArrowFieldId(f);
       if (id !== undefined) byId.set(id, f.name);
     }
-    const wanted = schema.fields.filter((f) => byId.has(f.id));
-    const rowCount = Number(file.metadata().fileMetadata().numRows());
-    if (wanted.length === 0) return Array.from({ length: rowCount }, () => nullRow(schema));
-
-    const columns = [...new Set(wanted.map((f) => byId.get(f.id)!))];
-    const table = arrow.tableFromIPC(
-      (await file.read({ columns, batchSize: READ_BATCH_ROWS })).intoIPCStream(),
-    );
-    return toRows(schema, table, location);
+    const metadata = file.metadata();
+    const rowCount = Number(metadata.fileMetadata().numRows());
+    const groupRows = metadata.rowGroups().map((g) => g.numRows());
+    return new WasmDataFile(location, bytes, file, byId, rowCount, groupRows);
   } catch (error) {
+    file.free();
     if (error instanceof LakeError) throw error;
     throw new ValidationError(`cannot read ${location}: ${String(error)}`, { cause: error });
+  }
+}
+
+class WasmDataFile implements OpenDataFile {
+  constructor(
+    readonly location: string,
+    readonly bytes: Uint8Array,
+    private readonly file: ParquetFile,
+    private readonly byId: Map<number, string>,
+    readonly rowCount: number,
+    private readonly groupRows: number[],
+  ) {}
+
+  async read(schema: StructType, spans?: readonly RowSpan[]): Promise<Row[]> {
+    const wanted = schema.fields.filter((f) => this.byId.has(f.id));
+    const total = spans ? spans.reduce((n, s) => n + s.to - s.from, 0) : this.rowCount;
+    if (wanted.length === 0) return Array.from({ length: total }, () => nullRow(schema));
+    const columns = [...new Set(wanted.map((f) => this.byId.get(f.id) as string))];
+    try {
+      if (!spans) return toRows(schema, await this.readTable(columns), this.location, total);
+      const rows: Row[] = [];
+      for (const span of spans) {
+        for (const row of toRows(
+          schema,
+          await this.readTable(columns, span),
+          this.location,
+          span.to - span.from,
+        ))
+          rows.push(row);
+      }
+      return rows;
+    } catch (error) {
+      if (error instanceof LakeError) throw error;
+      throw new ValidationError(`cannot read ${this.location}: ${String(error)}`, { cause: error });
+    }
+  }
+
+  /** Only the row groups a span touches are decoded: offset and limit count from the first of them. */
+  private async readTable(columns: string[], span?: RowSpan): Promise<arrow.Table> {
+    if (!span) {
+      return arrow.tableFromIPC(
+        (await this.file.read({ columns, batchSize: READ_BATCH_ROWS })).intoIPCStream(),
+      );
+    }
+    const rowGroups: number[] = [];
+    let start = 0;
+    let first = -1;
+    this.groupRows.forEach((n, g) => {
+      if (start < span.to && start + n > span.from) {
+        if (first < 0) first = start;
+        rowGroups.push(g);
+      }
+      start += n;
+    });
+    const read = await this.file.read({
+      columns,
+      rowGroups,
+      offset: span.from - first,
+      limit: span.to - span.from,
+      batchSize: READ_BATCH_ROWS,
+    });
+    return arrow.tableFromIPC(read.intoIPCStream());
+  }
+
+  close(): void {
+    this.file.free();
+  }
+}
+
+/**
+ * Rows of a Parquet file in file order (row index = position, for position deletes), projected onto
+ * `schema` by field id: a column renamed in the table schema still maps, a field missing from the file
+ * is null, an int column read as long gives bigint, float read as double gives number. Values are in
+ * the Iceberg `Value` representation.
+ * @throws NotFoundError / TransientIOError from `io.read`; ValidationError when the file is not Parquet,
+ *   carries no field ids (name mapping is not supported), or holds a column that cannot be read as the
+ *   requested type
+ */
+export async function readDataFile(io: FileIO, location: string, schema: StructType): Promise<Row[]> {
+  const file = await openDataFile(io, location);
+  try {
+    return await file.read(schema);
   } finally {
-    file.free();
+    file.close();
   }
 }
 
@@ -71,7 +167,7 @@ function nullRow(schema: StructType): Row {
   return row;
 }
 
-function toRows(schema: StructType, table: arrow.Table, location: string): Row[] {
+function toRows(schema: StructType, table: arrow.Table, location: string, expected: number): Row[] {
   const indexById = new Map<number, number>();
   table.schema.fields.forEach((f, k) => {
     const id = getArrowFieldId(f);
@@ -95,7 +191,7 @@ function toRows(schema: StructType, table: arrow.Table, location: string): Row[]
     }
     base += batch.numRows;
   }
-  if (base !== rows.length)
-    throw new ValidationError(`${location}: batches hold ${base} of ${rows.length} rows`);
+  if (base !== rows.length || base !== expected)
+    throw new ValidationError(`${location}: batches hold ${base} of ${expected} rows`);
   return rows;
 }

@@ -18,7 +18,7 @@ import { toArrowSchema } from './arrow-schema.js';
 import type { GatheredRows } from './gathered-rows.js';
 import { encodeBounds } from './column-stats.js';
 import { type EncodedFile, type ParquetCodec, encodeParquetFile } from './encode-parquet.js';
-import { nativeParquetAvailable } from './parquet/write-batch.js';
+import { nativeParquetAvailable, PAGE_ROWS } from './parquet/write-batch.js';
 import { loadParquetWasm } from './parquet-wasm.js';
 
 export interface WriteDataFilesOptions {
@@ -36,6 +36,8 @@ export interface WriteDataFilesOptions {
   codec?: ParquetCodec;
   /** @default 128 MiB (Iceberg `write.parquet.row-group-size-bytes`, compressed bytes) */
   rowGroupSizeBytes?: number;
+  /** @default 20,000 (Iceberg `write.parquet.page-row-limit`): rows per page, what the page index prunes */
+  pageRowLimit?: number;
   /** 2 = equality delete file; then equalityIds is required. @default 0 */
   /** 1 = position deletes: the schema must be Iceberg's (file_path 2147483546, pos 2147483545). */
   content?: 0 | 1 | 2;
@@ -86,6 +88,7 @@ export async function writeDataFiles(
         const file = encodeParquetFile(opts.schema, arrowSchema, rows, start, start + n, {
           codec: settings.codec,
           rowGroupSizeBytes: settings.rowGroupSizeBytes,
+          pageRows: settings.pageRowLimit,
           bytesPerRow: model.known ? model.bytesPerRow : undefined,
           keyValueMetadata,
         });
@@ -179,6 +182,7 @@ function toDataFile(
 interface ResolvedOptions {
   targetFileSizeBytes: number;
   rowGroupSizeBytes: number;
+  pageRowLimit: number;
   codec: ParquetCodec;
   metricsTruncateLength: number;
 }
@@ -187,10 +191,16 @@ function resolveOptions(opts: WriteDataFilesOptions): ResolvedOptions {
   const resolved: ResolvedOptions = {
     targetFileSizeBytes: opts.targetFileSizeBytes ?? DEFAULT_TARGET_FILE_SIZE,
     rowGroupSizeBytes: opts.rowGroupSizeBytes ?? DEFAULT_ROW_GROUP_SIZE,
+    pageRowLimit: opts.pageRowLimit ?? PAGE_ROWS,
     codec: opts.codec ?? 'zstd',
     metricsTruncateLength: opts.metricsTruncateLength ?? DEFAULT_TRUNCATE_LENGTH,
   };
-  for (const key of ['targetFileSizeBytes', 'rowGroupSizeBytes', 'metricsTruncateLength'] as const) {
+  for (const key of [
+    'targetFileSizeBytes',
+    'rowGroupSizeBytes',
+    'pageRowLimit',
+    'metricsTruncateLength',
+  ] as const) {
     const v = resolved[key];
     if (!Number.isInteger(v) || v < 1)
       throw new ValidationError(`${key} must be a positive integer, got ${v}`);

@@ -74,8 +74,16 @@ function negate(expr: BoundExpression): BoundExpression {
       return makeAnd(negate(expr.left), negate(expr.right));
     case 'not':
       return rewriteNot(expr.child);
-    default:
-      return { ...expr, op: NEGATED[expr.op] } as BoundExpression;
+    default: {
+      const negated = { ...expr, op: NEGATED[expr.op] } as BoundExpression;
+      // NaN compares false with everything, so `not (x < v)` holds for a NaN but `x >= v` does not:
+      // for floats a negated order comparison keeps the NaNs explicitly.
+      const isFloat = expr.term.type === 'float' || expr.term.type === 'double';
+      if (isFloat && (expr.op === 'lt' || expr.op === 'lt-eq' || expr.op === 'gt' || expr.op === 'gt-eq')) {
+        return makeOr(negated, { op: 'is-nan', term: expr.term });
+      }
+      return negated;
+    }
   }
 }
 

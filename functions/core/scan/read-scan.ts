@@ -25,6 +25,7 @@ import {
   pruneStruct,
   readPath,
 } from './read-columns.js';
+import { readTaskRows } from './read-task-rows.js';
 import type { FileScanTask, ScanPlan } from './scan-plan.js';
 import { tupleKey } from './value-key.js';
 
@@ -36,6 +37,11 @@ export interface ReadScanOptions {
   filter?: Expression;
   /** Columns to return: top-level fields of the current schema, by id. @default the current schema */
   schema?: StructType;
+  /**
+   * Skip row groups and pages whose statistics rule the filter out, and decode the other columns only
+   * for rows the filter keeps (read-task-rows.ts). Off only to compare with the plain path. @default true
+   */
+  pruneInFiles?: boolean;
 }
 
 const POSITION_DELETE_STRUCT: StructType = {
@@ -82,15 +88,21 @@ export async function* readScan(
     cached(equalityCache, file.file_path, () => readEqualityDeletes(table, file, readStruct, paths));
 
   for (const task of plan.tasks) {
-    const rows = await readDataFile(table.io, task.file.file_path, readStruct);
+    const { rows, positions } = await readTaskRows(
+      table.io,
+      task.file.file_path,
+      readStruct,
+      filter,
+      options.pruneInFiles !== false,
+    );
     const deleted = await deletedPositions(task, loadPositions);
     const equality = await Promise.all(
       task.deletes.filter((ref) => ref.file.content === 2).map((ref) => loadEquality(ref.file)),
     );
     const equalityPaths = equality.map((d) => d.ids.map((id) => pathOf(paths, id)));
-    for (let pos = 0; pos < rows.length; pos++) {
-      if (deleted.has(pos)) continue;
-      const row = rows[pos];
+    for (let i = 0; i < rows.length; i++) {
+      if (deleted.has(positions === undefined ? i : positions[i])) continue;
+      const row = rows[i];
       if (isEqualityDeleted(row, equality, equalityPaths)) continue;
       if (filter && !evaluateRow(filter, row)) continue;
       yield projectRow(row, outputNames, readStruct.fields.length);

@@ -69,6 +69,28 @@ describe('fileMightMatch', () => {
     expect(might('score != 1', noNaN)).toBe(false);
   });
 
+  it('keeps a file holding NaN for a negated order comparison (NaN < v is false, so not (NaN < v) holds)', () => {
+    const nanAndLarge = dataFile({
+      valueCounts: { 8: 5n },
+      nullCounts: { 8: 0n },
+      nanCounts: { 8: 1n },
+      lower: { 8: ['double', 5] },
+      upper: { 8: ['double', 9] },
+    });
+    const noNaN = dataFile({
+      valueCounts: { 8: 5n },
+      nullCounts: { 8: 0n },
+      nanCounts: { 8: 0n },
+      lower: { 8: ['double', 5] },
+      upper: { 8: ['double', 9] },
+    });
+    expect(might('not (score > 2)', nanAndLarge)).toBe(true);
+    expect(might('not (score >= 2)', nanAndLarge)).toBe(true);
+    expect(might('not (score > 2)', noNaN)).toBe(false);
+    expect(might('not (qty > 15)')).toBe(true);
+    expect(might('not (qty >= 10)')).toBe(false);
+  });
+
   it('prunes every comparison on an all-null column, and is null when there are no nulls', () => {
     const allNull = dataFile({ valueCounts: { 2: 10n }, nullCounts: { 2: 10n } });
     for (const filter of [

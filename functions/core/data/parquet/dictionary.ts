@@ -51,6 +51,7 @@ export function tryDictionaryChunk(
   codec: PageCodec,
   scratch: PageScratch,
   pageBytes: number,
+  pageRows = Number.POSITIVE_INFINITY,
 ): DictionaryChunk | undefined {
   const dict = buildDictionary(levels, from, to, MAX_DICTIONARY_BYTES);
   if (!dict) return undefined;
@@ -70,6 +71,8 @@ export function tryDictionaryChunk(
   let dataPages = 0;
   for (let a = from; a < to; ) {
     let b = Math.min(to, a + perPage);
+    if (reps === null) b = Math.min(b, a + pageRows);
+    else b = rowLimit(reps, a, b, pageRows);
     while (reps !== null && b < to && reps[b] !== 0) b++; // pages end where a row ends
     body.reset();
     writeLevels(levels, a, b, body);
@@ -78,11 +81,20 @@ export function tryDictionaryChunk(
     body.byte(width);
     encodeHybrid(dict.indices, index, index + present, width, body);
     index += present;
-    emitDataPage(codec, scratch, b - a, Encoding.RLE_DICTIONARY, out);
+    emitDataPage(codec, scratch, a, b, Encoding.RLE_DICTIONARY, out);
     dataPages++;
     a = b;
   }
   return { out, distinct: dict.entries, size: dict.size, dictionaryBytes, dataPages };
+}
+
+/** The first level at or after `a` that starts row number `rows` (or `b` when that comes first). */
+function rowLimit(reps: Uint8Array, a: number, b: number, rows: number): number {
+  let seen = 0;
+  for (let k = a; k < b; k++) {
+    if (reps[k] === 0 && seen++ === rows) return k;
+  }
+  return b;
 }
 
 interface Dictionary {

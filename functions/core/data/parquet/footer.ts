@@ -34,6 +34,14 @@ export interface ColumnChunkMeta {
   dictionaryPageOffset?: number;
   stats: ChunkStats;
   encodingStats: PageEncodingCount[];
+  /** Where the chunk's page index parts are (set once they are written, after the row groups). */
+  columnIndex?: IndexLocation;
+  offsetIndex?: IndexLocation;
+}
+
+export interface IndexLocation {
+  offset: number;
+  length: number;
 }
 
 export interface RowGroupMeta {
@@ -137,6 +145,14 @@ function writeRowGroup(w: ThriftWriter, g: RowGroupMeta, ordinal: number): void 
     w.beginStruct(3);
     writeColumnMeta(w, c);
     w.endStruct();
+    if (c.offsetIndex) {
+      w.i64(4, c.offsetIndex.offset);
+      w.i32(5, c.offsetIndex.length);
+    }
+    if (c.columnIndex) {
+      w.i64(6, c.columnIndex.offset);
+      w.i32(7, c.columnIndex.length);
+    }
     w.endStruct();
   }
   w.i64(2, g.totalByteSize);

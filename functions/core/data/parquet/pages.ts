@@ -43,9 +43,21 @@ export function compress(codec: PageCodec, body: Uint8Array): Uint8Array {
   }
 }
 
+/** One data page as the page index describes it: where it sits in its chunk and which levels it holds. */
+export interface DataPageRecord {
+  /** Byte offset from the start of the chunk (its header's first byte). */
+  offset: number;
+  /** Header plus compressed body. */
+  size: number;
+  levelFrom: number;
+  levelTo: number;
+}
+
 /** Where a column chunk's pages go: header and body parts, in file order, with their sizes. */
 export class ChunkOutput {
   readonly parts: Uint8Array[] = [];
+  /** The data pages, for the OffsetIndex and ColumnIndex written after the row groups. */
+  readonly pages: DataPageRecord[] = [];
   compressedBytes = 0;
   uncompressedBytes = 0;
 
@@ -124,20 +136,23 @@ function emitPage(
   out.push(compressed, body.byteLength);
 }
 
-/** A data page (V1): values in `encoding`, levels RLE. */
+/** A data page (V1) of levels [from, to): values in `encoding`, levels RLE. */
 export function emitDataPage(
   codec: PageCodec,
   scratch: PageScratch,
-  numValues: number,
+  from: number,
+  to: number,
   encoding: number,
   out: ChunkOutput,
 ): void {
+  const offset = out.compressedBytes;
   emitPage(codec, scratch, out, PageType.DATA_PAGE, 5, (h) => {
-    h.i32(1, numValues);
+    h.i32(1, to - from);
     h.i32(2, encoding);
     h.i32(3, Encoding.RLE);
     h.i32(4, Encoding.RLE);
   });
+  out.pages.push({ offset, size: out.compressedBytes - offset, levelFrom: from, levelTo: to });
 }
 
 /** A PLAIN dictionary page. */

@@ -212,22 +212,32 @@ export function estimateBytes(levels: LeafLevels, from: number, to: number): num
 }
 
 /**
- * Page boundaries over levels [from, to): about `pageBytes` of PLAIN values each, cut only where a row
- * starts (repetition level 0) so no row spans two pages. Always at least one page, even an empty one.
+ * Page boundaries over levels [from, to): about `pageBytes` of PLAIN values and at most `pageRows` rows
+ * each, cut only where a row starts (repetition level 0) so no row spans two pages. Always at least one page, even an empty one.
  */
-export function pageBreaks(levels: LeafLevels, from: number, to: number, pageBytes: number): number[] {
-  if (estimateBytes(levels, from, to) <= pageBytes) return [from, to];
+export function pageBreaks(
+  levels: LeafLevels,
+  from: number,
+  to: number,
+  pageBytes: number,
+  pageRows = Number.POSITIVE_INFINITY,
+): number[] {
+  if (to - from <= pageRows && estimateBytes(levels, from, to) <= pageBytes) return [from, to];
   const { defs, reps, slots } = levels;
   const maxDef = levels.leaf.maxDef;
   const width = plainWidth(levels);
   const offsets = levels.data.valueOffsets as Int32Array | undefined;
   const breaks = [from];
   let size = 0;
+  let rows = 0;
   for (let k = from; k < to; k++) {
-    if (size >= pageBytes && k > from && (reps === null || reps[k] === 0)) {
+    const rowStart = reps === null || reps[k] === 0;
+    if ((size >= pageBytes || rows >= pageRows) && k > from && rowStart) {
       breaks.push(k);
       size = 0;
+      rows = 0;
     }
+    if (rowStart) rows++;
     if (defs !== null && defs[k] !== maxDef) continue;
     if (width >= 0) size += width;
     else {

@@ -144,6 +144,21 @@ export class ThriftWriter {
     this.zigzag(value);
   }
 
+  listI64(value: number): void {
+    if (!Number.isSafeInteger(value))
+      throw new RangeError(`i64 list element is not a safe integer: ${value}`);
+    this.zigzag(value);
+  }
+
+  /** A bool element of a list opened with element type CT.TRUE: 1 is true, 2 false (as Java writes). */
+  listBool(value: boolean): void {
+    this.byte(value ? CT.TRUE : CT.FALSE);
+  }
+
+  listBinary(bytes: Uint8Array): void {
+    this.rawBinary(bytes);
+  }
+
   listString(value: string): void {
     this.rawBinary(utf8.encode(value));
   }

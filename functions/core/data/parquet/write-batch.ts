@@ -31,6 +31,7 @@ import {
 import { toParquetSchema } from './parquet-schema.js';
 import { encodePlain, pageBreaks } from './plain-values.js';
 import { tryDictionaryChunk } from './dictionary.js';
+import { encodeColumnIndex, encodeOffsetIndex, type IndexedChunk } from './page-index.js';
 
 export interface ArrowParquetOptions {
   codec: 'zstd' | 'gzip' | 'uncompressed';
@@ -41,7 +42,12 @@ export interface ArrowParquetOptions {
   dictionary?: boolean;
   /** Target uncompressed bytes per data page. @default PAGE_BYTES (1 MiB) */
   pageBytes?: number;
+  /** Most rows per data page (Iceberg `write.parquet.page-row-limit`). @default PAGE_ROWS (20,000) */
+  pageRows?: number;
 }
+
+/** Iceberg's default `write.parquet.page-row-limit`: pages small enough for the page index to prune. */
+export const PAGE_ROWS = 20_000;
 
 /** Target uncompressed bytes per data page (parquet-mr's default page size). */
 export const PAGE_BYTES = 1 << 20;
@@ -77,12 +83,15 @@ export function encodeBatchAsParquet(
   let offset = MAGIC.length;
   const scratch = new PageScratch();
   const pageBytes = Math.max(1, opts.pageBytes ?? PAGE_BYTES);
+  const pageRows = Math.max(1, Math.floor(opts.pageRows ?? PAGE_ROWS));
   const rowGroups: RowGroupMeta[] = [];
+  const indexed: IndexedChunk[][] = [];
   groupStarts.forEach((start, g) => {
     const columns: ColumnChunkMeta[] = [];
     const fileOffset = offset;
     let totalByteSize = 0;
     let totalCompressed = 0;
+    const groupChunks: IndexedChunk[] = [];
     leaves.forEach((levels, c) => {
       const from = bounds[c][g];
       const to = bounds[c][g + 1];
@@ -90,9 +99,10 @@ export function encodeBatchAsParquet(
         levels,
         from,
         to,
-        { codec, scratch, pageBytes, dictionary: opts.dictionary !== false },
+        { codec, scratch, pageBytes, pageRows, dictionary: opts.dictionary !== false },
         offset,
       );
+      groupChunks.push({ levels, from, start: offset, pages: chunk.out.pages, stats: chunk.meta.stats });
       for (const part of chunk.out.parts) parts.push(part);
       offset += chunk.out.compressedBytes;
       totalByteSize += chunk.out.uncompressedBytes;
@@ -105,6 +115,27 @@ export function encodeBatchAsParquet(
       fileOffset,
       totalByteSize,
       totalCompressed,
+    });
+    indexed.push(groupChunks);
+  });
+
+  // The page index goes between the row groups and the footer, every ColumnIndex first and then every
+  // OffsetIndex (parquet-mr's layout), so a reader fetches each kind in one contiguous range.
+  rowGroups.forEach((group, g) => {
+    group.columns.forEach((meta, c) => {
+      const bytes = encodeColumnIndex(indexed[g][c]);
+      if (!bytes) return;
+      meta.columnIndex = { offset, length: bytes.byteLength };
+      parts.push(bytes);
+      offset += bytes.byteLength;
+    });
+  });
+  rowGroups.forEach((group, g) => {
+    group.columns.forEach((meta, c) => {
+      const bytes = encodeOffsetIndex(indexed[g][c]);
+      meta.offsetIndex = { offset, length: bytes.byteLength };
+      parts.push(bytes);
+      offset += bytes.byteLength;
     });
   });
 
@@ -163,6 +194,7 @@ interface ChunkSettings {
   codec: PageCodec;
   scratch: PageScratch;
   pageBytes: number;
+  pageRows: number;
   dictionary: boolean;
 }
 
@@ -173,11 +205,11 @@ function writeChunk(
   settings: ChunkSettings,
   offset: number,
 ): WrittenChunk {
-  const { codec, scratch, pageBytes, dictionary } = settings;
+  const { codec, scratch, pageBytes, pageRows, dictionary } = settings;
   const leaf = levels.leaf;
   const base = { physical: leaf.physical, path: leaf.path, codec: CODEC_IDS[codec], numValues: to - from };
   if (dictionary && leaf.isString) {
-    const dict = tryDictionaryChunk(levels, from, to, codec, scratch, pageBytes);
+    const dict = tryDictionaryChunk(levels, from, to, codec, scratch, pageBytes, pageRows);
     if (dict) {
       const { out, dictionaryBytes, dataPages } = dict;
       return {
@@ -199,7 +231,7 @@ function writeChunk(
     }
   }
   const out = new ChunkOutput();
-  const pages = pageBreaks(levels, from, to, pageBytes);
+  const pages = pageBreaks(levels, from, to, pageBytes, pageRows);
   for (let p = 0; p + 1 < pages.length; p++) {
     const a = pages[p];
     const b = pages[p + 1];
@@ -207,7 +239,7 @@ function writeChunk(
     body.reset();
     writeLevels(levels, a, b, body);
     encodePlain(levels, a, b, body);
-    emitDataPage(codec, scratch, b - a, Encoding.PLAIN, out);
+    emitDataPage(codec, scratch, a, b, Encoding.PLAIN, out);
   }
   return {
     out,

@@ -1,0 +1,257 @@
+/**
+ * Sections "scan" and "compaction": an orders table of many small files (one per ingest batch), a
+ * filtered scan (`country = 'DE'`) over them, compaction of them into one file (plan, compact, commit
+ * through floe's maintenance tasks), then the filtered scan and a point query (`order_id = …`) on the
+ * compacted table, floe's pruning inside files on and off. Anchor: DuckDB, one thread, in the same
+ * process, reading the same Parquet files (a list of paths: no Iceberg planning) and, for compaction,
+ * writing them as one ZSTD Parquet file. Runs alternate floe / DuckDB; CPU medians (process user +
+ * system) next to wall medians.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
+import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
+import { parseRoutes } from '../../functions/core/ingest/routes.js';
+import { commitTask, compactTask, planTask } from '../../functions/core/maintenance/maintenance-tasks.js';
+import { parseExpression } from '../../functions/core/scan/parse-expression.js';
+import { planScan } from '../../functions/core/scan/plan-scan.js';
+import { readScanRows } from '../../functions/core/scan/read-scan.js';
+import type { LoadedTable } from '../../functions/core/catalog/catalog.js';
+import { makeOrderMessages, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
+import { median, timed } from './stats.js';
+
+export interface ScanSettings {
+  files: number;
+  recordsPerFile: number;
+  repeats: number;
+}
+
+export interface TimedPair {
+  floe_wall_ms: number;
+  floe_cpu_ms: number;
+  duckdb_wall_ms: number;
+  duckdb_cpu_ms: number;
+  rows: number;
+  /** DuckDB CPU ÷ floe CPU (≥ target means floe is at least that share of DuckDB's speed). */
+  ratio_cpu: number;
+  ratio_wall: number;
+}
+
+export interface FloeOnly {
+  floe_wall_ms: number;
+  floe_cpu_ms: number;
+}
+
+export interface ScanFigures {
+  files: number;
+  records: number;
+  filter_small_files: TimedPair;
+  filter_compacted: TimedPair;
+  point_compacted: TimedPair;
+  /** The same queries with pruning inside files off (the read path before it), floe only. */
+  point_compacted_unpruned: FloeOnly;
+  filter_small_files_unpruned: FloeOnly;
+  filter_compacted_unpruned: FloeOnly;
+  filter_ratio: number;
+  filter_ratio_compacted: number;
+  point_ratio_compacted: number;
+}
+
+export interface CompactionFigures {
+  files_in: number;
+  records: number;
+  bytes_in: number;
+  floe_wall_ms: number;
+  floe_cpu_ms: number;
+  duckdb_wall_ms: number;
+  duckdb_cpu_ms: number;
+  floe_mb_per_s_cpu: number;
+  duckdb_mb_per_s_cpu: number;
+  /** floe MB/s ÷ DuckDB MB/s on CPU time (target ≥ 0.7). */
+  ratio: number;
+}
+
+const FIRST_ORDER_ID = 70_000_000;
+const sql = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+export async function runScanAndCompaction(
+  settings: ScanSettings,
+  progress: (line: string) => void,
+): Promise<{ scan: ScanFigures; compaction: CompactionFigures }> {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-bench-scan-'));
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const duck = await instance.connect();
+  try {
+    const catalog = new EmbeddedCatalog({ warehouse: dir });
+    const routes = parseRoutes([{ table: 'bench.scan', topics: [ORDERS_TOPIC], schema: readOrdersSchema() }]);
+    for (let i = 0; i < settings.files; i++) {
+      const messages = makeOrderMessages({
+        records: settings.recordsPerFile,
+        partitions: 1,
+        seed: i,
+        firstOrderId: FIRST_ORDER_ID + i * settings.recordsPerFile,
+      });
+      await ingestEvent({ catalog, routes }, makeOrdersEvent(messages, i * settings.recordsPerFile));
+    }
+    const ident = routes[0].table;
+    progress(`scan: ${settings.files} files of ${settings.recordsPerFile} records ingested`);
+    const records = settings.files * settings.recordsPerFile;
+
+    const small = await catalog.loadTable(ident);
+    const smallFiles = (await planScan(small)).tasks.map((t) => t.file);
+    const smallPaths = smallFiles.map((f) => localPath(f.file_path));
+    const bytesIn = smallFiles.reduce((s, f) => s + Number(f.file_size_in_bytes), 0);
+    const filterSmall = await pair(
+      settings.repeats,
+      () => floeScan(small, "country = 'DE'"),
+      () => duckCount(duck, smallPaths, "country = 'DE'"),
+    );
+    const filterSmallUnpruned = await repeat(settings.repeats, () =>
+      floeScan(small, "country = 'DE'", false),
+    );
+    progress(`scan: filter on ${settings.files} files: floe ${filterSmall.floe_cpu_ms.toFixed(0)} ms CPU`);
+
+    // Compaction: floe's plan → compact → commit, against DuckDB writing the same rows as one file.
+    // floe runs once per repeat on a fresh copy of the small-file table state: the first run compacts,
+    // so only one floe run is possible per table; DuckDB runs `repeats` times.
+    const ctx = { catalog };
+    const floeCompaction = await timed(async () => {
+      const plan = await planTask(ctx, { table: 'bench.scan' });
+      const rewrites = [];
+      for (const group of plan.groups) rewrites.push(await compactTask(ctx, { table: 'bench.scan', group }));
+      return commitTask(ctx, { table: 'bench.scan', plan, rewrites });
+    });
+    const duckWall: number[] = [];
+    const duckCpu: number[] = [];
+    for (let r = 0; r < settings.repeats; r++) {
+      const out = join(dir, `duck-compacted-${r}.parquet`);
+      const t = await timed(() =>
+        duck.run(
+          `COPY (SELECT * FROM read_parquet([${smallPaths.map(sql).join(', ')}])) TO ${sql(out)} (FORMAT parquet, COMPRESSION zstd)`,
+        ),
+      );
+      duckWall.push(t.wallMs);
+      duckCpu.push(t.cpuMs);
+    }
+    const mb = bytesIn / 1e6;
+    const compaction: CompactionFigures = {
+      files_in: settings.files,
+      records,
+      bytes_in: bytesIn,
+      floe_wall_ms: floeCompaction.wallMs,
+      floe_cpu_ms: floeCompaction.cpuMs,
+      duckdb_wall_ms: median(duckWall),
+      duckdb_cpu_ms: median(duckCpu),
+      floe_mb_per_s_cpu: mb / (floeCompaction.cpuMs / 1000),
+      duckdb_mb_per_s_cpu: mb / (median(duckCpu) / 1000),
+      ratio: median(duckCpu) / floeCompaction.cpuMs,
+    };
+    progress(
+      `compaction: floe ${floeCompaction.cpuMs.toFixed(0)} ms CPU, DuckDB ${median(duckCpu).toFixed(0)} ms`,
+    );
+
+    const compacted = await catalog.loadTable(ident);
+    const compactedFiles = (await planScan(compacted)).tasks.map((t) => localPath(t.file.file_path));
+    if (compactedFiles.length >= smallFiles.length) throw new Error('compaction left the small files');
+    const filterCompacted = await pair(
+      settings.repeats,
+      () => floeScan(compacted, "country = 'DE'"),
+      () => duckCount(duck, compactedFiles, "country = 'DE'"),
+    );
+    const filterCompactedUnpruned = await repeat(settings.repeats, () =>
+      floeScan(compacted, "country = 'DE'", false),
+    );
+    const target = FIRST_ORDER_ID + Math.floor(records * 0.37);
+    const point = await pair(
+      settings.repeats,
+      () => floeScan(compacted, `order_id = ${target}`),
+      () => duckCount(duck, compactedFiles, `order_id = ${target}`),
+    );
+    if (point.rows !== 1) throw new Error(`point query found ${point.rows} rows`);
+    const unpruned = await repeat(settings.repeats, () => floeScan(compacted, `order_id = ${target}`, false));
+    return {
+      compaction,
+      scan: {
+        files: settings.files,
+        records,
+        filter_small_files: filterSmall,
+        filter_compacted: filterCompacted,
+        point_compacted: point,
+        point_compacted_unpruned: unpruned,
+        filter_small_files_unpruned: filterSmallUnpruned,
+        filter_compacted_unpruned: filterCompactedUnpruned,
+        filter_ratio: filterSmall.ratio_cpu,
+        filter_ratio_compacted: filterCompacted.ratio_cpu,
+        point_ratio_compacted: point.ratio_cpu,
+      },
+    };
+  } finally {
+    duck.closeSync();
+    instance.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function localPath(location: string): string {
+  return location.startsWith('file://') ? new URL(location).pathname : location;
+}
+
+/** Plan + read of the live rows matching `filter` (every column), as a query engine would return them. */
+async function floeScan(table: LoadedTable, filter: string, pruneInFiles = true): Promise<number> {
+  const expr = parseExpression(filter);
+  const plan = await planScan(table, { filter: expr });
+  return (await readScanRows(table, plan, { filter: expr, pruneInFiles })).length;
+}
+
+/** DuckDB materialising the matching rows (every column), so both sides decode what they return. */
+async function duckCount(duck: DuckDBConnection, paths: string[], where: string): Promise<number> {
+  const reader = await duck.runAndReadAll(
+    `SELECT * FROM read_parquet([${paths.map(sql).join(', ')}]) WHERE ${where}`,
+  );
+  return reader.getRows().length;
+}
+
+async function repeat(
+  n: number,
+  run: () => Promise<number>,
+): Promise<{ floe_wall_ms: number; floe_cpu_ms: number }> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  await run(); // warm-up
+  for (let i = 0; i < n; i++) {
+    const t = await timed(run);
+    wall.push(t.wallMs);
+    cpu.push(t.cpuMs);
+  }
+  return { floe_wall_ms: median(wall), floe_cpu_ms: median(cpu) };
+}
+
+/** floe and DuckDB alternating, after one warm-up each; medians. Both must return the same row count. */
+async function pair(n: number, floe: () => Promise<number>, duck: () => Promise<number>): Promise<TimedPair> {
+  const fw: number[] = [];
+  const fc: number[] = [];
+  const dw: number[] = [];
+  const dc: number[] = [];
+  const rows = await floe();
+  const duckRows = await duck();
+  if (rows !== duckRows) throw new Error(`floe returned ${rows} rows, DuckDB ${duckRows}`);
+  for (let i = 0; i < n; i++) {
+    const f = await timed(floe);
+    const d = await timed(duck);
+    fw.push(f.wallMs);
+    fc.push(f.cpuMs);
+    dw.push(d.wallMs);
+    dc.push(d.cpuMs);
+  }
+  return {
+    floe_wall_ms: median(fw),
+    floe_cpu_ms: median(fc),
+    duckdb_wall_ms: median(dw),
+    duckdb_cpu_ms: median(dc),
+    rows,
+    ratio_cpu: median(dc) / median(fc),
+    ratio_wall: median(dw) / median(fw),
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The issue's targets, checked against the figures of this run (never in tests: timings are the
+ * machine's). Each is reported met / not met / not measured beside its value.
+ */
+import type { BenchReport } from './report.js';
+
+export interface TargetCheck {
+  key: string;
+  value: number | null;
+  target: string;
+  met: boolean | null;
+}
+
+/** Every target whose figure this run measured (null: the section did not run). */
+export function checkTargets(r: BenchReport): TargetCheck[] {
+  const atLeast = (key: string, value: number | undefined, min: number): TargetCheck => ({
+    key,
+    value: value ?? null,
+    target: `≥ ${min}`,
+    met: value === undefined || !Number.isFinite(value) ? null : value >= min,
+  });
+  const atMost = (key: string, value: number | undefined, max: number): TargetCheck => ({
+    key,
+    value: value ?? null,
+    target: `≤ ${max}`,
+    met: value === undefined || !Number.isFinite(value) ? null : value <= max,
+  });
+  return [
+    atLeast('ingest.cpu_ratio', r.ingest?.cpu_ratio, 0.5),
+    atLeast('ingest.cpu_ratio_same_input', r.ingest?.cpu_ratio_same_input, 1.0),
+    atMost('ingest.gc_share', r.ingest?.gc_share, 0.1),
+    atLeast('compaction.ratio', r.compaction?.ratio, 0.7),
+    atLeast('scan.filter_ratio', r.scan?.filter_ratio, 0.7),
+    atLeast('scan.filter_ratio_compacted', r.scan?.filter_ratio_compacted, 0.5),
+    atLeast('scan.point_ratio_compacted', r.scan?.point_ratio_compacted, 1.0),
+    atMost('memory.peak_rss_mb', r.memory?.peak_rss_mb, 160),
+  ];
+}
