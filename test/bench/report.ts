@@ -4,6 +4,7 @@ import type { FreshnessRow } from './freshness.js';
 import type { HotPath } from './hot-paths.js';
 import type { IngestFigures } from './ingest-throughput.js';
 import type { LambdaFigures } from './lambda-cold-start.js';
+import { type LiveFigures, liveText } from './live-read.js';
 import type { MachineInfo } from './machine.js';
 import type { MemoryFigures } from './memory.js';
 import type { PlanningRow } from './planning-cost.js';
@@ -33,6 +34,7 @@ export interface BenchReport {
   memory?: MemoryFigures;
   freshness?: { ms: number; rows: FreshnessRow[] };
   lambda?: LambdaFigures;
+  live?: LiveFigures;
   duration_s: number;
 }
 
@@ -333,6 +335,7 @@ export function formatReport(r: BenchReport): string {
   if (r.memory) parts.push(memoryText(r.memory));
   if (r.freshness) parts.push(freshnessText(r.freshness));
   if (r.lambda) parts.push(lambdaText(r.lambda));
+  if (r.live) parts.push(liveText(r.live, table));
   for (const [section, why] of Object.entries(r.sections_skipped)) parts.push(`(${section} skipped: ${why})`);
   parts.push(`(${r.duration_s.toFixed(0)} s)`);
   return `${parts.join('\n\n')}\n`;

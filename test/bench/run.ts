@@ -6,8 +6,9 @@
  *   npm run bench -- --json            one JSON object on stdout (progress on stderr)
  *   npm run bench -- --only=ingest,memory
  *
- * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda. The moto sections (commit on S3,
- * contention, freshness on S3) start their own moto_server and are skipped, with the reason, without it.
+ * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, live. The moto sections (commit on S3,
+ * contention, freshness on S3) start their own moto_server and are skipped, with the reason, without it;
+ * live starts its own mock Kafka broker (kcat) and is skipped without kcat.
  * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
  */
 import { parseArgs } from 'node:util';
@@ -24,6 +25,7 @@ const SECTIONS = [
   'memory',
   'freshness',
   'lambda',
+  'live',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -148,6 +150,17 @@ async function main(): Promise<number> {
     await attempt('lambda', async () => {
       const { runLambdaColdStart } = await import('./lambda-cold-start.js');
       report.lambda = await runLambdaColdStart({ coldStarts: quick ? 3 : 7 }, progress);
+    });
+    await attempt('live', async () => {
+      const { runLiveRead } = await import('./live-read.js');
+      const live = await runLiveRead(
+        quick
+          ? { tailRecords: 1_000, freshnessTrials: 5, loadTrials: 2, scanRepeats: 2 }
+          : { tailRecords: RECORDS, freshnessTrials: 11, loadTrials: 3, scanRepeats: 3 },
+        progress,
+      );
+      if ('skipped' in live) report.sections_skipped.live = live.skipped;
+      else report.live = live;
     });
   } finally {
     await moto?.stop();
