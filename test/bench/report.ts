@@ -4,6 +4,7 @@ import type { FreshnessRow } from './freshness.js';
 import type { HotPath } from './hot-paths.js';
 import type { IngestFigures } from './ingest-throughput.js';
 import type { LambdaFigures } from './lambda-cold-start.js';
+import { type LiveFigures, liveText } from './live-read.js';
 import type { MachineInfo } from './machine.js';
 import type { MemoryFigures } from './memory.js';
 import type { PlanningRow } from './planning-cost.js';
@@ -42,6 +43,7 @@ export interface BenchReport {
   scaling?: ScalingFigures;
   /** The issue's targets against this run's figures (targets.ts). */
   targets?: TargetCheck[];
+  live?: LiveFigures;
   duration_s: number;
 }
 
@@ -346,6 +348,7 @@ export function formatReport(r: BenchReport): string {
   if (r.scan) parts.push(scanText(r.scan, r.compaction, table, fmt));
   if (r.scaling) parts.push(scalingText(r.scaling, table));
   parts.push(targetsText(r.targets ?? checkTargets(r), table));
+  if (r.live) parts.push(liveText(r.live, table));
   for (const [section, why] of Object.entries(r.sections_skipped)) parts.push(`(${section} skipped: ${why})`);
   parts.push(`(${r.duration_s.toFixed(0)} s)`);
   return `${parts.join('\n\n')}\n`;

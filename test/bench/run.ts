@@ -6,8 +6,10 @@
  *   npm run bench -- --json            one JSON object on stdout (progress on stderr)
  *   npm run bench -- --only=ingest,memory
  *
- * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, scan (with compaction), scaling (with cost per GB). The moto sections (commit on S3,
- * contention, freshness on S3) start their own moto_server and are skipped, with the reason, without it.
+ * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, scan (with compaction),
+ * scaling (with cost per GB), live. The moto sections (commit on S3, contention, freshness on S3) start
+ * their own moto_server and are skipped, with the reason, without it; live starts its own mock Kafka
+ * broker (kcat) and is skipped without kcat.
  * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
  */
 import { parseArgs } from 'node:util';
@@ -27,6 +29,7 @@ const SECTIONS = [
   'lambda',
   'scan',
   'scaling',
+  'live',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -170,6 +173,17 @@ async function main(): Promise<number> {
         { sizes: [1_000, 10_000, 50_000], repeats: quick ? 2 : 5, commitRequests },
         progress,
       );
+    });
+    await attempt('live', async () => {
+      const { runLiveRead } = await import('./live-read.js');
+      const live = await runLiveRead(
+        quick
+          ? { tailRecords: 1_000, freshnessTrials: 5, loadTrials: 2, scanRepeats: 2 }
+          : { tailRecords: RECORDS, freshnessTrials: 11, loadTrials: 3, scanRepeats: 3 },
+        progress,
+      );
+      if ('skipped' in live) report.sections_skipped.live = live.skipped;
+      else report.live = live;
     });
   } finally {
     await moto?.stop();

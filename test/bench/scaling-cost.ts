@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
 import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
-import { parseRoutes } from '../../functions/core/ingest/routes.js';
+import { parseRoutes } from '../../functions/core/routing/routes.js';
 import type { Schema } from '../../functions/core/spec/types.js';
 import {
   makeOrderMessages,

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
 import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
-import { parseRoutes } from '../../functions/core/ingest/routes.js';
+import { parseRoutes } from '../../functions/core/routing/routes.js';
 import { commitTask, compactTask, planTask } from '../../functions/core/maintenance/maintenance-tasks.js';
 import { parseExpression } from '../../functions/core/scan/parse-expression.js';
 import { planScan } from '../../functions/core/scan/plan-scan.js';
