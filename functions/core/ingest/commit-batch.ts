@@ -72,6 +72,10 @@ export interface TableIngestReport {
   ignored?: Record<string, number>;
   /** Configuration problems worth fixing (e.g. one key on two Kafka partitions). */
   warnings?: string[];
+  /** Aggregate tables: windows whose row the batch wrote, windows it closed, records dead-lettered as late. */
+  windowsUpdated?: number;
+  windowsClosed?: number;
+  lateRecords?: number;
 }
 
 /** Thrown inside prepare when files written for one base do not fit the base being committed on. */
@@ -171,6 +175,8 @@ export interface BatchFiles {
   used: RawRecord[];
   /** Rows in the data files. */
   rows: number;
+  /** Extra snapshot summary properties the files commit with (an aggregate table's watermark). */
+  summary?: Record<string, string>;
   /**
    * Checks the files against each commit attempt's base and returns schema/spec changes to commit
    * with them. @throws StaleWriteError when the files no longer fit the base
@@ -226,6 +232,7 @@ async function commitFiles(
           preUpdates: extra.preUpdates,
           preRequirements: extra.preRequirements,
           summary: {
+            ...files.summary,
             [BATCH_ID_KEY]: batchId,
             [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, batchOffsets)),
           },
