@@ -28,12 +28,17 @@ export interface AggregateConfig {
   /** How long after a window's end (by the watermark) records are still counted. @default 0 */
   allowedLatenessSeconds: number;
   emit?: EmitConfig;
+  /**
+   * Partitions of the source topic(s): the watermark waits until records of that many were seen.
+   * @default the partitions seen so far (the first batch of one partition can close windows others still feed)
+   */
+  partitions?: number;
   plan: AggregatePlan;
   /** The WHERE clause bound to the record schema (evaluated by scan/evaluate-row.ts). */
   where?: BoundExpression;
 }
 
-const KEYS = ['sql', 'allowedLatenessSeconds', 'emit'];
+const KEYS = ['sql', 'allowedLatenessSeconds', 'partitions', 'emit'];
 
 function fail(path: string, message: string): never {
   throw new ValidationError(`${path}: ${message}`);
@@ -94,6 +99,10 @@ export function parseAggregateConfig(
     fail(`${path}.allowedLatenessSeconds`, 'must be a whole number of seconds, 0 or more');
   }
   const emit = parseEmit(r.emit, `${path}.emit`);
+  if (r.partitions !== undefined && (!Number.isSafeInteger(r.partitions) || (r.partitions as number) < 1)) {
+    fail(`${path}.partitions`, "must be the source topic's partition count (a positive whole number)");
+  }
+  const partitions = r.partitions as number | undefined;
   const label = `${path}.sql`;
   const query = parseAggregateSql(r.sql, label);
   if (!route.topics.includes(query.from)) {
@@ -115,6 +124,7 @@ export function parseAggregateConfig(
     sql: r.sql,
     allowedLatenessSeconds: lateness,
     ...(emit ? { emit } : {}),
+    ...(partitions === undefined ? {} : { partitions }),
     plan,
     ...(where ? { where } : {}),
   };

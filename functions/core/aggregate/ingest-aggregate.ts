@@ -248,7 +248,7 @@ export async function ingestAggregateTable(
         );
       }
       const nextTimes = advanceEventTimes(times, batchEventTimes(timed));
-      const nextWatermark = computeWatermark(nextTimes, latenessMicros, watermark);
+      const nextWatermark = computeWatermark(nextTimes, latenessMicros, watermark, aggregate.partitions);
       const partials = partialWindows(
         plan,
         accepted.map((a) => a.row),

@@ -6,7 +6,9 @@
  *   floe.aggregate.watermark    "1794999940000000"                             µs; absent until a record arrived
  *
  * The watermark is the minimum, over the partitions seen, of each one's newest event time, minus the
- * allowed lateness: a partition that lags holds every window open. It never moves back (a partition
+ * allowed lateness: a partition that lags holds every window open. A Lambda batch does not tell how
+ * many partitions the topic has: with the route's `partitions` set, no watermark exists until that
+ * many have been seen; without it, the partitions seen so far decide. It never moves back (a partition
  * seen for the first time with old records must not reopen windows already closed and emitted).
  */
 import { ValidationError } from '../errors.js';
@@ -87,17 +89,24 @@ export function advanceEventTimes(times: EventTimes, batch: EventTimes): EventTi
 
 /**
  * The watermark: min over the partitions seen of their newest event time, minus the lateness, never
- * below `previous`. Undefined while no partition has been seen.
+ * below `previous`. `previous` while no partition (or fewer than `partitions`) has been seen.
  */
 export function computeWatermark(
   times: EventTimes,
   latenessMicros: bigint,
   previous: bigint | undefined,
+  partitions?: number,
 ): bigint | undefined {
   let min: bigint | undefined;
-  for (const parts of times.values())
-    for (const t of parts.values()) if (min === undefined || t < min) min = t;
-  if (min === undefined) return previous;
+  let seen = 0;
+  for (const parts of times.values()) {
+    for (const t of parts.values()) {
+      seen++;
+      if (min === undefined || t < min) min = t;
+    }
+  }
+  // A partition not seen yet may still hold old records: with the count known, wait for all of them.
+  if (min === undefined || (partitions !== undefined && seen < partitions)) return previous;
   const mark = min - latenessMicros;
   return previous !== undefined && previous > mark ? previous : mark;
 }

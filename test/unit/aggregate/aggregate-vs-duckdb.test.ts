@@ -56,7 +56,7 @@ function makeRoutes(): TableRoute[] {
         ],
       },
       partitionBy: 'day(window_start)',
-      aggregate: { sql: SQL, allowedLatenessSeconds: 30 },
+      aggregate: { sql: SQL, allowedLatenessSeconds: 30, partitions: 4 },
     },
   ]);
 }
@@ -176,7 +176,9 @@ describe('aggregate route vs DuckDB', () => {
       for (const s of batch) if ((maxSeen.get(s.partition) ?? -1n) < s.ts) maxSeen.set(s.partition, s.ts);
       let min = s0(maxSeen);
       for (const t of maxSeen.values()) if (t < min) min = t;
-      if (watermark === undefined || min - LATENESS > watermark) watermark = min - LATENESS;
+      // No watermark until all four partitions have been seen (the route says the topic has four).
+      if (maxSeen.size === 4 && (watermark === undefined || min - LATENESS > watermark))
+        watermark = min - LATENESS;
       windowsClosed += table.windowsClosed ?? 0;
       lateReported += table.lateRecords ?? 0;
     };
@@ -192,7 +194,7 @@ describe('aggregate route vs DuckDB', () => {
     const dlq = await warehouse.catalog.loadTable({ namespace: ['rt'], name: 'paid_per_user_minute__dlq' });
     const letters = await readScanRows(dlq, await planScan(dlq));
     const lateLetters = letters.filter((l) => l.stage === 'late').map((l) => `${l.partition}/${l.offset}`);
-    expect(late.size).toBeGreaterThan(20);
+    expect(late.size).toBeGreaterThan(10);
     expect(replays).toBeGreaterThan(3);
     expect(new Set(lateLetters).size).toBe(lateLetters.length);
     expect(new Set(lateLetters)).toEqual(late);

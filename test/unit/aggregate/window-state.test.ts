@@ -152,6 +152,18 @@ describe('watermark', () => {
     times = advanceEventTimes(times, new Map([['orders', new Map([[2, at(1, 0)]])]]));
     expect(computeWatermark(times, 30_000_000n, at(7, 0))).toBe(at(7, 0));
     expect(computeWatermark(new Map(), 0n, undefined)).toBeUndefined();
+    // With the partition count known, no watermark until every partition has been seen.
+    const two = new Map([
+      [
+        'orders',
+        new Map([
+          [0, at(10, 0)],
+          [1, at(7, 30)],
+        ]),
+      ],
+    ]);
+    expect(computeWatermark(two, 0n, undefined, 3)).toBeUndefined();
+    expect(computeWatermark(two, 0n, undefined, 2)).toBe(at(7, 30));
   });
 
   it('closes a window whose end is at or before the watermark', () => {
