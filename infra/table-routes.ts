@@ -6,12 +6,13 @@
  */
 import { Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { parseAggregateConfig } from '../functions/core/aggregate/aggregate-config.js';
 import { withKafkaLineage } from '../functions/core/ingest/kafka-lineage.js';
 import { parseRoutes } from '../functions/core/ingest/routes.js';
 import { parsePartitionExpression } from '../functions/core/spec/partition-spec.js';
 import { findFieldByName } from '../functions/core/spec/schema-index.js';
 import type { PartitionSpec, Schema } from '../functions/core/spec/types.js';
-import type { IngestMode, SchemaPolicy, TableRoute } from './props.js';
+import type { AggregateRouteProps, IngestMode, SchemaPolicy, TableRoute } from './props.js';
 
 /** Iceberg's `write.target-file-size-bytes` default. */
 export const DEFAULT_TARGET_FILE_SIZE_BYTES = 134_217_728;
@@ -22,8 +23,10 @@ export interface RenderedRoute {
   table: string;
   schema?: Schema;
   partitionBy?: string;
-  mode: IngestMode;
+  /** Absent for aggregate routes (their key is the query's). */
+  mode?: IngestMode;
   identifierColumns?: string[];
+  aggregate?: AggregateRouteProps;
   targetFileSizeBytes: number;
   schemaEvolution?: SchemaPolicy;
   sortBy?: string;
@@ -79,6 +82,17 @@ export function tableLayout(
   route: TableRoute,
 ): { schema: Schema; partitionSpec?: PartitionSpec } | undefined {
   if (route.schema === undefined) return undefined;
+  if (route.aggregate) {
+    // The table an aggregate route writes has the query's columns, not the records' (and no lineage).
+    const { plan } = parseAggregateConfig(route.aggregate, `table route '${route.table}' aggregate`, {
+      topics: route.topics,
+      schema: route.schema,
+    });
+    const result = plan.resultSchema;
+    return route.partitionBy === undefined
+      ? { schema: result }
+      : { schema: result, partitionSpec: parsePartitionExpression(route.partitionBy, result) };
+  }
   const schema = route.kafkaLineage === false ? route.schema : withKafkaLineage(route.schema);
   return route.partitionBy === undefined
     ? { schema }
@@ -200,7 +214,8 @@ export function renderRoutes(
     table: route.table,
     ...(route.schema === undefined ? {} : { schema: route.schema }),
     ...(route.partitionBy === undefined ? {} : { partitionBy: route.partitionBy }),
-    mode: route.mode ?? 'append',
+    // An aggregate route takes no mode (parseRoutes refuses one): its key is GROUP BY + window_start.
+    ...(route.aggregate ? { aggregate: route.aggregate } : { mode: route.mode ?? 'append' }),
     ...(route.identifierColumns === undefined ? {} : { identifierColumns: [...route.identifierColumns] }),
     targetFileSizeBytes: route.targetFileSizeBytes ?? DEFAULT_TARGET_FILE_SIZE_BYTES,
     // The handlers' key; unset, the table's own `floe.schema-evolution` property (else evolve) decides.
