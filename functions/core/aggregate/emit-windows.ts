@@ -13,7 +13,6 @@ import type { Producer } from 'kafkajs';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { TransientIOError } from '../errors.js';
 import type { TableRoute } from '../ingest/routes.js';
-import { createKafka } from '../kafka/kafka-client.js';
 import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
 import { ancestors } from '../spec/metadata.js';
@@ -29,6 +28,8 @@ export type WindowSender = (topic: string, messages: { key: string; value: strin
 const producers = new Map<string, Promise<Producer>>();
 
 async function connect(brokers: string[]): Promise<Producer> {
+  // Loaded on first emit only: functions without an emitting route never load the Kafka client.
+  const { createKafka } = await import('../kafka/kafka-client.js');
   const kafka = await createKafka({ brokers, clientId: 'floe-emit' });
   // One request in flight and acks from all replicas: records of one window are never reordered or lost.
   const producer = kafka.producer({ allowAutoTopicCreation: true, maxInFlightRequests: 1 });
