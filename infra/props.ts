@@ -158,6 +158,28 @@ export type IngestMode = 'append' | 'debezium' | 'upsert';
 export type SchemaPolicy = 'evolve' | 'block' | 'dlq';
 
 /** One topic → table route; rendered into the routes file the ingest function reads (`FLOE_TABLES_FILE`). */
+/** An aggregate route's query and window rules (the handlers' `aggregate` key, as is). */
+export interface AggregateRouteProps {
+  /** `SELECT ... FROM <topic> [WHERE ...] GROUP BY <columns>, TUMBLE(<ts>, INTERVAL 'n' UNIT)`. */
+  readonly sql: string;
+  /**
+   * Seconds after a window's end (by the watermark) in which its records still count.
+   * @default 0
+   */
+  readonly allowedLatenessSeconds?: number;
+  /**
+   * The source topic's partition count: no window closes before every partition has been seen.
+   * @default - the partitions seen so far
+   */
+  readonly partitions?: number;
+  /**
+   * Produce each closed window to this topic (key = group columns + window_start as JSON), at least once.
+   * `bootstrapServers` is `host:port,...` reachable from the function without SASL/TLS.
+   * @default - no emit
+   */
+  readonly emit?: { readonly topic: string; readonly bootstrapServers: string };
+}
+
 export interface TableRoute {
   /** Topics whose records land in this table. */
   readonly topics: readonly string[];
@@ -225,6 +247,13 @@ export interface TableRoute {
    * @default - every record of the topics
    */
   readonly when?: { readonly [key: string]: unknown };
+  /**
+   * A windowed aggregation of the mapped records instead of the records themselves: the table holds one
+   * row per GROUP BY key and TUMBLE window (see the README's "SQL path"). `schema` is then the mapped
+   * record's schema the SQL reads; the table's own schema is derived from the query. Checked at synth.
+   * @default - none: the route writes its records
+   */
+  readonly aggregate?: AggregateRouteProps;
   /**
    * Table properties floe sets when it creates the table (e.g. `write.parquet.compression-codec`).
    * @default - none beyond floe's own

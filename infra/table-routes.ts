@@ -8,10 +8,11 @@ import { Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { withKafkaLineage } from '../functions/core/records/kafka-lineage.js';
 import { parseRoutes } from '../functions/core/routing/routes.js';
+import { parseAggregateConfig } from '../functions/core/sql/aggregate-config.js';
 import { parsePartitionExpression } from '../functions/core/spec/partition-spec.js';
 import { findFieldByName } from '../functions/core/spec/schema-index.js';
 import type { PartitionSpec, Schema } from '../functions/core/spec/types.js';
-import type { IngestMode, SchemaPolicy, TableRoute } from './props.js';
+import type { AggregateRouteProps, IngestMode, SchemaPolicy, TableRoute } from './props.js';
 
 /**
  * floe's `write.target-file-size-bytes` for tables the construct creates: 128 MiB, smaller than
@@ -25,8 +26,10 @@ export interface RenderedRoute {
   table: string;
   schema?: Schema;
   partitionBy?: string;
-  mode: IngestMode;
+  /** Absent for aggregate routes (their key is the query's). */
+  mode?: IngestMode;
   identifierColumns?: string[];
+  aggregate?: AggregateRouteProps;
   targetFileSizeBytes: number;
   schemaEvolution?: SchemaPolicy;
   sortBy?: string;
@@ -82,6 +85,17 @@ export function tableLayout(
   route: TableRoute,
 ): { schema: Schema; partitionSpec?: PartitionSpec } | undefined {
   if (route.schema === undefined) return undefined;
+  if (route.aggregate) {
+    // The table an aggregate route writes has the query's columns, not the records' (and no lineage).
+    const { plan } = parseAggregateConfig(route.aggregate, `table route '${route.table}' aggregate`, {
+      topics: route.topics,
+      schema: route.schema,
+    });
+    const result = plan.resultSchema;
+    return route.partitionBy === undefined
+      ? { schema: result }
+      : { schema: result, partitionSpec: parsePartitionExpression(route.partitionBy, result) };
+  }
   const schema = route.kafkaLineage === false ? route.schema : withKafkaLineage(route.schema);
   return route.partitionBy === undefined
     ? { schema }
@@ -203,7 +217,8 @@ export function renderRoutes(
     table: route.table,
     ...(route.schema === undefined ? {} : { schema: route.schema }),
     ...(route.partitionBy === undefined ? {} : { partitionBy: route.partitionBy }),
-    mode: route.mode ?? 'append',
+    // An aggregate route takes no mode (parseRoutes refuses one): its key is GROUP BY + window_start.
+    ...(route.aggregate ? { aggregate: route.aggregate } : { mode: route.mode ?? 'append' }),
     ...(route.identifierColumns === undefined ? {} : { identifierColumns: [...route.identifierColumns] }),
     targetFileSizeBytes: route.targetFileSizeBytes ?? DEFAULT_TARGET_FILE_SIZE_BYTES,
     // The handlers' key; unset, the table's own `floe.schema-evolution` property (else evolve) decides.

@@ -3,6 +3,7 @@
  * or s3:// warehouse (`--warehouse DIR`), S3 Tables, or a REST catalog (catalog-options.ts). Parses
  * the command and its flags (options.ts), runs the command, maps errors to exit codes.
  */
+import { closeWindowProducers } from '../core/aggregate/emit-windows.js';
 import { describeError, LakeError } from '../core/errors.js';
 import { CATALOG_USAGE } from './catalog-options.js';
 import { runAlter } from './commands/alter.js';
@@ -126,4 +127,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     throw error;
   });
   process.exitCode = await main(process.argv.slice(2));
+  // An aggregate route's emit keeps a producer connected for the process: let it go so the CLI exits.
+  await closeWindowProducers();
 }

@@ -20,6 +20,12 @@ const SUMS: [string, Counted, Unit][] = [
   ['CommitStateUnknown', 'unknownOutcomes', MetricUnit.Count],
 ];
 
+const AGGREGATE_SUMS = [
+  ['AggregateWindowsUpdated', 'windowsUpdated'],
+  ['AggregateWindowsClosed', 'windowsClosed'],
+  ['AggregateLateRecords', 'lateRecords'],
+] as const;
+
 /** EMF metrics for one batch. */
 export function recordIngestMetrics(metrics: Metrics, summary: IngestSummary): void {
   metrics.addMetric('RecordsIn', MetricUnit.Count, summary.records);
@@ -31,6 +37,15 @@ export function recordIngestMetrics(metrics: Metrics, summary: IngestSummary): v
     );
   }
   if (summary.tables.some((t) => t.status === 'committed')) metrics.addMetric('Commits', MetricUnit.Count, 1);
+  // Only batches with an aggregate table report these (so append-only functions get no empty metrics).
+  for (const [name, field] of AGGREGATE_SUMS) {
+    if (summary.tables.every((t) => t[field] === undefined)) continue;
+    metrics.addMetric(
+      name,
+      MetricUnit.Count,
+      summary.tables.reduce((s, t) => s + (t[field] ?? 0), 0),
+    );
+  }
 }
 
 /** The core's callbacks during a batch: commit outcomes and warnings, each a log line and a metric. */

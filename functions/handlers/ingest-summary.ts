@@ -22,6 +22,10 @@ export interface TableIngestSummary {
   /** CDC tables: equality-delete files committed and keys they delete. */
   deleteFiles?: number;
   equalityDeletes?: number;
+  /** Aggregate tables: windows written, windows closed, records dead-lettered as late. */
+  windowsUpdated?: number;
+  windowsClosed?: number;
+  lateRecords?: number;
   warnings?: string[];
 }
 
@@ -50,6 +54,9 @@ export function summarizeIngest(report: IngestEventReport): IngestSummary {
       unknownOutcomes: t.unknownOutcomes,
       ...(t.deleteFiles === undefined ? {} : { deleteFiles: t.deleteFiles }),
       ...(t.equalityDeletes === undefined ? {} : { equalityDeletes: t.equalityDeletes }),
+      ...(t.windowsUpdated === undefined ? {} : { windowsUpdated: t.windowsUpdated }),
+      ...(t.windowsClosed === undefined ? {} : { windowsClosed: t.windowsClosed }),
+      ...(t.lateRecords === undefined ? {} : { lateRecords: t.lateRecords }),
       ...(t.warnings?.length ? { warnings: t.warnings } : {}),
     })),
   };

@@ -2,7 +2,9 @@
  * `npm start`: the whole table path on the embedded default, no AWS account needed. Ingests the
  * sample events (running it again shows the replay being skipped), then prints the table and a
  * pruned scan; then a Debezium change stream of the same shop becomes a second table holding the
- * orders' current state (updates applied, cancellations deleted).
+ * orders' current state (updates applied, cancellations deleted); and the same sample orders feed an
+ * aggregate route (events/orders-aggregate-routes.json): revenue per country and day, windows closed
+ * by the watermark, late records dead-lettered.
  */
 import { fileURLToPath } from 'node:url';
 import type { ParsedOptions } from '../options.js';
@@ -58,6 +60,19 @@ export async function runDemo(values: ParsedOptions): Promise<number> {
   );
   say('the current state of the orders (equality deletes applied at read time)');
   await runScan({ warehouse, table: 'sales.orders_current' });
+  say(
+    "SQL: revenue per country and day of the same orders, from events/orders-aggregate-routes.json (TUMBLE 1 DAY, 1 h lateness); late records go to the table's DLQ",
+  );
+  await runIngest({ warehouse, routes: `${EVENTS}orders-aggregate-routes.json` }, [
+    `${EVENTS}orders-batch-1.json`,
+    `${EVENTS}orders-batch-2.json`,
+  ]);
+  await runScan({
+    warehouse,
+    table: 'sales.revenue_per_country_day',
+    where: "country in ('DE', 'JP')",
+    limit: '6',
+  });
   process.stdout.write(
     '\nRun `npm start` again: every batch is recognised as already committed, nothing is duplicated.\n',
   );

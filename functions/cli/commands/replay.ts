@@ -12,7 +12,7 @@ import {
   type ReplayBounds,
   parsePartitionOffsets,
   valueSchema,
-} from '../../core/replay/replay-records.js';
+} from '../../core/records/replay-records.js';
 import { type ReplaySummary, runReplay } from '../../core/replay/run-replay.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
 import { stringifyJson } from '../../core/spec/json-codec.js';

@@ -38,6 +38,8 @@ export interface BatchFiles {
   used: RawRecord[];
   /** Rows in the data files. */
   rows: number;
+  /** Extra snapshot summary properties the files commit with (an aggregate table's watermark). */
+  summary?: Record<string, string>;
   /**
    * Checks the files against each commit attempt's base: the schema/spec changes to commit with
    * them, or `stale` when the files no longer fit the base (they are dropped and written again).
@@ -113,6 +115,7 @@ export async function commitBatch<T extends BatchFiles>(
           preUpdates: extra.preUpdates,
           preRequirements: extra.preRequirements,
           summary: {
+            ...files.summary,
             [BATCH_ID_KEY]: batchId,
             [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, batchOffsets)),
           },

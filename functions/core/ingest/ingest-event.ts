@@ -11,6 +11,8 @@ import { computeBatchId } from '../table/source-offsets.js';
 import { decodeEsmEvent, type RawRecord } from '../records/esm-event.js';
 import { type IngestTableOptions, ingestTable, type TableIngestReport } from './ingest-table.js';
 import { routesForTopic, type TableRoute } from '../routing/routes.js';
+import { ingestAggregateTable } from './ingest-aggregate.js';
+import { emitClosedWindows } from '../aggregate/emit-windows.js';
 
 export interface IngestEventOptions {
   catalog: Catalog;
@@ -67,7 +69,20 @@ export async function ingestEvent(options: IngestEventOptions, event: unknown): 
   }
   const batchId = batchIdOf(decoded.records);
   const tables = await Promise.all(
-    [...byRoute].map(([route, records]) => ingestTable(options, route, batchId, records, options.routes)),
+    [...byRoute].map(async ([route, records]) => {
+      if (!route.aggregate) return ingestTable(options, route, batchId, records, options.routes);
+      // An aggregate route: its windows, then (after the commit) the windows it closed to `emit`.
+      const { closed, ...report } = await ingestAggregateTable(
+        options,
+        route,
+        route.aggregate,
+        batchId,
+        records,
+        options.routes,
+      );
+      await emitClosedWindows(options.catalog, route, route.aggregate, batchId, report.status, closed);
+      return report;
+    }),
   );
   return { records: decoded.records.length, batchId, tables };
 }

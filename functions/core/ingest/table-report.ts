@@ -28,6 +28,10 @@ export interface TableIngestReport {
   ignored?: Record<string, number>;
   /** Configuration problems worth fixing (e.g. one key on two Kafka partitions). */
   warnings?: string[];
+  /** Aggregate tables: windows whose row the batch wrote, windows it closed, records dead-lettered as late. */
+  windowsUpdated?: number;
+  windowsClosed?: number;
+  lateRecords?: number;
 }
 
 /** The report fields every mode shares. */

@@ -9,8 +9,8 @@
  */
 import { type Admin, type IHeaders, type Kafka, type Message, Partitioners, type Producer } from 'kafkajs';
 import { LakeError, ValidationError } from '../errors.js';
-import type { ReplayRecord } from '../replay/replay-records.js';
-import { type Checkpoint, checkpointFromTail } from '../replay/replay-source.js';
+import type { ReplayRecord } from '../records/replay-records.js';
+import { type Checkpoint, checkpointFromTail } from '../records/replay-source.js';
 import { readRanges, type ReadRecord } from './range-reader.js';
 
 export interface ReplayProducer {

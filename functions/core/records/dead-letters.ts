@@ -7,8 +7,11 @@ import type { Row } from '../spec/types.js';
 import type { RawRecord } from './esm-event.js';
 import { headersValue, timestampMicros } from './kafka-lineage.js';
 
-/** Where a record failed; `duplicate`: its offset was held twice in one batch (the first is kept). */
-export type FailedStage = 'decode' | 'map' | 'schema' | 'write' | 'duplicate';
+/**
+ * Where a record failed; `duplicate`: its offset was held twice in one batch (the first is kept);
+ * `late`: an aggregate route's record for a window the watermark had already closed.
+ */
+export type FailedStage = 'decode' | 'map' | 'schema' | 'write' | 'duplicate' | 'late';
 
 export interface DeadLetter {
   record: RawRecord;

@@ -18,8 +18,8 @@ import type { FileScanTask, ScanPlan } from '../scan/scan-plan.js';
 import { decodeValue } from '../spec/conversions.js';
 import { currentSchema } from '../spec/metadata.js';
 import type { Row, StructType } from '../spec/types.js';
-import { orderBySource, type SourcePartitionRows } from './replay-records.js';
-import type { SourcePosition } from './replay-source.js';
+import { orderBySource, type SourcePartitionRows } from '../records/replay-records.js';
+import type { SourcePosition } from '../records/replay-source.js';
 
 /** The field id of `_kafka.offset` in the table's current schema, if it has lineage. */
 export function offsetFieldId(schema: StructType): number | undefined {

@@ -34,9 +34,9 @@ import {
   stampCheckpoints,
   targetPartition,
   withinBounds,
-} from './replay-records.js';
+} from '../records/replay-records.js';
 import { readInOffsetOrder } from './read-in-offset-order.js';
-import { alreadyReplayed, type Checkpoint } from './replay-source.js';
+import { alreadyReplayed, type Checkpoint } from '../records/replay-source.js';
 
 export interface ReplayOptions {
   kafka: Kafka;

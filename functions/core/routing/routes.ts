@@ -10,6 +10,7 @@ import { type FormatConfig, parseFormatConfig } from '../formats/format-config.j
 import { checkCdcMapping } from '../mapping/cdc-mapping.js';
 import { type MappingConfig, parseMappingConfig } from '../mapping/mapping-config.js';
 import { parseRouteCondition, type RouteCondition } from '../mapping/route-condition.js';
+import { type AggregateConfig, parseAggregateConfig } from '../sql/aggregate-config.js';
 import type { Schema, TableIdentifier } from '../spec/types.js';
 
 export interface TableRoute {
@@ -43,6 +44,8 @@ export interface TableRoute {
   schemaEvolution?: EvolutionPolicy;
   /** Only records matching this condition (a value field or a header) go to this table. */
   when?: RouteCondition;
+  /** A windowed aggregation of the mapped records instead of the records themselves (aggregate/). */
+  aggregate?: AggregateConfig;
 }
 
 export type IngestMode = 'append' | 'debezium' | 'upsert';
@@ -69,6 +72,7 @@ const ROUTE_KEYS = [
   'dlqTable',
   'targetFileSizeBytes',
   'properties',
+  'aggregate',
 ] as const;
 
 /** Parses routes from JSON (the FLOE_TABLES variable or a CLI flag). @throws ValidationError */
@@ -119,8 +123,24 @@ export function parseRoutes(json: unknown): TableRoute[] {
       r.mapping === undefined ? undefined : parseMappingConfig(r.mapping, `routes[${i}].mapping`);
     // A CDC table's row is the change event's row image: refuse, at start-up, what it cannot apply.
     if (r.mode === 'debezium' || r.mode === 'upsert') checkCdcMapping(mapping, `routes[${i}].mapping`);
+    const schema = r.schema === undefined ? undefined : parseSchema(r.schema, `routes[${i}].schema`);
+    if (r.aggregate !== undefined && (r.mode !== undefined || r.identifierColumns !== undefined)) {
+      // The result table's key is the query's GROUP BY and window; a second key would contradict it.
+      fail(
+        `[${i}].aggregate`,
+        'an aggregate route takes neither mode nor identifierColumns (its key is GROUP BY + window_start)',
+      );
+    }
+    const aggregate =
+      r.aggregate === undefined
+        ? undefined
+        : parseAggregateConfig(r.aggregate, `routes[${i}].aggregate`, {
+            topics: r.topics as string[],
+            schema,
+          });
     return {
       table,
+      ...(aggregate ? { aggregate } : {}),
       format: r.format === undefined ? undefined : parseFormatConfig(r.format, `routes[${i}].format`),
       mapping,
       schemaEvolution:
@@ -131,7 +151,7 @@ export function parseRoutes(json: unknown): TableRoute[] {
       mode: r.mode as IngestMode | undefined,
       identifierColumns: r.identifierColumns as string[] | undefined,
       topics: r.topics as string[],
-      schema: r.schema === undefined ? undefined : parseSchema(r.schema, `routes[${i}].schema`),
+      schema,
       partitionBy: typeof r.partitionBy === 'string' ? r.partitionBy : undefined,
       sortBy: typeof r.sortBy === 'string' ? r.sortBy : undefined,
       kafkaLineage: r.kafkaLineage !== false,

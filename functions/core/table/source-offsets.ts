@@ -19,7 +19,14 @@ export const REDRIVEN_KEY = 'floe.redriven-offsets';
  * Summary properties every snapshot carries forward from its parent unless it sets them itself, so
  * expiring older snapshots (or a commit by maintenance or another engine) never loses them.
  */
-export const CARRIED_SUMMARY_KEYS = [OFFSETS_KEY, REDRIVEN_KEY] as const;
+export const CARRIED_SUMMARY_KEYS = [
+  OFFSETS_KEY,
+  REDRIVEN_KEY,
+  // An aggregate table's per-partition event times and watermark (aggregate/watermark.ts): losing
+  // them to expiry would reopen closed windows.
+  'floe.aggregate.event-times',
+  'floe.aggregate.watermark',
+] as const;
 
 /** The newest value of a summary property in the table's ancestry (external writers may omit it). */
 export function findInAncestry(metadata: TableMetadata, key: string): string | undefined {

@@ -11,12 +11,12 @@ import {
   targetPartition,
   valueSchema,
   withinBounds,
-} from '../../../functions/core/replay/replay-records.js';
+} from '../../../functions/core/records/replay-records.js';
 import {
   CHECKPOINT_HEADER,
   parseCheckpoint,
   SOURCE_HEADER,
-} from '../../../functions/core/replay/replay-source.js';
+} from '../../../functions/core/records/replay-source.js';
 import type { Row, StructType } from '../../../functions/core/spec/types.js';
 
 function kafkaRow(topic: string, partition: number, offset: bigint, extra: Row = {}): Row {

@@ -11,7 +11,7 @@ import {
   parseCheckpoint,
   parseSource,
   SOURCE_HEADER,
-} from '../../../functions/core/replay/replay-source.js';
+} from '../../../functions/core/records/replay-source.js';
 
 const header = (key: string, text: string | null) => ({
   key,

@@ -1,0 +1,121 @@
+/**
+ * `emit`: the windows an aggregate table's snapshot closed, produced to the result topic after the
+ * commit (key = group columns + window_start as JSON, value = the row as JSON; window-json.ts).
+ *
+ * Semantics: at least once, with a stable key. The commit comes first, so a crash (or a failed
+ * produce) after it leaves the windows closed but not emitted; the batch then fails or is redelivered,
+ * finds its snapshot by `floe.batch-id`, and re-emits the windows THAT snapshot closed (window_end in
+ * (parent's watermark, its watermark]) with the same keys. A consumer that keeps the newest message per
+ * key (a compacted topic, an upsert sink) sees each window exactly once. Redelivery after the batch's
+ * snapshot expired emits nothing more (keep `history.expire.max-snapshot-age-ms` above the ESM's retry span).
+ */
+import type { Producer } from 'kafkajs';
+import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import { TransientIOError } from '../errors.js';
+import type { TableRoute } from '../routing/routes.js';
+import { planScan } from '../scan/plan-scan.js';
+import { readScanRows } from '../scan/read-scan.js';
+import { ancestors } from '../spec/metadata.js';
+import type { Row } from '../spec/types.js';
+import { BATCH_ID_KEY } from '../table/source-offsets.js';
+import type { AggregateConfig } from '../sql/aggregate-config.js';
+import { WATERMARK_KEY } from './watermark.js';
+import { windowKeyJson, windowValueJson } from './window-json.js';
+
+/** Where emitted windows go: one call per batch's closed windows, in window order. */
+export type WindowSender = (topic: string, messages: { key: string; value: string }[]) => Promise<void>;
+
+const producers = new Map<string, Promise<Producer>>();
+
+async function connect(brokers: string[]): Promise<Producer> {
+  // Loaded on first emit only: functions without an emitting route never load the Kafka client.
+  const { createKafka } = await import('../kafka/kafka-client.js');
+  const kafka = await createKafka({ brokers, clientId: 'floe-emit' });
+  // One request in flight and acks from all replicas: records of one window are never reordered or lost.
+  const producer = kafka.producer({ allowAutoTopicCreation: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  return producer;
+}
+
+/** A sender over kafkajs for the brokers, connected once per process (a warm Lambda reuses it). */
+export function kafkaSender(brokers: string[]): WindowSender {
+  return async (topic, messages) => {
+    const key = brokers.join(',');
+    let producer = producers.get(key);
+    if (!producer) {
+      producer = connect(brokers);
+      producers.set(key, producer);
+      producer.catch(() => producers.delete(key));
+    }
+    try {
+      await (await producer).send({ topic, acks: -1, messages });
+    } catch (cause) {
+      throw new TransientIOError(
+        `emit to ${topic}: ${cause instanceof Error ? cause.message : String(cause)}`,
+        { cause },
+      );
+    }
+  };
+}
+
+/** Disconnects the producers emit opened (the CLI and tests, before they exit). */
+export async function closeWindowProducers(): Promise<void> {
+  const all = [...producers.values()];
+  producers.clear();
+  await Promise.all(all.map(async (p) => (await p.catch(() => undefined))?.disconnect()));
+}
+
+/** The windows the snapshot that committed `batchId` closed (its watermark's step), read with pruning. */
+export async function windowsClosedByBatch(table: LoadedTable, batchId: string): Promise<Row[]> {
+  const chain = ancestors(table.metadata);
+  const i = chain.findIndex((s) => s.summary[BATCH_ID_KEY] === batchId);
+  if (i < 0) return [];
+  const mark = chain[i].summary[WATERMARK_KEY];
+  if (mark === undefined) return [];
+  const previous = chain.slice(i + 1).find((s) => s.summary[WATERMARK_KEY] !== undefined)?.summary[
+    WATERMARK_KEY
+  ];
+  if (previous === mark) return [];
+  const upTo = { op: 'lt-eq', term: 'window_end', value: BigInt(mark) } as const;
+  const filter =
+    previous === undefined
+      ? upTo
+      : ({
+          op: 'and',
+          left: { op: 'gt', term: 'window_end', value: BigInt(previous) },
+          right: upTo,
+        } as const);
+  const rows = await readScanRows(table, await planScan(table, { filter }), { filter });
+  return rows.filter((r) => r.window_closed === true);
+}
+
+/**
+ * Emits the windows a batch closed: `closed` when it committed now, else (a redelivery of a batch
+ * already committed) the ones its snapshot closed.
+ * @throws TransientIOError when producing fails (retryable: the redelivery emits again)
+ */
+export async function emitClosedWindows(
+  catalog: Catalog,
+  route: TableRoute,
+  aggregate: AggregateConfig,
+  batchId: string,
+  status: 'committed' | 'already-committed' | 'nothing-to-commit',
+  closed: Row[],
+  send: WindowSender | undefined = aggregate.emit?.bootstrapServers
+    ? kafkaSender(aggregate.emit.bootstrapServers)
+    : undefined,
+): Promise<number> {
+  const emit = aggregate.emit;
+  if (!emit || !send) return 0;
+  const rows =
+    status === 'committed'
+      ? closed
+      : await windowsClosedByBatch(await catalog.loadTable(route.table), batchId);
+  if (rows.length === 0) return 0;
+  const { plan } = aggregate;
+  await send(
+    emit.topic,
+    rows.map((row) => ({ key: windowKeyJson(plan, row), value: windowValueJson(plan, row) })),
+  );
+  return rows.length;
+}
