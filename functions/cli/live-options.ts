@@ -11,21 +11,12 @@ import { parseRoutes, type TableRoute } from '../core/routing/routes.js';
 import { createKafka } from '../core/kafka/kafka-client.js';
 import { readCommittedOffsets } from '../core/table/source-offsets.js';
 import { readJsonFile, routeFromOptions } from './commands/ingest.js';
-import { connectionFromOptions, type KafkaCommandOptions } from './commands/run.js';
+import { connectionFromOptions, KAFKA_CONNECTION_FLAGS, type KafkaCommandOptions } from './commands/run.js';
 import { OPTIONS, type ParsedOptions, UsageError } from './options.js';
 
 const LIVE_FLAGS = {
   live: { type: 'boolean' },
-  'bootstrap-servers': { type: 'string' },
-  'client-id': { type: 'string' },
-  'sasl-mechanism': { type: 'string' },
-  'sasl-username': { type: 'string' },
-  'sasl-password': { type: 'string' },
-  tls: { type: 'boolean' },
-  'tls-ca': { type: 'string' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
-  'tls-insecure': { type: 'boolean' },
+  ...KAFKA_CONNECTION_FLAGS,
   port: { type: 'string' },
   host: { type: 'string' },
   'cache-dir': { type: 'string' },

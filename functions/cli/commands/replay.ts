@@ -23,6 +23,7 @@ import { toDisplayRow } from '../format-value.js';
 import { OPTIONS, type ParsedOptions, UsageError } from '../options.js';
 import {
   connectionFromOptions,
+  KAFKA_CONNECTION_FLAGS,
   type KafkaCommandOptions,
   parseIsoTime,
   StatusLine,
@@ -45,7 +46,6 @@ export const REPLAY_USAGE = `usage:
 `;
 
 const REPLAY_FLAGS = {
-  'bootstrap-servers': { type: 'string' },
   'to-topic': { type: 'string' },
   'from-offsets': { type: 'string' },
   'to-offsets': { type: 'string' },
@@ -56,15 +56,7 @@ const REPLAY_FLAGS = {
   idempotent: { type: 'boolean' },
   'batch-size': { type: 'string' },
   'session-timeout-ms': { type: 'string' },
-  'client-id': { type: 'string' },
-  'sasl-mechanism': { type: 'string' },
-  'sasl-username': { type: 'string' },
-  'sasl-password': { type: 'string' },
-  tls: { type: 'boolean' },
-  'tls-ca': { type: 'string' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
-  'tls-insecure': { type: 'boolean' },
+  ...KAFKA_CONNECTION_FLAGS,
 } as const;
 
 function replayOptions() {

@@ -56,9 +56,23 @@ Kafka connection flags:
   --tls  [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-insecure]
 `;
 
+/** How every command that talks to Kafka reaches the brokers (connectionFromOptions reads them). */
+export const KAFKA_CONNECTION_FLAGS = {
+  'bootstrap-servers': { type: 'string' },
+  'client-id': { type: 'string' },
+  'sasl-mechanism': { type: 'string' },
+  'sasl-username': { type: 'string' },
+  'sasl-password': { type: 'string' },
+  'aws-region': { type: 'string' },
+  tls: { type: 'boolean' },
+  'tls-ca': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  'tls-insecure': { type: 'boolean' },
+} as const;
+
 /** Flags of the Kafka commands, on top of the CLI's route and warehouse flags. */
 const KAFKA_OPTIONS = {
-  'bootstrap-servers': { type: 'string' },
   topic: { type: 'string' },
   group: { type: 'string' },
   'batch-size': { type: 'string' },
@@ -71,16 +85,7 @@ const KAFKA_OPTIONS = {
   to: { type: 'string' },
   'from-file': { type: 'string' },
   'from-topic': { type: 'string' },
-  'client-id': { type: 'string' },
-  'sasl-mechanism': { type: 'string' },
-  'sasl-username': { type: 'string' },
-  'sasl-password': { type: 'string' },
-  'aws-region': { type: 'string' },
-  tls: { type: 'boolean' },
-  'tls-ca': { type: 'string' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
-  'tls-insecure': { type: 'boolean' },
+  ...KAFKA_CONNECTION_FLAGS,
 } as const;
 
 function kafkaOptions() {
