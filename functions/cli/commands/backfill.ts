@@ -5,20 +5,20 @@
  */
 import { formatIdentifier } from '../../core/catalog/catalog.js';
 import { describeError, LakeError } from '../../core/errors.js';
-import { ingestEvent } from '../../core/ingest/ingest-event.js';
 import {
   type BackfillBound,
   type BackfillProgress,
   planBackfill,
   runBackfill,
 } from '../../core/kafka/backfill.js';
-import { ESM_MAX_BATCH_SIZE, spanStartsOf } from '../../core/kafka/esm-batch.js';
+import { ESM_MAX_BATCH_SIZE } from '../../core/kafka/esm-batch.js';
 import { createKafka } from '../../core/kafka/kafka-client.js';
 import { UsageError } from '../options.js';
 import {
   connectionFromOptions,
   describeReport,
   describeSpans,
+  ingestFormed,
   integerFlag,
   openKafkaCatalog,
   type KafkaCommandOptions,
@@ -126,17 +126,7 @@ export async function runBackfillCommand(args: string[]): Promise<number> {
       batchSize: config.batchSize,
       sessionTimeoutMs: config.sessionTimeoutMs,
       signal: controller.signal,
-      deliver: (formed) =>
-        ingestEvent(
-          {
-            catalog,
-            routes,
-            lock,
-            spanStarts: spanStartsOf(formed),
-            onWarning: (table, message) => status.log(`warning: ${table}: ${message}`, process.stderr),
-          },
-          formed.event,
-        ),
+      deliver: ingestFormed({ catalog, routes, lock }, status),
       onDelivered: (formed, report) => {
         for (const t of report.tables) {
           totals.rows += t.rowsWritten;

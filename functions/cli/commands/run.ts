@@ -6,7 +6,11 @@
 import { parseArgs } from 'node:util';
 import { formatIdentifier } from '../../core/catalog/catalog.js';
 import { describeError, LakeError } from '../../core/errors.js';
-import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-event.js';
+import {
+  ingestEvent,
+  type IngestEventOptions,
+  type IngestEventReport,
+} from '../../core/ingest/ingest-event.js';
 import { parseRoutes, routesForTopic, type TableRoute } from '../../core/routing/routes.js';
 import {
   ESM_DEFAULT_BATCH_SIZE,
@@ -323,6 +327,25 @@ export class StatusLine {
   }
 }
 
+/**
+ * How `floe run` and `floe backfill` hand a formed event to the Lambda's ingest code: with the
+ * consumer's fetch starts (they close offset gaps, span-starts.ts) and warnings on the status line.
+ */
+export function ingestFormed(
+  target: Pick<IngestEventOptions, 'catalog' | 'routes' | 'lock'>,
+  status: StatusLine,
+): (formed: FormedEvent) => Promise<IngestEventReport> {
+  return (formed) =>
+    ingestEvent(
+      {
+        ...target,
+        spanStarts: spanStartsOf(formed),
+        onWarning: (table, message) => status.log(`warning: ${table}: ${message}`, process.stderr),
+      },
+      formed.event,
+    );
+}
+
 export function describeSpans(formed: FormedEvent): string {
   return formed.spans
     .map((s) => `${s.topic}-${s.partition}@${s.first}${s.last === s.first ? '' : `..${s.last}`}`)
@@ -419,17 +442,7 @@ export async function runRun(args: string[]): Promise<number> {
       exitWhenIdleMs: config.exitWhenIdleMs,
       sessionTimeoutMs: config.sessionTimeoutMs,
       signal: controller.signal,
-      deliver: (formed) =>
-        ingestEvent(
-          {
-            catalog,
-            routes,
-            lock,
-            spanStarts: spanStartsOf(formed),
-            onWarning: (table, message) => status.log(`warning: ${table}: ${message}`, process.stderr),
-          },
-          formed.event,
-        ),
+      deliver: ingestFormed({ catalog, routes, lock }, status),
       onDelivered: (formed, report) => {
         const committed = report.tables.filter((t) => t.snapshotId !== undefined);
         if (committed.length > 0)
