@@ -16,19 +16,21 @@ import { createKafka } from '../../core/kafka/kafka-client.js';
 import { UsageError } from '../options.js';
 import {
   connectionFromOptions,
-  describeReport,
-  describeSpans,
-  ingestFormed,
   integerFlag,
-  openKafkaCatalog,
   type KafkaCommandOptions,
   parseIsoTime,
   parseKafkaArgs,
   RUN_USAGE,
   routesForTopics,
+} from '../kafka-options.js';
+import {
+  describeReport,
+  describeSpans,
+  ingestFormed,
+  openKafkaCatalog,
   StatusLine,
   stopOnSignals,
-} from './run.js';
+} from '../kafka-session.js';
 
 /** @throws UsageError for a bound that is neither the keyword nor an ISO time */
 export function parseBound(

@@ -20,14 +20,12 @@ import { UsageError } from '../options.js';
 import { readJsonFile } from './ingest.js';
 import {
   connectionFromOptions,
-  describeReport,
   type KafkaCommandOptions,
-  openKafkaCatalog,
   parseKafkaArgs,
   RUN_USAGE,
   routesForTopics,
-  stopOnSignals,
-} from './run.js';
+} from '../kafka-options.js';
+import { describeReport, openKafkaCatalog, stopOnSignals } from '../kafka-session.js';
 
 interface Totals {
   records: number;

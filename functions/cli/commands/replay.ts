@@ -26,9 +26,8 @@ import {
   KAFKA_CONNECTION_FLAGS,
   type KafkaCommandOptions,
   parseIsoTime,
-  StatusLine,
-  stopOnSignals,
-} from './run.js';
+} from '../kafka-options.js';
+import { StatusLine, stopOnSignals } from '../kafka-session.js';
 
 export const REPLAY_USAGE = `usage:
   floe replay <catalog> --table NS.NAME --bootstrap-servers HOST:PORT[,...] --to-topic OUT

@@ -1,11 +1,8 @@
 /** Flags of `floe run` and `floe backfill`, and the pure helpers under them; no broker. */
 import { describe, expect, it } from 'vitest';
 import { backfillConfigFromOptions } from '../../../functions/cli/commands/backfill.js';
-import {
-  connectionFromOptions,
-  parseKafkaArgs,
-  runConfigFromOptions,
-} from '../../../functions/cli/commands/run.js';
+import { connectionFromOptions, parseKafkaArgs } from '../../../functions/cli/kafka-options.js';
+import { runConfigFromOptions } from '../../../functions/cli/commands/run.js';
 import { main } from '../../../functions/cli/main.js';
 import { UsageError } from '../../../functions/cli/options.js';
 import { LakeError, CommitFailedError, ValidationError } from '../../../functions/core/errors.js';
