@@ -22,8 +22,8 @@ export interface EmitConfig {
   /** Brokers (`host:port,...`) to produce to. */
   bootstrapServers: string[];
   /**
-   * How the producer signs in: `aws-msk-iam` (Amazon MSK's IAM listeners, port 9098, TLS; the
-   * function's role and region), or `none`. @default 'none'
+   * How the producer signs in: `aws-msk-iam` (Amazon MSK's IAM listeners, TLS: port 9098 inside the
+   * VPC, 9198 public; the function's role and region), or `none`. @default 'none'
    */
   auth: EmitAuth;
   /** TLS to the brokers (always on with `aws-msk-iam`). @default false */
@@ -90,7 +90,7 @@ function parseEmit(raw: unknown, path: string): EmitConfig | undefined {
   if (r.tls !== undefined && typeof r.tls !== 'boolean') fail(`${path}.tls`, 'must be true or false');
   // MSK's IAM listeners speak TLS only; turning TLS off with them would only fail at the first emit.
   if (auth === 'aws-msk-iam' && r.tls === false)
-    fail(`${path}.tls`, 'cannot be false with auth aws-msk-iam (MSK IAM listeners, port 9098, are TLS only)');
+    fail(`${path}.tls`, 'cannot be false with auth aws-msk-iam (MSK IAM listeners are TLS only)');
   return {
     topic: r.topic,
     bootstrapServers,
