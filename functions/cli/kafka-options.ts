@@ -26,8 +26,9 @@ export const RUN_USAGE = `usage:
   floe redrive-failed (--from s3://BUCKET/PREFIX | --from-file PATH | --from-topic T --bootstrap-servers ...)
            --warehouse DIR (--table NS.NAME [route flags] | --routes FILE)
       re-ingest the batches the ESM gave up on (S3 on-failure records, or a Kafka on-failure topic)
-  --session-timeout-ms MS: how long the group waits for a member that died before handing its
-  partitions on (default 30000; a kill -9 and restart waits this long)
+  --session-timeout-ms MS (floe run): how long the group waits for a member that died before handing
+  its partitions on (default 30000; a kill -9 and restart waits this long); backfill and
+  redrive-failed read without a consumer group
 Kafka connection flags:
   --client-id ID  --sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U
   (password from --sasl-password or, better, the FLOE_KAFKA_SASL_PASSWORD environment variable)
@@ -77,6 +78,17 @@ type AllOptions = ReturnType<typeof kafkaOptions>;
 export type KafkaCommandOptions = ReturnType<
   typeof parseArgs<{ options: AllOptions; allowPositionals: true }>
 >['values'];
+
+/** @throws UsageError for the consumer group's flags on a command that reads without a group */
+export function refuseGroupFlags(values: KafkaCommandOptions, command: string): void {
+  for (const flag of ['group', 'session-timeout-ms'] as const) {
+    if (values[flag] !== undefined) {
+      throw new UsageError(
+        `--${flag} is floe run's (its consumer group's): ${command} reads without a consumer group`,
+      );
+    }
+  }
+}
 
 /** @throws UsageError for unknown flags or stray arguments */
 export function parseKafkaArgs(args: string[], command: string): KafkaCommandOptions {

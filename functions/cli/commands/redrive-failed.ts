@@ -22,6 +22,7 @@ import {
   connectionFromOptions,
   type KafkaCommandOptions,
   parseKafkaArgs,
+  refuseGroupFlags,
   RUN_USAGE,
   routesForTopics,
 } from '../kafka-options.js';
@@ -122,6 +123,7 @@ async function listDocuments(location: string): Promise<string[]> {
 
 export async function runRedriveFailed(args: string[]): Promise<number> {
   const values = parseKafkaArgs(args, 'redrive-failed');
+  refuseGroupFlags(values, 'redrive-failed');
   if (values.help) {
     process.stdout.write(RUN_USAGE);
     return 0;

@@ -4,7 +4,7 @@
  */
 import type { Kafka } from 'kafkajs';
 import type { ConsumedMessage } from './esm-batch.js';
-import { readRanges } from './read-ranges.js';
+import { readRanges, toConsumedMessage } from './read-ranges.js';
 
 /** A partition's watermarks: the oldest offset still held and the offset the next record gets. */
 export interface PartitionWatermarks {
@@ -75,16 +75,7 @@ export async function collectRanges(
     timeoutMs: options.timeoutMs ?? 30_000,
     onRecords: async (records) => {
       for (const r of records) {
-        got.get(keyOf(r.topic, r.partition))!.push({
-          topic: r.topic,
-          partition: r.partition,
-          offset: r.offset.toString(),
-          timestamp: r.timestampMs,
-          timestampType: r.timestampType,
-          key: r.key,
-          value: r.value,
-          headers: r.headers.map((h) => ({ key: h.key, value: h.value ?? new Uint8Array(0) })),
-        });
+        got.get(keyOf(r.topic, r.partition))!.push(toConsumedMessage(r));
       }
     },
   });

@@ -8,7 +8,7 @@
  */
 import type { Kafka, KafkaMessage } from 'kafkajs';
 import { LakeError } from '../errors.js';
-import type { TimestampType } from './esm-batch.js';
+import type { ConsumedMessage, TimestampType } from './esm-batch.js';
 import {
   type FetchedMessage,
   type FetchedPartition,
@@ -39,11 +39,26 @@ export interface ReadRecord {
   headers: { key: string; value: Uint8Array | null }[];
 }
 
+/** Where a fetched batch of one partition sits: what the fetch asked from and what it covered. */
+export interface FetchedSpan {
+  topic: string;
+  partition: number;
+  /** The offset the fetch started at: nothing a consumer is handed lies between it and the first record. */
+  from: bigint;
+  /** The offset after the fetch's last record batch (markers, aborted and compacted records included). */
+  after: bigint;
+}
+
 export interface ReadRangesOptions {
   kafka: Kafka;
   ranges: readonly ReadRange[];
-  /** Called per fetched batch, in offset order; the next batch waits for it. */
-  onRecords: (records: ReadRecord[]) => Promise<void>;
+  /**
+   * Called per fetched batch of a partition, in offset order; that partition's next batch waits for it.
+   * Called for a batch with no records too when it moved the partition on (only markers or gaps).
+   */
+  onRecords: (records: ReadRecord[], span: FetchedSpan) => Promise<void>;
+  /** How many partitions' batches may be handed over at once. @default 1 (one at a time) */
+  concurrency?: number;
   /** Stops reading (open-ended ranges stop only so). */
   signal?: AbortSignal;
   /** Give up when the bounded ranges are not read within this time (a retryable LakeError). */
@@ -78,6 +93,20 @@ export function toReadRecord(topic: string, partition: number, message: KafkaMes
     key: bytes(message.key),
     value: bytes(message.value),
     headers,
+  };
+}
+
+/** A read record as the ESM batch former takes it (a null header value becomes empty bytes, as the ESM has it). */
+export function toConsumedMessage(r: ReadRecord): ConsumedMessage {
+  return {
+    topic: r.topic,
+    partition: r.partition,
+    offset: r.offset.toString(),
+    timestamp: r.timestampMs,
+    timestampType: r.timestampType,
+    key: r.key,
+    value: r.value,
+    headers: r.headers.map((h) => ({ key: h.key, value: h.value ?? new Uint8Array(0) })),
   };
 }
 
@@ -141,7 +170,7 @@ export async function readRanges(options: ReadRangesOptions): Promise<void> {
         );
       }
       try {
-        await fetchRound(cluster, cursors, options.onRecords);
+        await fetchRound(cluster, cursors, options.onRecords, options.concurrency ?? 1);
         failures = 0;
       } catch (error) {
         if (isOffsetOutOfRange(error)) throw offsetGone(error, cursors);
@@ -165,7 +194,8 @@ export async function readRanges(options: ReadRangesOptions): Promise<void> {
 async function fetchRound(
   cluster: KafkaCluster,
   cursors: Map<string, Cursor>,
-  onRecords: (records: ReadRecord[]) => Promise<void>,
+  onRecords: ReadRangesOptions['onRecords'],
+  concurrency: number,
 ): Promise<void> {
   const byLeader = new Map<string, Cursor[]>();
   const byTopic = new Map<string, Cursor[]>();
@@ -219,9 +249,7 @@ async function fetchRound(
       for (const p of t.partitions) fetched.set(rangeKey(t.topicName, p.partition), p);
     }
   }
-  for (const [key, cursor] of [...cursors]) {
-    const partition = fetched.get(key);
-    if (!partition) continue;
+  const handOver = async (key: string, cursor: Cursor, partition: FetchedPartition): Promise<void> => {
     const from = cursor.next;
     const records = filterAbortedMessages(partition)
       .filter((m) => {
@@ -232,8 +260,11 @@ async function fetchRound(
       .map((m) => toReadRecord(cursor.topic, cursor.partition, m));
     // Every offset up to the end of the last record batch returned is read, whatever it held
     // (control records, aborted or compacted records are not handed over, but they are passed).
-    cursor.next = maxOffset(from, afterBatches(partition.messages));
-    if (records.length > 0) await onRecords(records);
+    const after = maxOffset(from, afterBatches(partition.messages));
+    if (records.length > 0 || after > from) {
+      await onRecords(records, { topic: cursor.topic, partition: cursor.partition, from, after });
+    }
+    cursor.next = after;
     while (
       cursor.ranges.length > 0 &&
       cursor.ranges[0]!.end !== undefined &&
@@ -243,6 +274,16 @@ async function fetchRound(
     }
     if (cursor.ranges.length === 0) cursors.delete(key);
     else cursor.next = maxOffset(cursor.next, cursor.ranges[0]!.start);
+  };
+  const work = [...cursors].flatMap(([key, cursor]) => {
+    const partition = fetched.get(key);
+    return partition ? [() => handOver(key, cursor, partition)] : [];
+  });
+  for (let i = 0; i < work.length; i += concurrency) {
+    // Settled, not all: a failure is thrown once the batches handed over with it are done.
+    const settled = await Promise.allSettled(work.slice(i, i + concurrency).map((w) => w()));
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }
 

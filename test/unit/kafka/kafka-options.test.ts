@@ -212,6 +212,15 @@ describe('floe backfill flags', () => {
       /--topic is required/,
     );
   });
+
+  it.each([
+    ['--group', 'g'],
+    ['--session-timeout-ms', '6000'],
+  ])('refuses the consumer group flag %s (backfill joins no group)', (flag, value) => {
+    expect(() =>
+      backfillConfigFromOptions(parseKafkaArgs([...base, '--topic', 't', flag, value], 'backfill')),
+    ).toThrow(`${flag} is floe run's (its consumer group's): backfill reads without a consumer group`);
+  });
 });
 
 describe('resolveRanges', () => {
