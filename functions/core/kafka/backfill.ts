@@ -173,7 +173,8 @@ export async function runBackfill<T>(options: BackfillOptions<T>): Promise<Backf
       options.onDelivered?.(formed, outcome.result, outcome.attempts);
     }
     // Offsets past the last record (control records, compaction gaps) count as read too.
-    const after = span.after < end ? span.after : end;
+    let after = span.after;
+    if (after > end) after = end; // bigints: Math.min takes none
     if (after > next.get(span.partition)!) next.set(span.partition, after);
   };
 
