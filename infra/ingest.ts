@@ -25,6 +25,7 @@ import {
   grantGlueSchemaRead,
   grantLock,
   grantMskRead,
+  grantMskWrite,
 } from './permissions.js';
 import type { KafkaSource, KafkaToIcebergProps, SelfManagedKafkaSource } from './props.js';
 import { routeTopics } from './table-routes.js';
@@ -91,6 +92,14 @@ export function planMappings(
   }
   const base = props.source.consumerGroupId ?? `floe-${Names.uniqueId(scope)}`;
   return topics.map((topic) => ({ topic, group: topics.length === 1 ? base : `${base}-${topic}` }));
+}
+
+/** The topics aggregate routes emit to with MSK IAM auth. */
+function mskEmitTopics(props: KafkaToIcebergProps): string[] {
+  const topics = props.tables.flatMap((route) =>
+    route.aggregate?.emit?.auth === 'aws-msk-iam' ? [route.aggregate.emit.topic] : [],
+  );
+  return [...new Set(topics)];
 }
 
 /** The Glue registries routes decode from themselves (undefined: the route names none). */
@@ -195,7 +204,14 @@ export function createIngest(scope: Construct, options: IngestOptions): IngestRe
       mappings.map((m) => m.group),
     );
     grantEsmNetworking(role);
+    const emitted = mskEmitTopics(props);
+    if (emitted.length > 0) grantMskWrite(role, source.clusterArn, emitted);
   } else {
+    if (mskEmitTopics(props).length > 0) {
+      throw new Error(
+        "an aggregate route emits with auth 'aws-msk-iam', but the source is not an MSK cluster: floe grants IAM write on the source cluster's topics only",
+      );
+    }
     source.authentication.secret.grantRead(role);
     source.rootCaCertificate?.grantRead(role);
     if (source.vpc) grantEsmNetworking(role);

@@ -139,6 +139,22 @@ export function grantMskRead(role: iam.IRole, clusterArn: string, topics: string
 }
 
 /**
+ * What an aggregate route's emit needs to produce to topics of an MSK cluster with IAM auth: connect,
+ * and describe and write the topics (not create them).
+ */
+export function grantMskWrite(role: iam.IRole, clusterArn: string, topics: string[]): void {
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({ actions: ['kafka-cluster:Connect'], resources: [clusterArn] }),
+  );
+  role.addToPrincipalPolicy(
+    new iam.PolicyStatement({
+      actions: ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
+      resources: topics.map((t) => deriveMskArn(clusterArn, 'topic', t)),
+    }),
+  );
+}
+
+/**
  * The network-interface actions the event source mapping uses to reach brokers inside a VPC. EC2's
  * Describe* actions have no resource-level permissions, and Lambda creates and deletes its interfaces in
  * subnets and security groups it reads from the cluster at run time, so AWS documents these on `*`

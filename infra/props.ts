@@ -174,10 +174,19 @@ export interface AggregateRouteProps {
   readonly partitions?: number;
   /**
    * Produce each closed window to this topic (key = group columns + window_start as JSON), at least once.
-   * `bootstrapServers` is `host:port,...` reachable from the function without SASL/TLS.
+   * `bootstrapServers` is `host:port,...` reachable from the function, which is attached to no VPC (on
+   * MSK: the public endpoint). `auth: 'aws-msk-iam'` signs in with the function's role (MSK's IAM
+   * listeners, TLS; public port 9198): the source must then be the MSK
+   * cluster the topic is on, and the role gets `kafka-cluster:WriteData` on it (create the topic first:
+   * no `CreateTopic` is granted). `tls` turns TLS on without IAM.
    * @default - no emit
    */
-  readonly emit?: { readonly topic: string; readonly bootstrapServers: string };
+  readonly emit?: {
+    readonly topic: string;
+    readonly bootstrapServers: string;
+    readonly auth?: 'none' | 'aws-msk-iam';
+    readonly tls?: boolean;
+  };
 }
 
 export interface TableRoute {

@@ -11,7 +11,7 @@ import { parseRoutes, type TableRoute } from '../core/routing/routes.js';
 import { createKafka } from '../core/kafka/kafka-client.js';
 import { readCommittedOffsets } from '../core/table/source-offsets.js';
 import { readJsonFile, routeFromOptions } from './commands/ingest.js';
-import { connectionFromOptions, KAFKA_CONNECTION_FLAGS, type KafkaCommandOptions } from './commands/run.js';
+import { connectionFromOptions, KAFKA_CONNECTION_FLAGS, type KafkaCommandOptions } from './kafka-options.js';
 import { OPTIONS, type ParsedOptions, UsageError } from './options.js';
 
 const LIVE_FLAGS = {

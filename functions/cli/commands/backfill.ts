@@ -16,19 +16,22 @@ import { createKafka } from '../../core/kafka/kafka-client.js';
 import { UsageError } from '../options.js';
 import {
   connectionFromOptions,
-  describeReport,
-  describeSpans,
-  ingestFormed,
   integerFlag,
-  openKafkaCatalog,
   type KafkaCommandOptions,
   parseIsoTime,
   parseKafkaArgs,
   RUN_USAGE,
+  refuseGroupFlags,
   routesForTopics,
+} from '../kafka-options.js';
+import {
+  describeReport,
+  describeSpans,
+  ingestFormed,
+  openKafkaCatalog,
   StatusLine,
   stopOnSignals,
-} from './run.js';
+} from '../kafka-session.js';
 
 /** @throws UsageError for a bound that is neither the keyword nor an ISO time */
 export function parseBound(
@@ -45,7 +48,6 @@ export interface BackfillConfig {
   from: BackfillBound;
   to: BackfillBound;
   batchSize: number;
-  sessionTimeoutMs?: number;
 }
 
 /** @throws UsageError */
@@ -54,6 +56,7 @@ export function backfillConfigFromOptions(values: KafkaCommandOptions): Backfill
   if (!topic) throw new UsageError('--topic is required');
   if (values.topics !== undefined)
     throw new UsageError('backfill reads one topic: use --topic, not --topics');
+  refuseGroupFlags(values, 'backfill');
   const from = parseBound(values.from, 'earliest', '--from');
   const to = parseBound(values.to, 'latest', '--to');
   if (typeof from === 'number' && typeof to === 'number' && to < from) {
@@ -65,7 +68,6 @@ export function backfillConfigFromOptions(values: KafkaCommandOptions): Backfill
     to,
     // Backfills are throughput: full ESM batches unless told otherwise.
     batchSize: integerFlag(values, 'batch-size', ESM_MAX_BATCH_SIZE, 1, ESM_MAX_BATCH_SIZE)!,
-    sessionTimeoutMs: integerFlag(values, 'session-timeout-ms', undefined, 1_000, 3_600_000),
   };
 }
 
@@ -124,7 +126,6 @@ export async function runBackfillCommand(args: string[]): Promise<number> {
       bootstrapServers: connection.brokers.join(','),
       ranges,
       batchSize: config.batchSize,
-      sessionTimeoutMs: config.sessionTimeoutMs,
       signal: controller.signal,
       deliver: ingestFormed({ catalog, routes, lock }, status),
       onDelivered: (formed, report) => {

@@ -20,14 +20,13 @@ import { UsageError } from '../options.js';
 import { readJsonFile } from './ingest.js';
 import {
   connectionFromOptions,
-  describeReport,
   type KafkaCommandOptions,
-  openKafkaCatalog,
   parseKafkaArgs,
+  refuseGroupFlags,
   RUN_USAGE,
   routesForTopics,
-  stopOnSignals,
-} from './run.js';
+} from '../kafka-options.js';
+import { describeReport, openKafkaCatalog, stopOnSignals } from '../kafka-session.js';
 
 interface Totals {
   records: number;
@@ -124,6 +123,7 @@ async function listDocuments(location: string): Promise<string[]> {
 
 export async function runRedriveFailed(args: string[]): Promise<number> {
   const values = parseKafkaArgs(args, 'redrive-failed');
+  refuseGroupFlags(values, 'redrive-failed');
   if (values.help) {
     process.stdout.write(RUN_USAGE);
     return 0;

@@ -26,9 +26,8 @@ import {
   KAFKA_CONNECTION_FLAGS,
   type KafkaCommandOptions,
   parseIsoTime,
-  StatusLine,
-  stopOnSignals,
-} from './run.js';
+} from '../kafka-options.js';
+import { StatusLine, stopOnSignals } from '../kafka-session.js';
 
 export const REPLAY_USAGE = `usage:
   floe replay <catalog> --table NS.NAME --bootstrap-servers HOST:PORT[,...] --to-topic OUT
@@ -55,7 +54,6 @@ const REPLAY_FLAGS = {
   follow: { type: 'boolean' },
   idempotent: { type: 'boolean' },
   'batch-size': { type: 'string' },
-  'session-timeout-ms': { type: 'string' },
   ...KAFKA_CONNECTION_FLAGS,
 } as const;
 
@@ -165,12 +163,6 @@ export async function runReplayCommand(args: string[]): Promise<number> {
   }
   const filter = values.where ? parseExpression(values.where) : undefined;
   const batchSize = positiveInteger(values['batch-size'], '--batch-size', 500, 10_000);
-  const sessionTimeoutMs = positiveInteger(
-    values['session-timeout-ms'],
-    '--session-timeout-ms',
-    undefined,
-    3_600_000,
-  );
 
   const { catalog } = await openCatalog(values as ParsedOptions);
   const table = await catalog.loadTable(parseIdentifier(values.table));
@@ -194,7 +186,6 @@ export async function runReplayCommand(args: string[]): Promise<number> {
       follow: values.follow,
       idempotent: values.idempotent,
       batchSize,
-      sessionTimeoutMs,
       signal: controller.signal,
       formatValue: formatReplayValue(currentSchema(table.metadata)),
       onStart: (info) =>

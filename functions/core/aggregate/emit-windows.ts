@@ -11,14 +11,14 @@
  */
 import type { Producer } from 'kafkajs';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
-import { TransientIOError } from '../errors.js';
+import { LakeError, TransientIOError, ValidationError } from '../errors.js';
 import type { TableRoute } from '../routing/routes.js';
 import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
 import { ancestors } from '../spec/metadata.js';
 import type { Row } from '../spec/types.js';
 import { BATCH_ID_KEY } from '../table/source-offsets.js';
-import type { AggregateConfig } from '../sql/aggregate-config.js';
+import type { AggregateConfig, EmitConfig } from '../sql/aggregate-config.js';
 import { WATERMARK_KEY } from './watermark.js';
 import { windowKeyJson, windowValueJson } from './window-json.js';
 
@@ -27,10 +27,22 @@ export type WindowSender = (topic: string, messages: { key: string; value: strin
 
 const producers = new Map<string, Promise<Producer>>();
 
-async function connect(brokers: string[]): Promise<Producer> {
+/** Where and how the producer connects (the brokers, TLS, and MSK IAM in the function's region). */
+export type EmitConnection = Pick<EmitConfig, 'bootstrapServers' | 'auth' | 'tls'>;
+
+async function connect(to: EmitConnection): Promise<Producer> {
   // Loaded on first emit only: functions without an emitting route never load the Kafka client.
   const { createKafka } = await import('../kafka/kafka-client.js');
-  const kafka = await createKafka({ brokers, clientId: 'floe-emit' });
+  const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
+  if (to.auth === 'aws-msk-iam' && !region) {
+    throw new ValidationError("emit with auth aws-msk-iam needs the cluster's region: AWS_REGION is not set");
+  }
+  const kafka = await createKafka({
+    brokers: to.bootstrapServers,
+    clientId: 'floe-emit',
+    ...(to.tls ? { tls: {} } : {}),
+    ...(to.auth === 'aws-msk-iam' ? { sasl: { mechanism: 'aws-msk-iam' as const, region: region! } } : {}),
+  });
   // One request in flight and acks from all replicas: records of one window are never reordered or lost.
   const producer = kafka.producer({ allowAutoTopicCreation: true, maxInFlightRequests: 1 });
   await producer.connect();
@@ -38,18 +50,20 @@ async function connect(brokers: string[]): Promise<Producer> {
 }
 
 /** A sender over kafkajs for the brokers, connected once per process (a warm Lambda reuses it). */
-export function kafkaSender(brokers: string[]): WindowSender {
+export function kafkaSender(to: EmitConnection): WindowSender {
   return async (topic, messages) => {
-    const key = brokers.join(',');
+    const key = `${to.auth}${to.tls ? '+tls' : ''}@${to.bootstrapServers.join(',')}`;
     let producer = producers.get(key);
     if (!producer) {
-      producer = connect(brokers);
+      producer = connect(to);
       producers.set(key, producer);
       producer.catch(() => producers.delete(key));
     }
     try {
       await (await producer).send({ topic, acks: -1, messages });
     } catch (cause) {
+      // A setting that cannot work (no region for MSK IAM) fails as it is: a retry cannot help.
+      if (cause instanceof LakeError && !cause.retryable) throw cause;
       throw new TransientIOError(
         `emit to ${topic}: ${cause instanceof Error ? cause.message : String(cause)}`,
         { cause },
@@ -101,9 +115,7 @@ export async function emitClosedWindows(
   batchId: string,
   status: 'committed' | 'already-committed' | 'nothing-to-commit',
   closed: Row[],
-  send: WindowSender | undefined = aggregate.emit?.bootstrapServers
-    ? kafkaSender(aggregate.emit.bootstrapServers)
-    : undefined,
+  send: WindowSender | undefined = aggregate.emit ? kafkaSender(aggregate.emit) : undefined,
 ): Promise<number> {
   const emit = aggregate.emit;
   if (!emit || !send) return 0;

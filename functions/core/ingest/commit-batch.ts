@@ -75,7 +75,7 @@ function operationOf(files: BatchFiles): SnapshotOperation {
 export async function commitBatch<T extends BatchFiles>(
   options: IngestTableOptions,
   id: TableIdentifier,
-  batchId: string,
+  batchId: string | ((files: T) => string),
   records: RawRecord[],
   write: (table: LoadedTable, fresh: RawRecord[]) => Promise<T>,
   loaded?: LoadedTable,
@@ -84,11 +84,12 @@ export async function commitBatch<T extends BatchFiles>(
   let skipped = records.length;
   // What the last prepared attempt committed on, for the fragmentation warning after it landed.
   let last: { committed: SourceOffsets; batchOffsets: SourceOffsets } | undefined;
+  const idOf = (files: T) => (typeof batchId === 'string' ? batchId : batchId(files));
   const outcome = await commitFilesOnce(
     options.catalog,
     id,
     {
-      batchId,
+      batchId: idOf,
       loaded,
       write: async (table) => {
         const fresh = unseen(records, readCommittedOffsets(table.metadata));
@@ -116,7 +117,7 @@ export async function commitBatch<T extends BatchFiles>(
           preRequirements: extra.preRequirements,
           summary: {
             ...files.summary,
-            [BATCH_ID_KEY]: batchId,
+            [BATCH_ID_KEY]: idOf(files),
             [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, batchOffsets)),
           },
         });
@@ -135,5 +136,7 @@ export async function commitBatch<T extends BatchFiles>(
     const fragmented = fragmentationWarning(last.committed, merged, last.batchOffsets);
     if (fragmented) options.onWarning?.(formatIdentifier(id), fragmented, 'fragmented-offsets');
   }
-  return { result: outcome.result, written: outcome.files, skipped };
+  // Already committed: the files written on this base were spare (dropped), the batch's rows are those landed.
+  const written = outcome.result.status === 'committed' ? outcome.files : undefined;
+  return { result: outcome.result, ...(written ? { written } : {}), skipped };
 }

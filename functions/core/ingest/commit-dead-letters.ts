@@ -1,11 +1,13 @@
 /** A batch's dead letters, committed to the route's DLQ table exactly once (through commit-batch.ts). */
+import { createHash } from 'node:crypto';
 import { formatIdentifier } from '../catalog/catalog.js';
-import { mergeOffsets, type SourceOffsets } from '../table/source-offsets.js';
+import { encodeOffsets, mergeOffsets, type SourceOffsets } from '../table/source-offsets.js';
 import { offsetSetOf } from '../table/offset-ranges.js';
 import { writeRows } from '../table/write-rows.js';
 import { commitBatch } from './commit-batch.js';
 import { DLQ_SCHEMA, type DeadLetter, deadLetterRow, dlqIdentifier } from '../records/dead-letters.js';
 import { loadOrCreateTable } from './load-or-create-table.js';
+import type { RawRecord } from '../records/esm-event.js';
 import type { TableRoute } from '../routing/routes.js';
 import type { IngestTableOptions } from './table-batch.js';
 
@@ -17,6 +19,9 @@ import type { IngestTableOptions } from './table-batch.js';
  * table's committed ranges as the letters were decided against them. Those are sound to record: letters
  * are only ever sought outside them (they only grow), and they keep the DLQ's ranges as compact as the
  * main table's instead of gaining a range per batch with letters.
+ * The DLQ snapshot's `floe.batch-id` names the batch and the letters it holds: a redelivery of the same
+ * batch that finds more letters (after the main commit failed) commits those as a change of its own —
+ * under the batch's id alone it would be taken for the first delivery's commit and its letters lost.
  * @throws as commitBatch
  */
 export async function commitDeadLetters(
@@ -41,7 +46,7 @@ export async function commitDeadLetters(
   const out = await commitBatch(
     options,
     dlqRoute.table,
-    batchId,
+    (files) => lettersBatchId(batchId, files.used),
     [...byRecord.keys()],
     async (table, fresh) => {
       const rows = fresh.map((r) => deadLetterRow(byRecord.get(r)!, target, now));
@@ -52,4 +57,10 @@ export async function commitDeadLetters(
     mergeOffsets(offsetSetOf([...byRecord.keys()]), mainCommitted),
   );
   return out.written?.rows ?? 0;
+}
+
+/** Deterministic from the batch and the offsets of the letters committed: the same letters, the same id. */
+function lettersBatchId(batchId: string, letters: RawRecord[]): string {
+  const offsets = encodeOffsets(offsetSetOf(letters));
+  return `${batchId}-${createHash('sha256').update(offsets).digest('hex').slice(0, 16)}`;
 }

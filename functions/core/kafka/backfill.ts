@@ -7,13 +7,12 @@
  *   jumps ahead by a "last offset" of its own, which would be wrong once a live tail (the Lambda or
  *   `floe run`) commits offsets past the backfill's: the table decides per record.
  */
-import type { Admin, Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { randomUUID } from 'node:crypto';
+import type { Admin, Kafka } from 'kafkajs';
 import { describeError } from '../errors.js';
 import { deliverWithRetry, type RetryPolicy } from './deliver-with-retry.js';
-import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents, markFetchStarts } from './esm-batch.js';
-import { fetchStartOf, toConsumedMessage } from './kafka-client.js';
+import { type FormedEvent, formEsmEvents, markFetchStarts } from './esm-batch.js';
 import { offsetsAtTime } from './offsets-by-time.js';
+import { type FetchedSpan, type ReadRecord, readRanges, toConsumedMessage } from './read-ranges.js';
 
 /** One partition's range: `start` inclusive, `end` exclusive. */
 export interface OffsetRange {
@@ -100,8 +99,6 @@ export interface BackfillOptions<T> {
   onProgress?: (progress: BackfillProgress) => void;
   onWarning?: (message: string) => void;
   retry?: RetryPolicy;
-  /** @default 30,000 */
-  sessionTimeoutMs?: number;
   /** @default 4 */
   partitionsConsumedConcurrently?: number;
   /** @default 1,000 */
@@ -116,15 +113,14 @@ export interface BackfillSummary {
 }
 
 /**
- * Reads every range once through `deliver`. Kafka has no group-free reads in kafkajs, so a throwaway
- * consumer group (never committed to) carries the assignment, and each partition is sought to its start.
+ * Reads every range once through `deliver`, without a consumer group (read-ranges.ts): up to
+ * `partitionsConsumedConcurrently` partitions are delivered at once, each in offset order.
  * @throws the delivery error retrying cannot fix; Error when the Kafka client gives up
  */
 export async function runBackfill<T>(options: BackfillOptions<T>): Promise<BackfillSummary> {
   const topic = options.ranges[0]?.topic;
-  const byPartition = new Map(options.ranges.map((r) => [r.partition, r]));
   const next = new Map(options.ranges.map((r) => [r.partition, r.start]));
-  const pending = new Set(options.ranges.filter((r) => r.start < r.end).map((r) => r.partition));
+  const pending = options.ranges.filter((r) => r.start < r.end);
   const total = options.ranges.reduce((sum, r) => sum + (r.end - r.start), 0n);
   const startedAt = Date.now();
   let records = 0;
@@ -145,137 +141,61 @@ export async function runBackfill<T>(options: BackfillOptions<T>): Promise<Backf
       etaSeconds: rate > 0 ? left / rate : undefined,
     };
   };
-  if (topic === undefined || pending.size === 0) return { records: 0, batches: 0, completed: true };
-
-  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
-  const consumer: Consumer = options.kafka.consumer({
-    groupId: `floe-backfill-${randomUUID()}`,
-    sessionTimeout,
-    heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
-    maxWaitTimeInMs: 100,
-    maxBytesPerPartition: ESM_MAX_PAYLOAD_BYTES,
-    maxBytes: ESM_MAX_PAYLOAD_BYTES * 4,
-  });
+  if (topic === undefined || pending.length === 0) return { records: 0, batches: 0, completed: true };
   const warn = options.onWarning ?? (() => undefined);
-  let stopping = false;
-  let fatal: { error: unknown } | undefined;
-  let inFlight = 0;
-  let wake: () => void = () => undefined;
-  const stopped = new Promise<void>((resolve) => {
-    wake = resolve;
-  });
-  const stop = () => {
-    stopping = true;
-    wake();
-  };
-  options.signal.addEventListener('abort', stop, { once: true });
+  const stopped = () => options.signal.aborted;
+  // A delivery that fails for good stops the other partitions too (after their batch in flight).
+  let failed = false;
 
-  const finish = (partition: number) => {
-    if (!pending.delete(partition)) return;
-    consumer.pause([{ topic, partitions: [partition] }]);
-    if (pending.size === 0) stop();
-  };
-
-  async function eachBatch(payload: EachBatchPayload): Promise<void> {
-    const { batch, resolveOffset, heartbeat, isRunning, isStale } = payload;
-    const range = byPartition.get(batch.partition);
-    if (stopping || !range || !pending.has(batch.partition)) return;
-    const from = next.get(batch.partition)!;
-    const inRange = batch.messages.filter((m) => {
-      const o = BigInt(m.offset);
-      return o >= from && o < range.end;
+  const onRecords = async (fetched: ReadRecord[], span: FetchedSpan): Promise<void> => {
+    const end = options.ranges.find((r) => r.partition === span.partition)!.end;
+    const events = formEsmEvents(options.bootstrapServers, fetched.map(toConsumedMessage), {
+      batchSize: options.batchSize,
     });
-    const events = formEsmEvents(
-      options.bootstrapServers,
-      inRange.map((m) => toConsumedMessage(batch.topic, batch.partition, m)),
-      { batchSize: options.batchSize },
-    );
-    // Records below `from` may be filtered out of this fetch, but only ones this backfill delivered
-    // (or that hold nothing): the fetch start, never before the range, bounds what the first event claims.
-    const fetched = fetchStartOf(batch);
-    markFetchStarts(events, fetched === undefined || fetched < range.start ? undefined : fetched);
-    const gone = () => stopping || !isRunning() || isStale();
+    // The fetch started where this backfill's previous batch of the partition ended (or at the range's
+    // start): nothing a consumer is handed lies before the first event's first record.
+    markFetchStarts(events, span.from);
     for (const formed of events) {
-      if (gone()) return;
-      inFlight++;
-      try {
-        const outcome = await deliverWithRetry(() => options.deliver(formed), {
-          retry: options.retry,
-          shouldStop: gone,
-          heartbeat,
-          onRetry: (error, attempt, delay) => options.onRetry?.(formed, error, attempt, delay),
-        });
-        if (outcome.status === 'abandoned') return;
-        if (outcome.status === 'failed') {
-          fatal ??= { error: outcome.error };
-          stop();
-          return;
-        }
-        const last = formed.spans[0].last;
-        resolveOffset(last.toString());
-        next.set(batch.partition, last + 1n);
-        records += formed.records;
-        batches += 1;
-        options.onDelivered?.(formed, outcome.result, outcome.attempts);
-      } finally {
-        inFlight--;
+      if (stopped() || failed) return;
+      const outcome = await deliverWithRetry(() => options.deliver(formed), {
+        retry: options.retry,
+        shouldStop: () => stopped() || failed,
+        onRetry: (error, attempt, delay) => options.onRetry?.(formed, error, attempt, delay),
+      });
+      if (outcome.status === 'abandoned') return;
+      if (outcome.status === 'failed') {
+        failed = true;
+        throw outcome.error;
       }
-      // One fetch can hold many events: keep the membership alive between them (a rebalance throws).
-      if (!gone()) await heartbeat();
+      next.set(span.partition, formed.spans[0].last + 1n);
+      records += formed.records;
+      batches += 1;
+      options.onDelivered?.(formed, outcome.result, outcome.attempts);
     }
     // Offsets past the last record (control records, compaction gaps) count as read too.
-    const after = BigInt(batch.lastOffset()) + 1n;
-    if (after > next.get(batch.partition)! && after <= range.end) next.set(batch.partition, after);
-    if (BigInt(batch.lastOffset()) + 1n >= range.end || next.get(batch.partition)! >= range.end) {
-      next.set(batch.partition, range.end);
-      finish(batch.partition);
-    }
-  }
+    let after = span.after;
+    if (after > end) after = end; // bigints: Math.min takes none
+    if (after > next.get(span.partition)!) next.set(span.partition, after);
+  };
 
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    consumer.on(consumer.events.GROUP_JOIN, (event) => {
-      // Registered before the generation's first fetch, so nothing is read from the default position.
-      for (const partition of event.payload.memberAssignment[topic] ?? []) {
-        const range = byPartition.get(partition);
-        if (range && pending.has(partition)) {
-          consumer.seek({ topic, partition, offset: next.get(partition)!.toString() });
-        }
-      }
-    });
-    consumer.on(consumer.events.CRASH, (event) => {
-      if (event.payload.restart) return;
-      fatal ??= { error: event.payload.error };
-      stop();
-    });
-    await consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 4,
-      eachBatch,
-    });
-    const done = options.ranges.filter((r) => r.start >= r.end).map((r) => r.partition);
-    if (done.length > 0) consumer.pause([{ topic, partitions: done }]);
-    const timer = setInterval(() => {
-      try {
-        options.onProgress?.(progress());
-      } catch (error) {
-        warn(`progress: ${describeError(error)}`);
-      }
-    }, options.progressIntervalMs ?? 1_000);
+  const timer = setInterval(() => {
     try {
-      if (!stopping) await stopped;
-    } finally {
-      clearInterval(timer);
+      options.onProgress?.(progress());
+    } catch (error) {
+      warn(`progress: ${describeError(error)}`);
     }
-    while (inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    await consumer.stop();
+  }, options.progressIntervalMs ?? 1_000);
+  try {
+    await readRanges({
+      kafka: options.kafka,
+      ranges: pending,
+      signal: options.signal,
+      concurrency: options.partitionsConsumedConcurrently ?? 4,
+      onRecords,
+    });
   } finally {
-    options.signal.removeEventListener('abort', stop);
-    await consumer.disconnect();
+    clearInterval(timer);
   }
-  if (fatal) throw fatal.error;
   options.onProgress?.(progress());
-  return { records, batches, completed: pending.size === 0 };
+  return { records, batches, completed: pending.every((r) => next.get(r.partition)! >= r.end) };
 }

@@ -143,7 +143,7 @@ function bytesOf(value: Buffer | string | null | undefined): Uint8Array | null {
 }
 
 /** kafkajs keeps the record batch's timestamp type (0 create, 1 log append) on each message. */
-function timestampTypeOf(message: KafkaMessage): ConsumedMessage['timestampType'] {
+export function timestampTypeOf(message: KafkaMessage): ConsumedMessage['timestampType'] {
   const context = (message as { batchContext?: { timestampType?: number } }).batchContext;
   return context?.timestampType === 1 ? 'LOG_APPEND_TIME' : 'CREATE_TIME';
 }

@@ -1,15 +1,10 @@
 /**
- * Group-free reads of bounded offset ranges, for the live view (functions/core/live/): watermarks from
- * the admin client, and every record of `[from, toExclusive)` per topic-partition. Nothing is ever
- * committed to a consumer group: kafkajs has no group-free consumer, so a throwaway group (never
- * committed to, left at the end) carries the assignment, and each partition is sought to its start
- * when the group is joined, as backfill.ts does.
+ * The live view's reads (functions/core/live/): watermarks from the admin client, and every record of
+ * bounded offset ranges per topic-partition, group-free (read-ranges.ts). Nothing is ever committed.
  */
-import { randomUUID } from 'node:crypto';
-import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { LakeError } from '../errors.js';
+import type { Kafka } from 'kafkajs';
 import type { ConsumedMessage } from './esm-batch.js';
-import { toConsumedMessage } from './kafka-client.js';
+import { readRanges, toConsumedMessage } from './read-ranges.js';
 
 /** A partition's watermarks: the oldest offset still held and the offset the next record gets. */
 export interface PartitionWatermarks {
@@ -20,14 +15,14 @@ export interface PartitionWatermarks {
 }
 
 /** Offsets `from` (inclusive) to `toExclusive` of one topic-partition. */
-export interface ReadRange {
+export interface HotRange {
   topic: string;
   partition: number;
   from: bigint;
   toExclusive: bigint;
 }
 
-export interface ReadRangesOptions {
+export interface CollectRangesOptions {
   /** Give up when the ranges are not read within this time. @default 30,000 */
   timeoutMs?: number;
 }
@@ -55,99 +50,34 @@ export async function fetchWatermarks(
   }
 }
 
-const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
-
 /**
- * Every record of the ranges, per partition in offset order (partitions in the order of `ranges`).
- * Offsets a compacted or transactional partition skips are simply absent.
- * @throws LakeError (retryable) when the ranges are not read within the time; Error from kafkajs
+ * Every record of the ranges, per partition in offset order (partitions in the order of `ranges`;
+ * a partition may have several ranges). Offsets a compacted or transactional partition skips are
+ * simply absent.
+ * @throws as readRanges (LakeError, retryable, when the ranges are not read within the time)
  */
-export async function readRanges(
+export async function collectRanges(
   kafka: Kafka,
-  ranges: readonly ReadRange[],
-  options: ReadRangesOptions = {},
+  ranges: readonly HotRange[],
+  options: CollectRangesOptions = {},
 ): Promise<ConsumedMessage[]> {
-  const wanted = ranges.filter((r) => r.from < r.toExclusive);
-  if (wanted.length === 0) return [];
-  const byKey = new Map(wanted.map((r) => [keyOf(r.topic, r.partition), r]));
-  const got = new Map<string, ConsumedMessage[]>(wanted.map((r) => [keyOf(r.topic, r.partition), []]));
-  const pending = new Set(byKey.keys());
-  const topics = [...new Set(wanted.map((r) => r.topic))];
-  const consumer: Consumer = kafka.consumer({
-    groupId: `floe-live-${randomUUID()}`,
-    maxWaitTimeInMs: 100,
-    sessionTimeout: 10_000,
-    heartbeatInterval: 1_000,
-  });
-  let done: () => void = () => undefined;
-  let fail: (error: unknown) => void = () => undefined;
-  const finished = new Promise<void>((resolve, reject) => {
-    done = resolve;
-    fail = reject;
-  });
-  // A timeout during connect rejects before anyone awaits: keep it from being an unhandled rejection.
-  finished.catch(() => undefined);
-  // Per partition, the next offset to take: a fetch may hand a batch again until it is resolved.
-  const next = new Map(wanted.map((r) => [keyOf(r.topic, r.partition), r.from]));
-  const eachBatch = async ({ batch, resolveOffset }: EachBatchPayload): Promise<void> => {
-    const key = keyOf(batch.topic, batch.partition);
-    const range = byKey.get(key);
-    if (!range || !pending.has(key)) return;
-    const list = got.get(key)!;
-    for (const m of batch.messages) {
-      const o = BigInt(m.offset);
-      if (o >= next.get(key)! && o < range.toExclusive) {
-        list.push(toConsumedMessage(batch.topic, batch.partition, m));
-        next.set(key, o + 1n);
+  const got = new Map<string, ConsumedMessage[]>();
+  const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+  for (const r of ranges) got.set(keyOf(r.topic, r.partition), []);
+  await readRanges({
+    kafka,
+    ranges: ranges.map((r) => ({
+      topic: r.topic,
+      partition: r.partition,
+      start: r.from,
+      end: r.toExclusive,
+    })),
+    timeoutMs: options.timeoutMs ?? 30_000,
+    onRecords: async (records) => {
+      for (const r of records) {
+        got.get(keyOf(r.topic, r.partition))!.push(toConsumedMessage(r));
       }
-    }
-    // Resolved (never committed: autoCommit is off), so the next fetch starts after this batch.
-    resolveOffset(batch.lastOffset());
-    // Offsets past the last record (control records, compaction gaps) count as read too.
-    if (BigInt(batch.lastOffset()) + 1n >= range.toExclusive) {
-      pending.delete(key);
-      consumer.pause([{ topic: batch.topic, partitions: [batch.partition] }]);
-      if (pending.size === 0) done();
-    }
-  };
-  const timeoutMs = options.timeoutMs ?? 30_000;
-  const timer = setTimeout(
-    () =>
-      fail(
-        new LakeError(
-          `reading the Kafka tail took longer than ${timeoutMs} ms (${pending.size} partition(s) unread); retrying may help`,
-          { retryable: true },
-        ),
-      ),
-    timeoutMs,
-  );
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topics, fromBeginning: true });
-    consumer.on(consumer.events.GROUP_JOIN, (event) => {
-      // Registered before the generation's first fetch, so nothing is read from the default position.
-      const idle: { topic: string; partitions: number[] }[] = [];
-      for (const topic of topics) {
-        const others: number[] = [];
-        for (const partition of event.payload.memberAssignment[topic] ?? []) {
-          const range = byKey.get(keyOf(topic, partition));
-          if (range && pending.has(keyOf(topic, partition))) {
-            consumer.seek({ topic, partition, offset: range.from.toString() });
-          } else others.push(partition);
-        }
-        if (others.length > 0) idle.push({ topic, partitions: others });
-      }
-      if (idle.length > 0) consumer.pause(idle);
-    });
-    consumer.on(consumer.events.CRASH, (event) => {
-      if (!event.payload.restart) fail(event.payload.error);
-    });
-    await consumer.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch });
-    await finished;
-    await consumer.stop();
-  } finally {
-    clearTimeout(timer);
-    await consumer.disconnect();
-  }
-  return wanted.flatMap((r) => got.get(keyOf(r.topic, r.partition))!);
+    },
+  });
+  return [...got.values()].flat();
 }

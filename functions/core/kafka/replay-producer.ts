@@ -11,7 +11,7 @@ import { type Admin, type IHeaders, type Kafka, type Message, Partitioners, type
 import { LakeError, ValidationError } from '../errors.js';
 import type { ReplayRecord } from '../records/replay-records.js';
 import { type Checkpoint, checkpointFromTail } from '../records/replay-source.js';
-import { readRanges, type ReadRecord } from './range-reader.js';
+import { readRanges, type ReadRecord } from './read-ranges.js';
 
 export interface ReplayProducer {
   /** Sends the records in order and resolves once all are acknowledged. @throws LakeError (retryable) */
@@ -126,7 +126,7 @@ export async function readTargetCheckpoints(
   kafka: Kafka,
   topic: string,
   partitions: TopicPartitionOffsets[],
-  options: { window?: number; sessionTimeoutMs?: number } = {},
+  options: { window?: number } = {},
 ): Promise<Map<number, Checkpoint>> {
   const found = new Map<number, Checkpoint>();
   let window = BigInt(options.window ?? 64);
@@ -143,7 +143,6 @@ export async function readTargetCheckpoints(
     await readRanges({
       kafka,
       ranges,
-      sessionTimeoutMs: options.sessionTimeoutMs,
       onRecords: async (records) => {
         for (const r of records) {
           let list = tails.get(r.partition);

@@ -3,7 +3,7 @@
  * the table's committed ranges do not. A gap between committed ranges (a batch still on its way, a
  * dead batch not yet redriven) is as hot as the tail past the last commit. Pure.
  */
-import type { PartitionWatermarks, ReadRange } from '../kafka/read-range.js';
+import type { PartitionWatermarks, HotRange } from '../kafka/read-range.js';
 import type { OffsetRanges } from '../table/offset-ranges.js';
 
 /**
@@ -13,8 +13,8 @@ import type { OffsetRanges } from '../table/offset-ranges.js';
 export function planHotRanges(
   committed: OffsetRanges,
   watermarks: readonly PartitionWatermarks[],
-): ReadRange[] {
-  const out: ReadRange[] = [];
+): HotRange[] {
+  const out: HotRange[] = [];
   for (const { topic, partition, low, high } of watermarks) {
     let next = low;
     for (const [first, last] of committed.get(topic)?.get(partition) ?? []) {
@@ -29,7 +29,7 @@ export function planHotRanges(
 }
 
 /** The hot ranges as inclusive `first-last` text per topic-partition (`{"t":{"0":"5-9"}}`), stable. */
-export function describeHotRanges(ranges: readonly ReadRange[]): Record<string, Record<string, string>> {
+export function describeHotRanges(ranges: readonly HotRange[]): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
   for (const r of ranges) {
     const parts = out[r.topic] ?? {};

@@ -13,8 +13,8 @@ import { type ConsumedMessage, ESM_MAX_BATCH_SIZE, formEsmEvents } from '../kafk
 import {
   fetchWatermarks,
   type PartitionWatermarks,
-  type ReadRange,
-  readRanges,
+  type HotRange,
+  collectRanges,
 } from '../kafka/read-range.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import { readCommittedOffsets } from '../table/source-offsets.js';
@@ -26,7 +26,7 @@ export interface HotPartition {
   topic: string;
   partition: number;
   /** The ranges read, `from` inclusive, `toExclusive` exclusive. */
-  ranges: ReadRange[];
+  ranges: HotRange[];
   records: number;
   /** The high watermark at read time: offsets below it are in the table or in the hotset. */
   readUpTo: bigint;
@@ -36,7 +36,7 @@ export interface Hotset {
   snapshotId: bigint | null;
   /** Every partition of the route's topics, read or not. */
   partitions: HotPartition[];
-  ranges: ReadRange[];
+  ranges: HotRange[];
   records: number;
   mapped: MappedHotset;
 }
@@ -45,7 +45,7 @@ export interface ReadHotsetOptions {
   table: LoadedTable;
   route: TableRoute;
   kafka: Kafka;
-  /** Passed to readRanges. @default 30,000 */
+  /** Passed to collectRanges. @default 30,000 */
   timeoutMs?: number;
 }
 
@@ -58,7 +58,7 @@ export function toRawRecords(messages: readonly ConsumedMessage[]): RawRecord[] 
 
 function describePartitions(
   watermarks: readonly PartitionWatermarks[],
-  ranges: readonly ReadRange[],
+  ranges: readonly HotRange[],
   records: readonly RawRecord[],
 ): HotPartition[] {
   return watermarks.map((w) => ({
@@ -81,7 +81,7 @@ export async function readHotset(options: ReadHotsetOptions): Promise<Hotset> {
   const committed = readCommittedOffsets(md);
   const watermarks = await fetchWatermarks(kafka, route.topics);
   const ranges = planHotRanges(committed, watermarks);
-  const messages = await readRanges(kafka, ranges, { timeoutMs: options.timeoutMs });
+  const messages = await collectRanges(kafka, ranges, { timeoutMs: options.timeoutMs });
   const records = toRawRecords(messages);
   const mode = resolveMode(route, md.properties ?? {});
   const policy = evolutionPolicyOf(md.properties, route.schemaEvolution);

@@ -12,7 +12,7 @@
 import type { Kafka } from 'kafkajs';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { ValidationError } from '../errors.js';
-import { type ReadRecord, readRanges } from '../kafka/range-reader.js';
+import { type ReadRecord, readRanges } from '../kafka/read-ranges.js';
 import {
   createReplayProducer,
   keyPartition,
@@ -54,7 +54,6 @@ export interface ReplayOptions {
   signal: AbortSignal;
   /** The value of a row's record: the row without `_kafka` (the caller owns the JSON format). */
   formatValue: (row: Row) => Uint8Array;
-  sessionTimeoutMs?: number;
   onStart?: (info: { partitions: number; rowsInFiles: number }) => void;
   onSent?: (sent: SentBatch, progress: ReplayProgress) => void;
 }
@@ -128,7 +127,6 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
     options.kafka,
     options.toTopic,
     targetOffsets,
-    { sessionTimeoutMs: options.sessionTimeoutMs },
   );
 
   const summary: ReplaySummary = {
@@ -253,7 +251,6 @@ async function followSources(
     kafka: options.kafka,
     ranges,
     signal: options.signal,
-    sessionTimeoutMs: options.sessionTimeoutMs,
     onRecords: async (records: ReadRecord[]) => {
       const batch: ReplayRecord[] = [];
       for (const r of records) {

@@ -19,9 +19,20 @@ import { parseAggregateSql } from './parse-aggregate-sql.js';
 export interface EmitConfig {
   /** The topic each closed window is produced to. */
   topic: string;
-  /** Brokers (`host:port,...`) to produce to (plaintext; the emit producer takes no SASL/TLS yet). */
+  /** Brokers (`host:port,...`) to produce to. */
   bootstrapServers: string[];
+  /**
+   * How the producer signs in: `aws-msk-iam` (Amazon MSK's IAM listeners, TLS: port 9098 inside the
+   * VPC, 9198 public; the function's role and region), or `none`. @default 'none'
+   */
+  auth: EmitAuth;
+  /** TLS to the brokers (always on with `aws-msk-iam`). @default false */
+  tls: boolean;
 }
+
+export const EMIT_AUTHS = ['none', 'aws-msk-iam'] as const;
+export type EmitAuth = (typeof EMIT_AUTHS)[number];
+const EMIT_KEYS = ['topic', 'bootstrapServers', 'auth', 'tls'];
 
 export interface AggregateConfig {
   sql: string;
@@ -60,11 +71,11 @@ function parseBootstrap(value: unknown, path: string): string[] | undefined {
 function parseEmit(raw: unknown, path: string): EmitConfig | undefined {
   if (raw === undefined) return undefined;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    fail(path, 'must be an object { topic, bootstrapServers? }');
+    fail(path, 'must be an object { topic, bootstrapServers, auth?, tls? }');
   const r = raw as Record<string, unknown>;
   for (const key of Object.keys(r)) {
-    if (key !== 'topic' && key !== 'bootstrapServers')
-      fail(`${path}.${key}`, 'unknown setting (emit takes: topic, bootstrapServers)');
+    if (!EMIT_KEYS.includes(key))
+      fail(`${path}.${key}`, `unknown setting (emit takes: ${EMIT_KEYS.join(', ')})`);
   }
   if (typeof r.topic !== 'string' || !/^[A-Za-z0-9._-]{1,249}$/.test(r.topic))
     fail(`${path}.topic`, 'must be a Kafka topic name');
@@ -73,7 +84,19 @@ function parseEmit(raw: unknown, path: string): EmitConfig | undefined {
   // happens would be worse than a start-up error.
   if (!bootstrapServers)
     fail(`${path}.bootstrapServers`, 'is required: the brokers the closed windows are produced to');
-  return { topic: r.topic, bootstrapServers };
+  const auth = r.auth ?? 'none';
+  if (typeof auth !== 'string' || !EMIT_AUTHS.includes(auth as EmitAuth))
+    fail(`${path}.auth`, `must be one of ${EMIT_AUTHS.join(', ')}`);
+  if (r.tls !== undefined && typeof r.tls !== 'boolean') fail(`${path}.tls`, 'must be true or false');
+  // MSK's IAM listeners speak TLS only; turning TLS off with them would only fail at the first emit.
+  if (auth === 'aws-msk-iam' && r.tls === false)
+    fail(`${path}.tls`, 'cannot be false with auth aws-msk-iam (MSK IAM listeners are TLS only)');
+  return {
+    topic: r.topic,
+    bootstrapServers,
+    auth: auth as EmitAuth,
+    tls: auth === 'aws-msk-iam' || r.tls === true,
+  };
 }
 
 /**

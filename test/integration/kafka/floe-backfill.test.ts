@@ -47,8 +47,6 @@ describe.skipIf(!kcatAvailable())('floe backfill against a Kafka broker', () => 
       'latest',
       '--batch-size',
       String(batchSize),
-      '--session-timeout-ms',
-      '6000',
     ];
   }
 

@@ -182,8 +182,6 @@ describe.skipIf(!kcatAvailable())('floe run against a Kafka broker', () => {
       schemaFile,
       '--batch-size',
       '200',
-      '--session-timeout-ms',
-      '6000',
     ]);
     await producing;
     const [tailExit, backfillExit] = await Promise.all([exitOf(tail), exitOf(backfill)]);

@@ -184,8 +184,6 @@ describe('floe redrive-failed', () => {
         topic,
         '--bootstrap-servers',
         broker.bootstrapServers,
-        '--session-timeout-ms',
-        '6000',
         '--warehouse',
         dir,
         '--table',

@@ -16,7 +16,7 @@ import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { formEsmEvents } from '../../../functions/core/kafka/esm-batch.js';
 import { createKafka } from '../../../functions/core/kafka/kafka-client.js';
-import { fetchWatermarks, readRanges } from '../../../functions/core/kafka/read-range.js';
+import { fetchWatermarks, collectRanges } from '../../../functions/core/kafka/read-range.js';
 import { LiveCatalog } from '../../../functions/core/live/live-catalog.js';
 import { startRestServer } from '../../../functions/core/live/rest-server.js';
 import { parseSchema } from '../../../functions/core/spec/schema.js';
@@ -78,7 +78,7 @@ describe.skipIf(!kcatAvailable())('the served live table read by icebird', () =>
       Array.from({ length: 6 }, (_, id): [number, string] => [id, `v1-${id}`]),
     );
     const marks = await fetchWatermarks(kafka, [topic]);
-    const cold = await readRanges(
+    const cold = await collectRanges(
       kafka,
       marks.map((w) => ({ topic, partition: w.partition, from: w.low, toExclusive: w.high })),
     );

@@ -35,8 +35,6 @@ describe.skipIf(!kcatAvailable())('floe replay against a Kafka broker', () => {
       broker.bootstrapServers,
       '--to-topic',
       out,
-      '--session-timeout-ms',
-      '6000',
       ...extra,
     ];
   }

@@ -4,7 +4,7 @@
  */
 import { CompressionTypes, type Kafka } from 'kafkajs';
 import { expect } from 'vitest';
-import { type ReadRecord, readRanges } from '../../../functions/core/kafka/range-reader.js';
+import { type ReadRecord, readRanges } from '../../../functions/core/kafka/read-ranges.js';
 import { BINARY_HEADER, exitOf, spawnFloe } from '../kafka/kafka-kit.js';
 
 /** CreateTime of record n: a fixed past time plus n seconds, so it differs from the time it was produced. */
@@ -68,8 +68,6 @@ export async function backfill(
     schemaFile,
     '--batch-size',
     '500',
-    '--session-timeout-ms',
-    '6000',
     ...extra,
   ]);
   const { code } = await exitOf(p);
@@ -95,7 +93,6 @@ export async function readTopic(kafka: Kafka, topic: string): Promise<Map<number
       start: BigInt(o.low),
       end: BigInt(o.high),
     })),
-    sessionTimeoutMs: 6000,
     onRecords: async (records) => {
       for (const r of records) out.get(r.partition)!.push(r);
     },

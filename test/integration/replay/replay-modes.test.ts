@@ -33,8 +33,6 @@ describe.skipIf(!kcatAvailable())('floe replay partitioning and CDC tables', () 
       broker.bootstrapServers,
       '--to-topic',
       out,
-      '--session-timeout-ms',
-      '6000',
       ...extra,
     ]);
 

@@ -1,6 +1,7 @@
 /** The construct's `aggregate` prop: rendered as the handlers read it, checked at synth. */
 import { describe, expect, it } from 'vitest';
 import type { TableRoute } from '../../../infra/props.js';
+import { CLUSTER_ARN, fullProps, selfManagedRestProps, synthPipeline } from '../infra/stacks.js';
 import { checkRoutes, renderRoutes, tableLayout } from '../../../infra/table-routes.js';
 import { parseRoutes } from '../../../functions/core/routing/routes.js';
 
@@ -63,4 +64,53 @@ describe('aggregate routes in the construct', () => {
       'routes[0].aggregate.sql SELECT: SUM(status) needs a numeric column; status is string',
     );
   });
+});
+
+describe('an aggregate route emitting with MSK IAM auth', () => {
+  const iamRoute = (): TableRoute => {
+    const r = route();
+    return {
+      ...r,
+      aggregate: {
+        ...r.aggregate!,
+        emit: { topic: 'paid', bootstrapServers: 'b-1:9098', auth: 'aws-msk-iam' },
+      },
+    };
+  };
+
+  it('lets the ingest role connect and write the emit topic of the source cluster, not create it', () => {
+    // Act
+    const { template } = synthPipeline((stack) => ({ ...fullProps(stack), tables: [iamRoute()] }));
+
+    // Assess
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (p) =>
+        (
+          p.Properties as {
+            PolicyDocument: { Statement: { Action: string | string[]; Resource: unknown }[] };
+          }
+        ).PolicyDocument.Statement,
+    );
+    const actions = (s: { Action: string | string[] }) => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+    const write = statements.filter((s) => actions(s).includes('kafka-cluster:WriteData'));
+    expect(write.map((s) => [actions(s), s.Resource])).toEqual([
+      [
+        ['kafka-cluster:DescribeTopic', 'kafka-cluster:WriteData'],
+        'arn:aws:kafka:eu-west-1:111122223333:topic/sales/5a6b7c8d-1111-2222-3333-444455556666-2/paid',
+      ],
+    ]);
+    expect(
+      statements.filter((s) => actions(s).includes('kafka-cluster:Connect')).map((s) => s.Resource),
+    ).toContain(CLUSTER_ARN);
+    expect(statements.some((s) => actions(s).includes('kafka-cluster:CreateTopic'))).toBe(false);
+  }, 120_000);
+
+  it('fails synth when the source is not an MSK cluster', () => {
+    expect(() =>
+      synthPipeline((stack) => ({
+        ...selfManagedRestProps(stack),
+        tables: [iamRoute()],
+      })),
+    ).toThrow("an aggregate route emits with auth 'aws-msk-iam', but the source is not an MSK cluster");
+  }, 120_000);
 });

@@ -255,6 +255,18 @@ describe('parseAggregateConfig', () => {
       { sql: ISSUE_SQL, emit: { topic: 'bad topic!', bootstrapServers: 'b:9092' } },
       'emit.topic: must be a Kafka topic name',
     ],
+    [
+      { sql: ISSUE_SQL, emit: { topic: 'out', bootstrapServers: 'b:9098', auth: 'scram' } },
+      'routes[0].aggregate.emit.auth: must be one of none, aws-msk-iam',
+    ],
+    [
+      { sql: ISSUE_SQL, emit: { topic: 'out', bootstrapServers: 'b:9098', auth: 'aws-msk-iam', tls: false } },
+      'routes[0].aggregate.emit.tls: cannot be false with auth aws-msk-iam',
+    ],
+    [
+      { sql: ISSUE_SQL, emit: { topic: 'out', bootstrapServers: 'b:9092', tls: 'yes' } },
+      'routes[0].aggregate.emit.tls: must be true or false',
+    ],
     [{ sql: '' }, 'routes[0].aggregate.sql: must be a SELECT'],
   ])('refuses %j', (raw, message) => {
     expect(() =>
@@ -283,7 +295,24 @@ describe('parseAggregateConfig', () => {
         },
       },
     ]);
-    expect(route.aggregate?.emit).toEqual({ topic: 'out', bootstrapServers: ['b-1:9092', 'b-2:9092'] });
+    expect(route.aggregate?.emit).toEqual({
+      topic: 'out',
+      bootstrapServers: ['b-1:9092', 'b-2:9092'],
+      auth: 'none',
+      tls: false,
+    });
     expect(route.aggregate?.allowedLatenessSeconds).toBe(60);
+  });
+
+  it.each([
+    [{ auth: 'aws-msk-iam' }, { auth: 'aws-msk-iam', tls: true }],
+    [{ tls: true }, { auth: 'none', tls: true }],
+  ])('reads emit %j as %j', (extra, expected) => {
+    const config = parseAggregateConfig(
+      { sql: ISSUE_SQL, emit: { topic: 'out', bootstrapServers: 'b-1:9098', ...extra } },
+      'routes[0].aggregate',
+      { topics: ['orders'], schema: SCHEMA },
+    );
+    expect(config.emit).toEqual({ topic: 'out', bootstrapServers: ['b-1:9098'], ...expected });
   });
 });

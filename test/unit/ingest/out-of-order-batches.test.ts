@@ -147,6 +147,37 @@ describe('dead letters of a batch whose main commit did not land', () => {
     const dlq = await wh.catalog.loadTable(dlqIdentifier(TABLE));
     expect((await readScanRows(dlq, await planScan(dlq))).map((r) => r.offset).sort()).toEqual([3n, 7n]);
   });
+
+  it('land when the redelivery of the same batch finds more of them', async () => {
+    // Prepare: batch [0, 9] dead-lettered offset 3 and its main commit failed; redelivered under the same
+    // batch id, the schema has moved on and offset 7 no longer fits either
+    const records = decodeEsmEvent(esmEvent([{ partition: 0, first: 0, count: 10 }])).records;
+    const letter = (i: number) => ({ record: records[i], stage: 'map' as const, error: 'does not fit' });
+    const route = eoRoute(TABLE);
+    const batchId = batchIdOf(records);
+
+    // Act
+    const first = await commitDeadLetters({ catalog: wh.catalog }, route, batchId, [letter(3)], new Map());
+    const again = await commitDeadLetters(
+      { catalog: wh.catalog },
+      route,
+      batchId,
+      [letter(3), letter(7)],
+      new Map(),
+    );
+    const replay = await commitDeadLetters(
+      { catalog: wh.catalog },
+      route,
+      batchId,
+      [letter(3), letter(7)],
+      new Map(),
+    );
+
+    // Assess: offset 7 is not taken for the first delivery's commit; a third delivery adds nothing
+    expect([first, again, replay]).toEqual([1, 1, 0]);
+    const dlq = await wh.catalog.loadTable(dlqIdentifier(TABLE));
+    expect((await readScanRows(dlq, await planScan(dlq))).map((r) => r.offset).sort()).toEqual([3n, 7n]);
+  });
 });
 
 describe('a table written before ranges (one high-water offset per partition)', () => {

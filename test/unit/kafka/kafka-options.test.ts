@@ -1,11 +1,8 @@
 /** Flags of `floe run` and `floe backfill`, and the pure helpers under them; no broker. */
 import { describe, expect, it } from 'vitest';
 import { backfillConfigFromOptions } from '../../../functions/cli/commands/backfill.js';
-import {
-  connectionFromOptions,
-  parseKafkaArgs,
-  runConfigFromOptions,
-} from '../../../functions/cli/commands/run.js';
+import { connectionFromOptions, parseKafkaArgs } from '../../../functions/cli/kafka-options.js';
+import { runConfigFromOptions } from '../../../functions/cli/commands/run.js';
 import { main } from '../../../functions/cli/main.js';
 import { UsageError } from '../../../functions/cli/options.js';
 import { LakeError, CommitFailedError, ValidationError } from '../../../functions/core/errors.js';
@@ -214,6 +211,15 @@ describe('floe backfill flags', () => {
     expect(() => backfillConfigFromOptions(parseKafkaArgs([...base, '--topics', 't'], 'backfill'))).toThrow(
       /--topic is required/,
     );
+  });
+
+  it.each([
+    ['--group', 'g'],
+    ['--session-timeout-ms', '6000'],
+  ])('refuses the consumer group flag %s (backfill joins no group)', (flag, value) => {
+    expect(() =>
+      backfillConfigFromOptions(parseKafkaArgs([...base, '--topic', 't', flag, value], 'backfill')),
+    ).toThrow(`${flag} is floe run's (its consumer group's): backfill reads without a consumer group`);
   });
 });
 

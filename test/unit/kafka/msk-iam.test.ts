@@ -11,7 +11,7 @@ const generateAuthToken = vi.fn(async ({ region }: { region: string }) => ({
 }));
 vi.mock('aws-msk-iam-sasl-signer-js', () => ({ generateAuthToken }));
 
-const { connectionFromOptions, parseKafkaArgs } = await import('../../../functions/cli/commands/run.js');
+const { connectionFromOptions, parseKafkaArgs } = await import('../../../functions/cli/kafka-options.js');
 const { kafkaConfigOf } = await import('../../../functions/core/kafka/kafka-client.js');
 const { mskIamTokenProvider, MSK_TOKEN_REFRESH_MARGIN_MS, MskIamAuthError } = await import(
   '../../../functions/core/kafka/msk-iam.js'
