@@ -5,6 +5,7 @@ import {
   GetTableMetadataLocationCommand,
   InternalServerErrorException,
   type S3TablesClient,
+  TooManyRequestsException,
   UpdateTableMetadataLocationCommand,
 } from '@aws-sdk/client-s3tables';
 import { describe, expect, it } from 'vitest';
@@ -201,6 +202,25 @@ describe('S3TablesCatalog outcome mapping', () => {
     // Act / Assess
     await expect(commitAppend(fake)).rejects.toBeInstanceOf(CommitFailedError);
     expect(fake.state.swaps).toBe(0);
+  });
+
+  it('maps throttling of the only attempt to CommitFailedError: refused before it ran, retry helps', async () => {
+    // Prepare
+    const fake = fakeS3Tables(
+      () =>
+        new TooManyRequestsException({
+          message: 'slow down',
+          $metadata: { httpStatusCode: 429, attempts: 1 },
+        }),
+    );
+
+    // Act
+    const attempt = commitAppend(fake);
+
+    // Assess
+    await expect(attempt).rejects.toBeInstanceOf(CommitFailedError);
+    await expect(attempt).rejects.toMatchObject({ retryable: true });
+    expect(fake.state.metadataLocation).toBe(fake.metadataLocation);
   });
 
   it('maps a 400 refusal to a non-retryable LakeError, not a commit outcome', async () => {
