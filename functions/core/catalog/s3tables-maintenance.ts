@@ -119,9 +119,8 @@ export class S3TablesMaintenance implements CatalogMaintenance {
 function mapError(error: unknown, operation: string, what: string): Error {
   const aws = classifyAwsError(error);
   if (aws.kind === 'unsupported') {
-    const firstLine = aws.detail.split('\n')[0];
     return new UnsupportedEndpointError(
-      `S3 Tables maintenance configuration not available from this endpoint: ${operation} answered ${firstLine}`,
+      `S3 Tables maintenance configuration not available from this endpoint: ${operation} answered ${aws.detail}`,
     );
   }
   if (aws.retryable) return new TransientIOError(`${what} failed: ${aws.detail}`, { cause: error });

@@ -34,7 +34,10 @@ export interface AwsErrorClass {
   attempts: number;
   /** Whether the same request may succeed later: throttled, server and network failures. */
   retryable: boolean;
-  /** `name (HTTP status): message`, for the adapters' own messages. */
+  /**
+   * `name (HTTP status): message`, for the adapters' own messages; for an answer the SDK could not read,
+   * `HTTP status with a body that is not the service's answer (parser message)`.
+   */
   detail: string;
 }
 
@@ -123,6 +126,10 @@ export function classifyAwsError(error: unknown): AwsErrorClass {
   const kind = kindOf(error, name, status, errno);
   const message = messageOf(error);
   const attempts = read(read(error, '$metadata'), 'attempts');
+  const detail =
+    status !== undefined && isUnparsedAnswer(error, name)
+      ? `HTTP ${status} with a body that is not the service's answer (${message.split('\n')[0]})`
+      : `${name}${status === undefined ? '' : ` (HTTP ${status})`}: ${message}`;
   return {
     kind,
     name,
@@ -130,7 +137,7 @@ export function classifyAwsError(error: unknown): AwsErrorClass {
     message,
     attempts: typeof attempts === 'number' ? attempts : 1,
     retryable: kind === 'throttled' || kind === 'server' || kind === 'network',
-    detail: `${name}${status === undefined ? '' : ` (HTTP ${status})`}: ${message}`,
+    detail,
   };
 }
 

@@ -177,6 +177,9 @@ describe('classifyAwsError', () => {
     expect(classified.attempts).toBe(3);
     expect(classified.detail).toBe('InternalServerErrorException (HTTP 500): internal');
     expect(classifyAwsError(new Error('x')).attempts).toBe(1);
+    expect(classifyAwsError(unparsed(404)).detail).toBe(
+      `HTTP 404 with a body that is not the service's answer (Unexpected token '<', "<!doctype "... is not valid JSON)`,
+    );
   });
 
   it('redacts the message and the error itself (kept as a cause)', () => {
