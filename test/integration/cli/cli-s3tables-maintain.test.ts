@@ -7,10 +7,9 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateTableBucketCommand } from '@aws-sdk/client-s3tables';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { EO_SCHEMA, esmEvent } from '../../support/esm-batches.js';
-import { s3TablesClientForTests, uniqueSuffix } from '../../support/moto-lakes.js';
+import { createTableBucketForTests, uniqueSuffix } from '../../support/moto-lakes.js';
 import { describeWithMoto, motoEndpoint, resetMoto } from '../moto.js';
 import { awsEnv, runCli, runCliOk } from './run-cli.js';
 
@@ -23,11 +22,7 @@ describeWithMoto('floe maintain on S3 Tables (moto, no maintenance API)', () => 
   beforeAll(async () => {
     await resetMoto();
     dir = await mkdtemp(join(tmpdir(), 'floe-cli-s3t-maintain-'));
-    const bucket = await s3TablesClientForTests().send(
-      new CreateTableBucketCommand({ name: `floe-maintain-${uniqueSuffix()}` }),
-    );
-    if (!bucket.arn) throw new Error('CreateTableBucket returned no ARN');
-    tableBucketArn = bucket.arn;
+    tableBucketArn = await createTableBucketForTests('floe-maintain');
     await writeFile(join(dir, 'schema.json'), JSON.stringify(EO_SCHEMA));
     await writeFile(
       join(dir, 'batch.json'),
