@@ -43,6 +43,7 @@ import {
   type Pointer,
   readPointer,
   type S3TablesBucket,
+  SwapThrottledError,
   swapPointer,
 } from './s3tables-pointer.js';
 
@@ -207,6 +208,9 @@ export class S3TablesCatalog implements Catalog {
           retryable: cause instanceof LakeError ? cause.retryable : true,
         });
       }
+      if (error instanceof SwapThrottledError) {
+        throw new TransientIOError(`creating ${formatIdentifier(id)}: ${error.message}`, { cause: error });
+      }
       if (error instanceof CommitFailedError) throw alreadyExists(); // another creator set it first
       if (error instanceof CommitStateUnknownError) {
         // Retrying is safe: a create that did land answers TableAlreadyExistsError next time.
@@ -221,7 +225,7 @@ export class S3TablesCatalog implements Catalog {
 
   /**
    * Checks requirements against the current metadata, applies the updates, writes the next metadata.json
-   * and swaps the pointer conditionally (see the module comment for what each failure means).
+   * and swaps the pointer conditionally (s3tables-pointer.ts says what each failure means).
    * @throws CommitFailedError; CommitStateUnknownError; NoSuchTableError; ValidationError for bad updates
    */
   async commitTable(

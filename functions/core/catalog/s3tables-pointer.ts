@@ -48,6 +48,9 @@ export interface Pointer {
 /** The new metadata file could not be written, so the pointer was never asked to move: did not land. */
 export class MetadataWriteFailedError extends CommitFailedError {}
 
+/** S3 Tables throttled the one swap request sent: it did not land, and a later attempt may. */
+export class SwapThrottledError extends CommitFailedError {}
+
 /**
  * The pointer, or undefined when the table does not exist.
  * @throws TransientIOError; LakeError (see mapS3TablesError)
@@ -81,7 +84,8 @@ export async function readPointer(bucket: S3TablesBucket, id: TableIdentifier): 
 /**
  * Writes `metadata` as a new object at `location`, then moves the pointer there: THE COMMIT POINT.
  * Returns the pointer's new version token when S3 Tables reported it.
- * @throws MetadataWriteFailedError, CommitFailedError (did not land); CommitStateUnknownError;
+ * @throws MetadataWriteFailedError, SwapThrottledError, CommitFailedError (did not land);
+ *   CommitStateUnknownError;
  *   NoSuchTableError; LakeError when S3 Tables refused the request
  */
 export async function swapPointer(
@@ -124,11 +128,9 @@ export async function swapPointer(
         });
       }
       if (aws.kind === 'throttled') {
-        throw new CommitFailedError(
+        throw new SwapThrottledError(
           `${what}: S3 Tables throttled the swap, pointer not moved: ${aws.detail}`,
-          {
-            cause: error,
-          },
+          { cause: error },
         );
       }
       if (aws.status !== undefined && aws.status >= 400 && aws.status < 500) {

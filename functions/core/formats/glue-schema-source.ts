@@ -82,9 +82,7 @@ export function createGlueSchemaSource(options: GlueSchemaSourceOptions = {}): G
         throw new RecordDecodeError(
           `unknown Glue schema version ${schemaVersionId} (${aws.name})`,
           'decode',
-          {
-            cause: error,
-          },
+          { cause: error },
         );
       }
       if (aws.retryable) throw new TransientIOError(message, { cause: error });

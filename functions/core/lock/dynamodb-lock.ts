@@ -188,9 +188,7 @@ export class DynamoDbLock implements CommitLock {
         if (!(error instanceof ConditionalCheckFailedException) && !isTransientDynamoError(error)) {
           throw new LakeError(
             `acquiring lock '${key}' in ${this.tableName} failed: ${classifyAwsError(error).detail}`,
-            {
-              cause: error,
-            },
+            { cause: error },
           );
         }
         lastError = error;
@@ -237,9 +235,7 @@ export class DynamoDbLock implements CommitLock {
         if (!isTransientDynamoError(error)) {
           throw new LakeError(
             `releasing lock '${lease.key}' in ${this.tableName} failed: ${classifyAwsError(error).detail}`,
-            {
-              cause: error,
-            },
+            { cause: error },
           );
         }
         await sleep(computeBackoffMs(attempt));
@@ -276,9 +272,7 @@ export async function createLockTable(client: DynamoDBClient, tableName: string)
   } catch (error) {
     throw new TransientIOError(
       `lock table ${tableName} did not become active: ${classifyAwsError(error).detail}`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
   try {

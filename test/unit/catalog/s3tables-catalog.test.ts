@@ -303,6 +303,25 @@ describe('S3TablesCatalog.createTable outcomes', () => {
     );
   });
 
+  it('reports throttling of the first pointer as retryable, not as an existing table', async () => {
+    // Prepare
+    const fake = fakeS3Tables(
+      () =>
+        new TooManyRequestsException({
+          message: 'slow down',
+          $metadata: { httpStatusCode: 429, attempts: 1 },
+        }),
+      { withoutMetadata: true },
+    );
+
+    // Act
+    const attempt = fake.catalog.createTable(ID, { schema: CONTRACT_SCHEMA });
+
+    // Assess
+    await expect(attempt).rejects.toBeInstanceOf(TransientIOError);
+    await expect(attempt).rejects.not.toBeInstanceOf(TableAlreadyExistsError);
+  });
+
   it('reports a 5xx on the first pointer as retryable', async () => {
     // Prepare
     const fake = fakeS3Tables(() => serverError(), { withoutMetadata: true });
