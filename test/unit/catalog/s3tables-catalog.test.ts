@@ -243,6 +243,26 @@ describe('S3TablesCatalog outcome mapping', () => {
     await expect(attempt).rejects.toMatchObject({ retryable: false });
   });
 
+  it('redacts what S3 Tables quotes back, in its message and in the cause it keeps', async () => {
+    // Prepare: a refusal quoting a signed request
+    const fake = fakeS3Tables(
+      () =>
+        new BadRequestException({
+          message: 'bad location for https://x/k?X-Amz-Credential=AKIAS3T&X-Amz-Signature=feedface',
+          $metadata: { httpStatusCode: 400, attempts: 1 },
+        }),
+    );
+
+    // Act
+    const error = await commitAppend(fake).catch((e: unknown) => e as Error);
+
+    // Assess
+    for (const e of [error, error.cause] as Error[]) {
+      expect(`${e.message}\n${e.stack}`).not.toMatch(/AKIAS3T|feedface/);
+    }
+    expect(error.message).toContain('X-Amz-Signature=[REDACTED]');
+  });
+
   it('checks requirements before writing anything', async () => {
     // Prepare
     const fake = fakeS3Tables(() => ({}));
