@@ -254,7 +254,7 @@ describe('S3TablesCatalog outcome mapping', () => {
     );
 
     // Act
-    const error = await commitAppend(fake).catch((e: unknown) => e as Error);
+    const error = (await commitAppend(fake).catch((e: unknown) => e)) as Error;
 
     // Assess
     for (const e of [error, error.cause] as Error[]) {
