@@ -60,6 +60,16 @@ export function uniqueSuffix(): string {
   return Math.random().toString(36).slice(2, 10);
 }
 
+/** Creates a table bucket `prefix-<random>` on moto and returns its ARN. */
+export async function createTableBucketForTests(
+  prefix: string,
+  client = s3TablesClientForTests(),
+): Promise<string> {
+  const bucket = await client.send(new CreateTableBucketCommand({ name: `${prefix}-${uniqueSuffix()}` }));
+  if (!bucket.arn) throw new Error('CreateTableBucket returned no ARN');
+  return bucket.arn;
+}
+
 /** Creates a lake of the given kind on moto: a table bucket or an S3 bucket, and a lock table. */
 export async function createMotoLake(kind: LakeKind, options: LakeOptions = {}): Promise<MotoLake> {
   const s3 = s3ClientForTests();
@@ -93,9 +103,7 @@ export async function createMotoLake(kind: LakeKind, options: LakeOptions = {}):
   }
 
   const s3tables = s3TablesClientForTests();
-  const bucket = await s3tables.send(new CreateTableBucketCommand({ name: `floe-eo-${uniqueSuffix()}` }));
-  if (!bucket.arn) throw new Error('CreateTableBucket returned no ARN');
-  const tableBucketArn = bucket.arn;
+  const tableBucketArn = await createTableBucketForTests('floe-eo', s3tables);
   return {
     kind,
     io,

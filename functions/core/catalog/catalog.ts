@@ -24,6 +24,38 @@ export interface CreateTableRequest {
   location?: string;
 }
 
+/** What floe asks of a catalog that maintains its tables itself (from table properties and the run). */
+export interface TableMaintenanceSettings {
+  /** `write.target-file-size-bytes`: what compaction should write. */
+  targetFileSizeBytes: number;
+  /** Snapshots always kept. */
+  minSnapshotsToKeep: number;
+  /** Snapshots older than this may be expired. */
+  maxSnapshotAgeMs: number;
+}
+
+/** What configuring a catalog's own maintenance did (`unsupported`: the endpoint does not offer it). */
+export type TableMaintenanceResult =
+  | {
+      status: 'configured' | 'unchanged';
+      targetFileSizeMB: number;
+      minSnapshotsToKeep: number;
+      maxSnapshotAgeHours: number;
+      /** The maintenance types written (those whose configuration differed). */
+      changed: string[];
+    }
+  | { status: 'unsupported'; reason: string };
+
+/** The maintenance a catalog runs itself (S3 Tables: compaction, snapshot expiry, unreferenced files). */
+export interface CatalogMaintenance {
+  /**
+   * Sets the table's maintenance to match `settings`, writing only what differs. An endpoint that does
+   * not implement the maintenance API (an emulator) is `unsupported`, not an error.
+   * @throws TransientIOError (throttling, 5xx, network); LakeError (access denied, no such table, ...)
+   */
+  configure(id: TableIdentifier, settings: TableMaintenanceSettings): Promise<TableMaintenanceResult>;
+}
+
 /**
  * A catalog translates requirements + updates to its own wire format and maps its errors.
  * It never retries a commit itself: the one commit loop (table/commit-loop.ts) does.
@@ -59,6 +91,11 @@ export interface Catalog {
   isCurrent?(table: LoadedTable): Promise<boolean>;
   listTables(namespace: string[]): Promise<TableIdentifier[]>;
   dropTable?(id: TableIdentifier): Promise<void>;
+  /**
+   * Present when the catalog maintains its tables itself: floe's maintenance then compacts, expires and
+   * deletes nothing there, and configures this instead.
+   */
+  readonly maintenance?: CatalogMaintenance;
 }
 
 export function formatIdentifier(id: TableIdentifier): string {

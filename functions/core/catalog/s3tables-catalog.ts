@@ -3,15 +3,9 @@
  * data files are written by floe under the table's `warehouseLocation` through S3; S3 Tables only keeps the
  * pointer to the current metadata.json.
  *
- * COMMIT POINT: `UpdateTableMetadataLocation(versionToken, metadataLocation)`, conditional on the version
- * token read with the base metadata. Before it succeeds, readers see metadata N; after, N+1. The new
- * metadata.json is a fresh object (`<NNNNN>-<uuid>.metadata.json`, written if absent, never overwritten)
- * and is invisible until the pointer names it.
- *   - did not land → CommitFailedError: a failed requirement; ConflictException (409, the token moved) on
- *     the first attempt; any failure before the swap request (reading the base, writing the new file).
- *   - may have landed → CommitStateUnknownError: 5xx, timeouts and network errors on the swap, and a
- *     409 after the SDK retried the swap (the retried request may have found its own earlier success).
- *     Before reporting "unknown", the pointer is read once: if it names our new file, the commit landed.
+ * COMMIT POINT: the conditional pointer swap, in s3tables-pointer.ts (what each failure there means).
+ * Errors of the other calls: s3tables-errors.ts. S3 Tables maintains its tables itself: `maintenance`
+ * configures that (s3tables-maintenance.ts).
  * Table buckets forbid DeleteObject and ListObjects: this catalog never calls `io.delete` or `io.list`.
  */
 import {
@@ -19,11 +13,9 @@ import {
   CreateTableCommand,
   DeleteTableCommand,
   GetNamespaceCommand,
-  GetTableMetadataLocationCommand,
   ListTablesCommand,
   type ListTablesCommandOutput,
   S3TablesClient,
-  UpdateTableMetadataLocationCommand,
 } from '@aws-sdk/client-s3tables';
 import {
   CommitFailedError,
@@ -37,15 +29,24 @@ import {
 import type { FileIO } from '../io/file-io.js';
 import { joinLocation } from '../io/location.js';
 import { S3FileIO } from '../io/s3-file-io.js';
-import { newTableMetadata, parseTableMetadata, serializeTableMetadata } from '../spec/metadata.js';
-import type { TableIdentifier, TableMetadata } from '../spec/types.js';
+import { newTableMetadata, parseTableMetadata } from '../spec/metadata.js';
+import type { TableIdentifier } from '../spec/types.js';
 import { applyUpdates, checkRequirements } from './apply-updates.js';
-import type { Catalog, CreateTableRequest, LoadedTable } from './catalog.js';
+import type { Catalog, CatalogMaintenance, CreateTableRequest, LoadedTable } from './catalog.js';
 import { formatIdentifier } from './catalog.js';
 import type { TableRequirement, TableUpdate } from './requirements-updates.js';
+import { isS3TablesConflict, isS3TablesNotFound, mapS3TablesError } from './s3tables-errors.js';
+import { S3TablesMaintenance } from './s3tables-maintenance.js';
 import { nextMetadataFileName, singleNamespace, validateS3TablesName } from './s3tables-names.js';
+import {
+  MetadataWriteFailedError,
+  type Pointer,
+  readPointer,
+  type S3TablesBucket,
+  SwapThrottledError,
+  swapPointer,
+} from './s3tables-pointer.js';
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const DEFAULT_COMMIT_TIMEOUT_MS = 30_000;
 
@@ -59,56 +60,15 @@ export interface S3TablesCatalogOptions {
   commitTimeoutMs?: number;
 }
 
-/** Where a table's pointer is now, with the token that conditions the next swap. */
-interface Pointer {
-  versionToken: string;
-  warehouseLocation: string;
-  metadataLocation?: string;
-}
-
-function errorName(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-}
-
-function httpStatus(error: unknown): number | undefined {
-  const metadata = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata;
-  return metadata?.httpStatusCode;
-}
-
-function sdkAttempts(error: unknown): number {
-  const metadata = (error as { $metadata?: { attempts?: number } } | null)?.$metadata;
-  return metadata?.attempts ?? 1;
-}
-
-/** Throttling, 5xx and network trouble: a read may succeed if tried again. */
-function isTransient(error: unknown): boolean {
-  const status = httpStatus(error);
-  // No HTTP status at all: the request failed on the network or timed out.
-  return status === undefined || status >= 500 || status === 429;
-}
-
-/** Maps a failure of a call that changes nothing (get, list) to the lake's errors. */
-function mapReadError(error: unknown, what: string): LakeError {
-  if (error instanceof LakeError) return error;
-  if (errorName(error) === 'NotFoundException') return new NoSuchTableError(`${what}: not found`);
-  if (isTransient(error)) return new TransientIOError(`${what} failed: ${describe(error)}`, { cause: error });
-  return new LakeError(`${what} failed: ${describe(error)}`, { cause: error });
-}
-
-/** The new metadata file could not be written, so the pointer was never asked to move: did not land. */
-class MetadataWriteFailedError extends CommitFailedError {}
-
 /** @see the module comment. */
 export class S3TablesCatalog implements Catalog {
   readonly name = 's3tables';
   readonly tableBucketArn: string;
   readonly client: S3TablesClient;
   readonly io: FileIO;
-  private readonly commitTimeoutMs: number;
+  /** S3 Tables compacts, expires snapshots and removes unreferenced files itself; this configures it. */
+  readonly maintenance: CatalogMaintenance;
+  private readonly bucket: S3TablesBucket;
 
   constructor(options: S3TablesCatalogOptions) {
     if (!/^arn:[^:]+:s3tables:[^:]*:[^:]*:bucket\/.+$/.test(options.tableBucketArn)) {
@@ -119,7 +79,13 @@ export class S3TablesCatalog implements Catalog {
     this.tableBucketArn = options.tableBucketArn;
     this.client = options.client ?? new S3TablesClient({});
     this.io = options.io ?? new S3FileIO();
-    this.commitTimeoutMs = options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS;
+    this.bucket = {
+      client: this.client,
+      tableBucketArn: this.tableBucketArn,
+      io: this.io,
+      commitTimeoutMs: options.commitTimeoutMs ?? DEFAULT_COMMIT_TIMEOUT_MS,
+    };
+    this.maintenance = new S3TablesMaintenance(this.client, this.tableBucketArn);
   }
 
   /** Creates a namespace; one that already exists is fine. @throws ValidationError; LakeError */
@@ -130,8 +96,8 @@ export class S3TablesCatalog implements Catalog {
         new CreateNamespaceCommand({ tableBucketARN: this.tableBucketArn, namespace: [ns] }),
       );
     } catch (error) {
-      if (errorName(error) === 'ConflictException') return;
-      throw mapReadError(error, `creating namespace '${ns}'`);
+      if (isS3TablesConflict(error)) return;
+      throw mapS3TablesError(error, `creating namespace '${ns}'`);
     }
   }
 
@@ -142,48 +108,21 @@ export class S3TablesCatalog implements Catalog {
       await this.client.send(new GetNamespaceCommand({ tableBucketARN: this.tableBucketArn, namespace: ns }));
       return true;
     } catch (error) {
-      if (errorName(error) === 'NotFoundException') return false;
-      throw mapReadError(error, `reading namespace '${ns}'`);
-    }
-  }
-
-  /** The pointer, or undefined when the table does not exist. */
-  private async readPointer(id: TableIdentifier): Promise<Pointer | undefined> {
-    const namespace = singleNamespace(id.namespace);
-    try {
-      const out = await this.client.send(
-        new GetTableMetadataLocationCommand({
-          tableBucketARN: this.tableBucketArn,
-          namespace,
-          name: id.name,
-        }),
-      );
-      if (!out.versionToken || !out.warehouseLocation) {
-        throw new LakeError(
-          `${formatIdentifier(id)}: GetTableMetadataLocation returned no version token or warehouse`,
-        );
-      }
-      return {
-        versionToken: out.versionToken,
-        warehouseLocation: out.warehouseLocation.replace(/\/+$/, ''),
-        metadataLocation: out.metadataLocation ?? undefined,
-      };
-    } catch (error) {
-      if (errorName(error) === 'NotFoundException') return undefined;
-      throw mapReadError(error, `reading the metadata location of ${formatIdentifier(id)}`);
+      if (isS3TablesNotFound(error)) return false;
+      throw mapS3TablesError(error, `reading namespace '${ns}'`);
     }
   }
 
   /** True once the table exists with metadata (a table whose creation stopped half-way counts as absent). */
   async tableExists(id: TableIdentifier): Promise<boolean> {
     validateS3TablesName('table', id.name);
-    return (await this.readPointer(id))?.metadataLocation !== undefined;
+    return (await readPointer(this.bucket, id))?.metadataLocation !== undefined;
   }
 
   /** @throws NoSuchTableError; TransientIOError; LakeError */
   async loadTable(id: TableIdentifier): Promise<LoadedTable> {
     validateS3TablesName('table', id.name);
-    const pointer = await this.readPointer(id);
+    const pointer = await readPointer(this.bucket, id);
     if (!pointer?.metadataLocation) {
       throw new NoSuchTableError(`table ${formatIdentifier(id)} does not exist in ${this.tableBucketArn}`);
     }
@@ -201,7 +140,7 @@ export class S3TablesCatalog implements Catalog {
 
   /** Current while the pointer still names its metadata: one GetTableMetadataLocation. */
   async isCurrent(table: LoadedTable): Promise<boolean> {
-    const pointer = await this.readPointer(table.identifier);
+    const pointer = await readPointer(this.bucket, table.identifier);
     return pointer?.metadataLocation === table.metadataLocation;
   }
 
@@ -218,7 +157,7 @@ export class S3TablesCatalog implements Catalog {
     const alreadyExists = () => new TableAlreadyExistsError(`table ${formatIdentifier(id)} already exists`);
 
     // moto's CreateTable silently replaces an existing table; S3 Tables answers 409. Look first.
-    let pointer = await this.readPointer(id);
+    let pointer = await readPointer(this.bucket, id);
     if (pointer?.metadataLocation) throw alreadyExists();
     if (!pointer) {
       try {
@@ -231,10 +170,9 @@ export class S3TablesCatalog implements Catalog {
           }),
         );
       } catch (error) {
-        if (errorName(error) !== 'ConflictException')
-          throw mapReadError(error, `creating ${formatIdentifier(id)}`);
+        if (!isS3TablesConflict(error)) throw mapS3TablesError(error, `creating ${formatIdentifier(id)}`);
       }
-      pointer = await this.readPointer(id);
+      pointer = await readPointer(this.bucket, id);
       if (!pointer) throw new LakeError(`${formatIdentifier(id)} vanished right after it was created`);
       if (pointer.metadataLocation) throw alreadyExists();
     }
@@ -261,7 +199,7 @@ export class S3TablesCatalog implements Catalog {
     );
     let versionToken: string | undefined;
     try {
-      versionToken = await this.swapPointer(id, pointer, metadataLocation, metadata);
+      versionToken = await swapPointer(this.bucket, id, pointer, metadataLocation, metadata);
     } catch (error) {
       if (error instanceof MetadataWriteFailedError) {
         const cause = error.cause;
@@ -269,6 +207,9 @@ export class S3TablesCatalog implements Catalog {
           cause,
           retryable: cause instanceof LakeError ? cause.retryable : true,
         });
+      }
+      if (error instanceof SwapThrottledError) {
+        throw new TransientIOError(`creating ${formatIdentifier(id)}: ${error.message}`, { cause: error });
       }
       if (error instanceof CommitFailedError) throw alreadyExists(); // another creator set it first
       if (error instanceof CommitStateUnknownError) {
@@ -284,7 +225,7 @@ export class S3TablesCatalog implements Catalog {
 
   /**
    * Checks requirements against the current metadata, applies the updates, writes the next metadata.json
-   * and swaps the pointer conditionally (see the module comment for what each failure means).
+   * and swaps the pointer conditionally (s3tables-pointer.ts says what each failure means).
    * @throws CommitFailedError; CommitStateUnknownError; NoSuchTableError; ValidationError for bad updates
    */
   async commitTable(
@@ -303,7 +244,7 @@ export class S3TablesCatalog implements Catalog {
           warehouseLocation: trusted.metadata.location.replace(/\/+$/, ''),
           metadataLocation: trusted.metadataLocation,
         }
-      : await this.readPointer(id);
+      : await readPointer(this.bucket, id);
     if (!pointer?.metadataLocation)
       throw new NoSuchTableError(`table ${formatIdentifier(id)} does not exist`);
     const base =
@@ -315,82 +256,8 @@ export class S3TablesCatalog implements Catalog {
       'metadata',
       nextMetadataFileName(pointer.metadataLocation, base.metadata),
     );
-    const versionToken = await this.swapPointer(id, pointer, nextLocation, next);
+    const versionToken = await swapPointer(this.bucket, id, pointer, nextLocation, next);
     return { identifier: id, metadata: next, metadataLocation: nextLocation, io: this.io, versionToken };
-  }
-
-  /**
-   * Writes `metadata` as a new object at `location`, then moves the pointer there: THE COMMIT POINT.
-   * Returns the pointer's new version token when S3 Tables reported it.
-   */
-  private async swapPointer(
-    id: TableIdentifier,
-    pointer: Pointer,
-    location: string,
-    metadata: TableMetadata,
-  ): Promise<string | undefined> {
-    const what = formatIdentifier(id);
-    try {
-      await this.io.writeIfAbsent(location, encoder.encode(serializeTableMetadata(metadata)));
-    } catch (error) {
-      // The pointer has not moved: whatever happened to the file, the commit did not land.
-      throw new MetadataWriteFailedError(
-        `${what}: writing ${location} failed, pointer not moved: ${describe(error)}`,
-        {
-          cause: error,
-        },
-      );
-    }
-    try {
-      // ---- COMMIT POINT ----
-      const out = await this.client.send(
-        new UpdateTableMetadataLocationCommand({
-          tableBucketARN: this.tableBucketArn,
-          namespace: id.namespace[0],
-          name: id.name,
-          versionToken: pointer.versionToken,
-          metadataLocation: location,
-        }),
-        { abortSignal: AbortSignal.timeout(this.commitTimeoutMs) },
-      );
-      return out.versionToken ?? undefined;
-    } catch (error) {
-      const name = errorName(error);
-      const status = httpStatus(error);
-      const firstAttempt = sdkAttempts(error) <= 1;
-      if (name === 'ConflictException' && firstAttempt) {
-        throw new CommitFailedError(`${what}: the table changed since it was read (version token is stale)`, {
-          cause: error,
-        });
-      }
-      if (firstAttempt && status !== undefined && status >= 400 && status < 500) {
-        if (name === 'NotFoundException') throw new NoSuchTableError(`table ${what} no longer exists`);
-        // 4xx on the only attempt: the request was refused, nothing landed; retrying will not help.
-        throw new LakeError(
-          `${what}: S3 Tables refused the metadata location ${location}: ${describe(error)}`,
-          {
-            cause: error,
-          },
-        );
-      }
-      await this.reconcileSwap(id, location, error);
-      return undefined;
-    }
-  }
-
-  /** After an unknown outcome: proven landed when the pointer names our new file, else still unknown. */
-  private async reconcileSwap(id: TableIdentifier, location: string, cause: unknown): Promise<void> {
-    let current: Pointer | undefined;
-    try {
-      current = await this.readPointer(id);
-    } catch {
-      // the check itself failed: the outcome stays unknown
-    }
-    if (current?.metadataLocation === location) return;
-    throw new CommitStateUnknownError(
-      `${formatIdentifier(id)}: the swap to ${location} may have landed: ${describe(cause)}`,
-      { cause },
-    );
   }
 
   /** Tables in a namespace, by name; a missing namespace lists as empty. @throws ValidationError; LakeError */
@@ -405,8 +272,8 @@ export class S3TablesCatalog implements Catalog {
           new ListTablesCommand({ tableBucketARN: this.tableBucketArn, namespace: ns, continuationToken }),
         );
       } catch (error) {
-        if (errorName(error) === 'NotFoundException') return [];
-        throw mapReadError(error, `listing tables in '${ns}'`);
+        if (isS3TablesNotFound(error)) return [];
+        throw mapS3TablesError(error, `listing tables in '${ns}'`);
       }
       for (const table of page.tables ?? []) if (table.name) out.push({ namespace: [ns], name: table.name });
       continuationToken = page.continuationToken;
@@ -422,7 +289,7 @@ export class S3TablesCatalog implements Catalog {
         new DeleteTableCommand({ tableBucketARN: this.tableBucketArn, namespace, name: id.name }),
       );
     } catch (error) {
-      throw mapReadError(error, `dropping ${formatIdentifier(id)}`);
+      throw mapS3TablesError(error, `dropping ${formatIdentifier(id)}`);
     }
   }
 }

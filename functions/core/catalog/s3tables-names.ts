@@ -1,6 +1,6 @@
 /**
- * Names in S3 Tables: its rules for namespaces and tables, and the metadata file names floe writes under a
- * table's warehouse location.
+ * Names in S3 Tables: its rules for namespaces and tables, the metadata file names floe writes under a
+ * table's warehouse location, and what a table bucket location looks like.
  */
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors.js';
@@ -46,4 +46,9 @@ export function nextMetadataFileName(currentLocation: string | undefined, curren
   if (match) version = Number.parseInt(match[1], 10) + 1;
   else if (current) version = current['metadata-log'].length + 1;
   return `${String(version).padStart(5, '0')}-${randomUUID()}.metadata.json`;
+}
+
+/** Whether a table location is in an S3 Tables table bucket (`s3://<id>--table-s3/...`). Never throws. */
+export function isS3TablesLocation(location: string): boolean {
+  return /^s3a?:\/\/[^/]+--table-s3(?:\/|$)/i.test(location);
 }

@@ -3,12 +3,14 @@
  * A version id is a UUID that never changes meaning, so definitions are cached in a bounded LRU and
  * concurrent lookups share one GetSchemaVersion call.
  * - EntityNotFoundException / InvalidInputException → RecordDecodeError (the record is dead-lettered);
- * - throttling, 5xx, network, timeouts, AccessDenied → TransientIOError (the batch fails and is retried).
+ * - throttling, 5xx, network, timeouts → TransientIOError (the batch fails and is retried);
+ * - anything else (AccessDenied, a bad region, missing credentials) → a non-retryable LakeError: the batch
+ *   fails, and asking again cannot help until the configuration changes.
  * The SDK is imported on first use, so routes without Glue do not pay for loading it.
  */
 import type { GetSchemaVersionCommand, GetSchemaVersionCommandOutput } from '@aws-sdk/client-glue';
 import { LakeError, RecordDecodeError, TransientIOError } from '../errors.js';
-import { redact, redactError } from '../redact.js';
+import { classifyAwsError } from '../io/aws-errors.js';
 import type { GlueConfig } from './format-config.js';
 import { CachedLoader } from './lru-cache.js';
 import type { RegistrySchemaType } from './schema-registry-client.js';
@@ -20,7 +22,10 @@ export interface GlueSchemaVersion {
 }
 
 export interface GlueSchemaSource {
-  /** @throws RecordDecodeError for an unknown version; TransientIOError when Glue cannot be asked */
+  /**
+   * @throws RecordDecodeError for an unknown version; TransientIOError when Glue cannot be asked now;
+   *   LakeError (not retryable) when Glue refuses (access denied)
+   */
   getSchemaVersion(schemaVersionId: string): Promise<GlueSchemaVersion>;
 }
 
@@ -70,16 +75,20 @@ export function createGlueSchemaSource(options: GlueSchemaSourceOptions = {}): G
         abortSignal: AbortSignal.timeout(timeoutMs),
       });
     } catch (error) {
-      redactError(error); // kept as the cause, and loggers print causes too
-      const name = (error as Error).name;
-      // The SDK's message can quote what the service answered: redacted like every remote party's words.
-      const message = `AWS Glue GetSchemaVersion(${schemaVersionId}) failed: ${name}: ${redact((error as Error).message)}`;
-      if (PERMANENT.has(name)) {
-        throw new RecordDecodeError(`unknown Glue schema version ${schemaVersionId} (${name})`, 'decode', {
-          cause: error,
-        });
+      // Redacted, the error too (kept as the cause): the SDK's message can quote what the service answered.
+      const aws = classifyAwsError(error);
+      const message = `AWS Glue GetSchemaVersion(${schemaVersionId}) failed: ${aws.detail}`;
+      if (PERMANENT.has(aws.name)) {
+        throw new RecordDecodeError(
+          `unknown Glue schema version ${schemaVersionId} (${aws.name})`,
+          'decode',
+          { cause: error },
+        );
       }
-      throw new TransientIOError(message, { cause: error });
+      if (aws.retryable) throw new TransientIOError(message, { cause: error });
+      throw new LakeError(`${message} (retrying will not help until Glue's access or settings change)`, {
+        cause: error,
+      });
     }
     const dataFormat = output.DataFormat as RegistrySchemaType | undefined;
     if (!dataFormat || !FORMATS.includes(dataFormat) || typeof output.SchemaDefinition !== 'string') {

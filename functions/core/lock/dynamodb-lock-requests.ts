@@ -3,24 +3,10 @@
  * can be read and tested on their own, plus the backoff and error classification the lock retries by.
  */
 import type { UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { classifyAwsError } from '../io/aws-errors.js';
 
 const BACKOFF_BASE_MS = 25;
 const BACKOFF_CAP_MS = 1_000;
-
-/** DynamoDB errors after which the same request may succeed. */
-const TRANSIENT_ERRORS = new Set([
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'ThrottlingException',
-  'InternalServerError',
-  'TransactionConflictException',
-  'ServiceUnavailable',
-  'TimeoutError',
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-]);
 
 /** The attribute names of a lock item, for tests and tools that read the table. */
 export const LOCK_ATTRIBUTES = {
@@ -136,13 +122,11 @@ function ttlSeconds(epochMs: number): number {
   return Math.ceil(epochMs / 1000);
 }
 
-/** True for errors after which the same request may succeed (throttling, 5xx, network). */
+/**
+ * True for errors after which the same request may succeed: throttling, 5xx, network, and a conflict
+ * with a transaction on the item (it ends soon). A failed condition is not one: it means another owner.
+ */
 export function isTransientDynamoError(error: unknown): boolean {
-  if (typeof error !== 'object' || error === null) return false;
-  const named = error as { name?: unknown; code?: unknown; $retryable?: unknown; $metadata?: unknown };
-  if (typeof named.name === 'string' && TRANSIENT_ERRORS.has(named.name)) return true;
-  if (typeof named.code === 'string' && TRANSIENT_ERRORS.has(named.code)) return true;
-  if (named.$retryable !== undefined && named.$retryable !== null) return true;
-  const status = (named.$metadata as { httpStatusCode?: number } | undefined)?.httpStatusCode;
-  return typeof status === 'number' && status >= 500;
+  const aws = classifyAwsError(error);
+  return aws.retryable || (aws.kind === 'conflict' && aws.name !== 'ConditionalCheckFailedException');
 }

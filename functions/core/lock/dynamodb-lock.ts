@@ -26,6 +26,7 @@ import {
   waitUntilTableExists,
 } from '@aws-sdk/client-dynamodb';
 import { LakeError, LockTimeoutError, TransientIOError } from '../errors.js';
+import { classifyAwsError } from '../io/aws-errors.js';
 import type { CommitLock, LockLease } from './commit-lock.js';
 import {
   buildAcquireInput,
@@ -185,9 +186,10 @@ export class DynamoDbLock implements CommitLock {
         return lease;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException) && !isTransientDynamoError(error)) {
-          throw new LakeError(`acquiring lock '${key}' in ${this.tableName} failed: ${describe(error)}`, {
-            cause: error,
-          });
+          throw new LakeError(
+            `acquiring lock '${key}' in ${this.tableName} failed: ${classifyAwsError(error).detail}`,
+            { cause: error },
+          );
         }
         lastError = error;
       }
@@ -232,10 +234,8 @@ export class DynamoDbLock implements CommitLock {
         if (error instanceof ConditionalCheckFailedException) return; // taken over: not ours to free
         if (!isTransientDynamoError(error)) {
           throw new LakeError(
-            `releasing lock '${lease.key}' in ${this.tableName} failed: ${describe(error)}`,
-            {
-              cause: error,
-            },
+            `releasing lock '${lease.key}' in ${this.tableName} failed: ${classifyAwsError(error).detail}`,
+            { cause: error },
           );
         }
         await sleep(computeBackoffMs(attempt));
@@ -243,10 +243,6 @@ export class DynamoDbLock implements CommitLock {
     }
     // Still failing: the lease ends by itself within leaseMs.
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
 /**
@@ -266,15 +262,18 @@ export async function createLockTable(client: DynamoDBClient, tableName: string)
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) {
-      throw new LakeError(`creating lock table ${tableName} failed: ${describe(error)}`, { cause: error });
+      throw new LakeError(`creating lock table ${tableName} failed: ${classifyAwsError(error).detail}`, {
+        cause: error,
+      });
     }
   }
   try {
     await waitUntilTableExists({ client, maxWaitTime: 120 }, { TableName: tableName });
   } catch (error) {
-    throw new TransientIOError(`lock table ${tableName} did not become active: ${describe(error)}`, {
-      cause: error,
-    });
+    throw new TransientIOError(
+      `lock table ${tableName} did not become active: ${classifyAwsError(error).detail}`,
+      { cause: error },
+    );
   }
   try {
     await client.send(
@@ -286,7 +285,9 @@ export async function createLockTable(client: DynamoDBClient, tableName: string)
   } catch (error) {
     // Already enabled (a second run) is fine: the TTL only tidies up, the lock works without it.
     if (!(error instanceof Error && /already enabled|TimeToLive is already/i.test(error.message))) {
-      throw new LakeError(`enabling TTL on ${tableName} failed: ${describe(error)}`, { cause: error });
+      throw new LakeError(`enabling TTL on ${tableName} failed: ${classifyAwsError(error).detail}`, {
+        cause: error,
+      });
     }
   }
 }

@@ -9,6 +9,7 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import { LakeError } from '../errors.js';
+import { classifyAwsError } from '../io/aws-errors.js';
 import { createLockTable } from './dynamodb-lock.js';
 
 /**
@@ -28,10 +29,9 @@ export async function ensureLockTable(client: DynamoDBClient, tableName: string)
   } catch (error) {
     missing = error instanceof ResourceNotFoundException;
     if (!missing) {
-      throw new LakeError(
-        `reading lock table ${tableName} failed: ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`,
-        { cause: error },
-      );
+      throw new LakeError(`reading lock table ${tableName} failed: ${classifyAwsError(error).detail}`, {
+        cause: error,
+      });
     }
   }
   await createLockTable(client, tableName);

@@ -37,6 +37,8 @@ export interface MaintenanceSummary {
   /** Deletes refused because the path is not the table's own (never deleted). */
   deletesRefused: number;
   refusedSample: RefusedDelete[];
+  /** What a step could not do without failing the run (S3 Tables maintenance this endpoint lacks). */
+  warnings: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -101,6 +103,7 @@ export function summarizeRun(table: string, state: Json, after: TableFileStats):
       : [],
     deletesRefused: steps.reduce((n, step) => n + num(field(state, step, 'refused')), 0),
     refusedSample: steps.flatMap((step) => refusals(field(state, step, 'refusedSample'))),
+    warnings: strings([field(state, 'expire', 'warning')]),
   };
 }
 
@@ -137,5 +140,6 @@ export function formatSummary(s: MaintenanceSummary): string[] {
     lines.push(`  refused         ${s.deletesRefused} delete(s) of files not the table's own (kept)`);
     for (const r of s.refusedSample) lines.push(`    ${r.location}: ${r.reason}`);
   }
+  for (const warning of s.warnings) lines.push(`  warning         ${warning}`);
   return lines;
 }

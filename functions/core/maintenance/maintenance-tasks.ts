@@ -5,10 +5,12 @@
  *
  * S3 Tables tables: S3 Tables compacts, expires snapshots and removes unreferenced files itself (and
  * forbids floe to list or delete there): Plan plans nothing, ExpireSnapshots configures S3 Tables'
- * maintenance and re-anchors floe's offsets at the top of the history, RemoveOrphans does nothing,
- * RewriteManifests runs as for any table.
+ * maintenance (the catalog's `maintenance` capability) and re-anchors floe's offsets at the top of the
+ * history, RemoveOrphans does nothing, RewriteManifests runs as for any table. A table in a table bucket
+ * reached through another catalog (S3 Tables' Iceberg REST endpoint) is left to S3 Tables as it is.
  */
-import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import type { Catalog, CatalogMaintenance, LoadedTable, TableMaintenanceResult } from '../catalog/catalog.js';
+import { isS3TablesLocation } from '../catalog/s3tables-names.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { TableIdentifier } from '../spec/types.js';
 import { anchorCommittedOffsets } from './anchor-offsets.js';
@@ -27,13 +29,6 @@ import { type OrphanResult, removeOrphanFiles, skippedOrphanRun } from './remove
 import { type RewriteManifestsResult, rewriteManifests } from './rewrite-manifests.js';
 import { newRunId, planLocation, readRewritePlan, writeRewritePlan } from './rewrite-run-files.js';
 import {
-  configureS3TablesMaintenance,
-  isS3TablesLocation,
-  type S3TablesAccess,
-  type S3TablesMaintenanceResult,
-  s3TablesAccessOf,
-} from './s3tables-maintenance.js';
-import {
   type GroupRef,
   type PlanOutput,
   parseCommitInput,
@@ -48,8 +43,6 @@ export interface MaintenanceContext {
   /** Absolute time (ms) after which no commit attempt starts (a Lambda's remaining time). */
   deadlineMs?: number;
   now?: () => number;
-  /** The S3 Tables maintenance API. @default the S3 Tables catalog's own client, when it is one */
-  s3tables?: S3TablesAccess;
   /**
    * Paths named in RemoveOrphans' and ExpireSnapshots' results (orphans, files to delete, refused
    * deletes: a Step Functions state holds 256 KB). @default 100
@@ -59,7 +52,9 @@ export interface MaintenanceContext {
 
 export type ExpireOutput = ExpireResult & {
   skipped?: string;
-  s3Tables?: S3TablesMaintenanceResult;
+  s3Tables?: TableMaintenanceResult;
+  /** Said when S3 Tables' maintenance could not be configured from this endpoint (the run goes on). */
+  warning?: string;
   offsetsAnchor?: 'anchored' | 'not-needed';
 };
 export type RemoveOrphansOutput = OrphanResult & { skipped?: string };
@@ -76,9 +71,13 @@ async function load(
   return { id, table: await ctx.catalog.loadTable(id) };
 }
 
-function s3TablesOf(ctx: MaintenanceContext, table: LoadedTable): { access?: S3TablesAccess } | undefined {
-  const access = ctx.s3tables ?? s3TablesAccessOf(ctx.catalog);
-  if (access || isS3TablesLocation(table.metadata.location)) return { access };
+/** How the table maintains itself, when it does (S3 Tables); undefined when floe maintains it. */
+function selfMaintained(
+  ctx: MaintenanceContext,
+  table: LoadedTable,
+): { maintenance?: CatalogMaintenance } | undefined {
+  const maintenance = ctx.catalog.maintenance;
+  if (maintenance || isS3TablesLocation(table.metadata.location)) return { maintenance };
   return undefined;
 }
 
@@ -102,7 +101,7 @@ export async function planTask(ctx: MaintenanceContext, event: unknown): Promise
     groups: [],
     smallFiles: 0,
   };
-  if (s3TablesOf(ctx, table))
+  if (selfMaintained(ctx, table))
     return { ...empty, before: await readTableFileStats(table), skipped: S3TABLES_SKIP };
   const settings = resolveSettings(table.metadata, { maxGroupBytes: options.maxGroupBytes });
   const { plan, before, smallFiles } = await planCompaction(table, settings, runId, options.table);
@@ -155,8 +154,8 @@ export async function expireTask(ctx: MaintenanceContext, event: unknown): Promi
   const options = parseRunOptions(event);
   const { id, table } = await load(ctx, options.table);
   const now = ctx.now?.() ?? Date.now();
-  const s3 = s3TablesOf(ctx, table);
-  if (!s3) {
+  const own = selfMaintained(ctx, table);
+  if (!own) {
     return expireSnapshots(ctx.catalog, id, (md) => resolveSettings(md, options), {
       ...commitOptions(ctx),
       nowMs: now,
@@ -166,12 +165,9 @@ export async function expireTask(ctx: MaintenanceContext, event: unknown): Promi
   }
   const out: ExpireOutput = { ...expireReport('skipped'), skipped: S3TABLES_SKIP };
   if (options.dryRun) return out;
-  if (s3.access) {
-    out.s3Tables = await configureS3TablesMaintenance(
-      s3.access,
-      id,
-      resolveSettings(table.metadata, options),
-    );
+  if (own.maintenance) {
+    out.s3Tables = await own.maintenance.configure(id, resolveSettings(table.metadata, options));
+    if (out.s3Tables.status === 'unsupported') out.warning = out.s3Tables.reason;
   }
   out.offsetsAnchor = (await anchorCommittedOffsets(ctx.catalog, id, commitOptions(ctx))).status;
   return out;
@@ -187,7 +183,7 @@ export async function removeOrphansTask(
 ): Promise<RemoveOrphansOutput> {
   const options = parseRunOptions(event);
   const { table } = await load(ctx, options.table);
-  if (s3TablesOf(ctx, table)) {
+  if (selfMaintained(ctx, table)) {
     return skippedOrphanRun(S3TABLES_SKIP);
   }
   const settings = resolveSettings(table.metadata, options);

@@ -3,7 +3,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mapStatus, parseErrorBody } from '../../../functions/core/catalog/rest/rest-errors.js';
-import { TransientIOError } from '../../../functions/core/errors.js';
+import { LakeError } from '../../../functions/core/errors.js';
 import {
   createGlueSchemaSource,
   type GlueClientLike,
@@ -115,8 +115,9 @@ describe('redact', () => {
       .getSchemaVersion('11111111-2222-4333-8444-555555555555')
       .catch((e: unknown) => e);
 
-    // Assess
-    expect(error).toBeInstanceOf(TransientIOError);
+    // Assess (access denied is final: issue 15, one AWS classifier)
+    expect(error).toBeInstanceOf(LakeError);
+    expect(error).toMatchObject({ retryable: false });
     for (const e of [error, (error as Error).cause] as Error[]) {
       expect(`${e.message}\n${e.stack}`).not.toMatch(/AKIAGLUE|cafebabe/);
     }

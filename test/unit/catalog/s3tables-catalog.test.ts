@@ -5,6 +5,7 @@ import {
   GetTableMetadataLocationCommand,
   InternalServerErrorException,
   type S3TablesClient,
+  TooManyRequestsException,
   UpdateTableMetadataLocationCommand,
 } from '@aws-sdk/client-s3tables';
 import { describe, expect, it } from 'vitest';
@@ -203,6 +204,25 @@ describe('S3TablesCatalog outcome mapping', () => {
     expect(fake.state.swaps).toBe(0);
   });
 
+  it('maps throttling of the only attempt to CommitFailedError: refused before it ran, retry helps', async () => {
+    // Prepare
+    const fake = fakeS3Tables(
+      () =>
+        new TooManyRequestsException({
+          message: 'slow down',
+          $metadata: { httpStatusCode: 429, attempts: 1 },
+        }),
+    );
+
+    // Act
+    const attempt = commitAppend(fake);
+
+    // Assess
+    await expect(attempt).rejects.toBeInstanceOf(CommitFailedError);
+    await expect(attempt).rejects.toMatchObject({ retryable: true });
+    expect(fake.state.metadataLocation).toBe(fake.metadataLocation);
+  });
+
   it('maps a 400 refusal to a non-retryable LakeError, not a commit outcome', async () => {
     // Prepare
     const fake = fakeS3Tables(
@@ -221,6 +241,26 @@ describe('S3TablesCatalog outcome mapping', () => {
     await expect(attempt).rejects.not.toBeInstanceOf(CommitFailedError);
     await expect(attempt).rejects.not.toBeInstanceOf(CommitStateUnknownError);
     await expect(attempt).rejects.toMatchObject({ retryable: false });
+  });
+
+  it('redacts what S3 Tables quotes back, in its message and in the cause it keeps', async () => {
+    // Prepare: a refusal quoting a signed request
+    const fake = fakeS3Tables(
+      () =>
+        new BadRequestException({
+          message: 'bad location for https://x/k?X-Amz-Credential=AKIAS3T&X-Amz-Signature=feedface',
+          $metadata: { httpStatusCode: 400, attempts: 1 },
+        }),
+    );
+
+    // Act
+    const error = (await commitAppend(fake).catch((e: unknown) => e)) as Error;
+
+    // Assess
+    for (const e of [error, error.cause] as Error[]) {
+      expect(`${e.message}\n${e.stack}`).not.toMatch(/AKIAS3T|feedface/);
+    }
+    expect(error.message).toContain('X-Amz-Signature=[REDACTED]');
   });
 
   it('checks requirements before writing anything', async () => {
@@ -281,6 +321,25 @@ describe('S3TablesCatalog.createTable outcomes', () => {
     await expect(fake.catalog.createTable(ID, { schema: CONTRACT_SCHEMA })).rejects.toBeInstanceOf(
       TableAlreadyExistsError,
     );
+  });
+
+  it('reports throttling of the first pointer as retryable, not as an existing table', async () => {
+    // Prepare
+    const fake = fakeS3Tables(
+      () =>
+        new TooManyRequestsException({
+          message: 'slow down',
+          $metadata: { httpStatusCode: 429, attempts: 1 },
+        }),
+      { withoutMetadata: true },
+    );
+
+    // Act
+    const attempt = fake.catalog.createTable(ID, { schema: CONTRACT_SCHEMA });
+
+    // Assess
+    await expect(attempt).rejects.toBeInstanceOf(TransientIOError);
+    await expect(attempt).rejects.not.toBeInstanceOf(TableAlreadyExistsError);
   });
 
   it('reports a 5xx on the first pointer as retryable', async () => {

@@ -1,6 +1,6 @@
 import type { GetSchemaVersionCommand, GetSchemaVersionCommandOutput } from '@aws-sdk/client-glue';
 import { describe, expect, it } from 'vitest';
-import { RecordDecodeError, TransientIOError } from '../../../functions/core/errors.js';
+import { LakeError, RecordDecodeError, TransientIOError } from '../../../functions/core/errors.js';
 import type { GlueClientLike } from '../../../functions/core/formats/glue-schema-source.js';
 import { createPayloadDecoder } from '../../../functions/core/formats/payload-decoder.js';
 import { JsonNumberText } from '../../../functions/core/records/json-to-value.js';
@@ -147,6 +147,22 @@ describe('AWS Glue Schema Registry', () => {
     const attempt = decoder.decode(slow, valueContext(rawRecord(slow)));
     await expect(attempt).rejects.toThrow(TransientIOError);
     await expect(attempt).rejects.toMatchObject({ retryable: true });
+  });
+
+  it('fails the batch without calling it retryable when Glue denies access', async () => {
+    // Prepare: the SDK's AccessDeniedException (HTTP 400 in Glue's protocol)
+    const denied = '55555555-6666-4777-8888-999999999999';
+    const glue = stubGlue(versions, { [denied]: 'AccessDeniedException' });
+    const decoder = createPayloadDecoder({ value: 'glue' }, { glueClient: glue.client });
+    const bytes = glueFrame(denied, avroBytes);
+    // Act
+    const attempt = decoder.decode(bytes, valueContext(rawRecord(bytes)));
+    // Assess: not a record problem (no dead letter), and no retry can help
+    await expect(attempt).rejects.toBeInstanceOf(LakeError);
+    await expect(attempt).rejects.not.toBeInstanceOf(TransientIOError);
+    await expect(attempt).rejects.not.toBeInstanceOf(RecordDecodeError);
+    await expect(attempt).rejects.toMatchObject({ retryable: false });
+    await expect(attempt).rejects.toThrow(/AccessDeniedException/);
   });
 
   it('refuses a schema version from another registry than the configured one', async () => {

@@ -136,6 +136,21 @@ describe('DynamoDbLock with a scripted client', () => {
     await expect(attempt).rejects.toMatchObject({ retryable: true });
   });
 
+  it('retries a socket failure the SDK wrapped (the errno code on the cause), as any network failure', async () => {
+    // Prepare
+    const wrapped = Object.assign(new Error('connect failed'), { cause: { code: 'ECONNREFUSED' } });
+    const { client, send } = scriptedClient((_input, call) => (call === 0 ? wrapped : granted(2)));
+    const lock = new DynamoDbLock({ client, tableName: 'locks' });
+
+    // Act
+    const lease = await lock.acquire('db.t', { timeoutMs: 10_000 });
+    lease.stopHeartbeat();
+
+    // Assess
+    expect(lease.fencingVersion).toBe(2);
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
   it('fails at once on a permanent error instead of waiting out the timeout', async () => {
     // Prepare
     const { client, send } = scriptedClient(
