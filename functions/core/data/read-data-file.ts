@@ -20,6 +20,12 @@ export interface RowSpan {
   to: number;
 }
 
+/** Some rows of a file as Arrow columns, by Iceberg field id (a field the file lacks has none). */
+export interface DataBatch {
+  length: number;
+  columns: Map<number, arrow.Data>;
+}
+
 /**
  * An opened data file: its bytes (for readers of its footer and page index) and reads of some of its
  * columns over some of its rows. Call `close` when done (parquet-wasm holds WASM memory).
@@ -33,6 +39,11 @@ export interface OpenDataFile {
    * @throws ValidationError as readDataFile
    */
   read(schema: StructType, spans?: readonly RowSpan[]): Promise<Row[]>;
+  /**
+   * The same rows as Arrow batches, in file order, not yet turned into rows (see `batchRows`).
+   * @throws ValidationError as readDataFile
+   */
+  readBatches(schema: StructType, spans?: readonly RowSpan[]): Promise<DataBatch[]>;
   close(): void;
 }
 
@@ -84,23 +95,34 @@ class WasmDataFile implements OpenDataFile {
   ) {}
 
   async read(schema: StructType, spans?: readonly RowSpan[]): Promise<Row[]> {
+    const batches = await this.readBatches(schema, spans);
+    try {
+      const rows: Row[] = [];
+      for (const batch of batches) for (const row of batchRows(schema, batch)) rows.push(row);
+      return rows;
+    } catch (error) {
+      if (error instanceof LakeError) throw error;
+      throw new ValidationError(`cannot read ${this.location}: ${String(error)}`, { cause: error });
+    }
+  }
+
+  async readBatches(schema: StructType, spans?: readonly RowSpan[]): Promise<DataBatch[]> {
     const wanted = schema.fields.filter((f) => this.byId.has(f.id));
     const total = spans ? spans.reduce((n, s) => n + s.to - s.from, 0) : this.rowCount;
-    if (wanted.length === 0) return Array.from({ length: total }, () => nullRow(schema));
+    if (wanted.length === 0) return total === 0 ? [] : [{ length: total, columns: new Map() }];
     const columns = [...new Set(wanted.map((f) => this.byId.get(f.id) as string))];
     try {
-      if (!spans) return toRows(schema, await this.readTable(columns), this.location, total);
-      const rows: Row[] = [];
-      for (const span of spans) {
-        for (const row of toRows(
-          schema,
-          await this.readTable(columns, span),
-          this.location,
-          span.to - span.from,
-        ))
-          rows.push(row);
+      const batches: DataBatch[] = [];
+      for (const span of spans ?? [undefined]) {
+        const expected = span ? span.to - span.from : this.rowCount;
+        const table = await this.readTable(columns, span);
+        const read = batchesOf(table);
+        const got = read.reduce((n, b) => n + b.length, 0);
+        if (got !== expected)
+          throw new ValidationError(`${this.location}: batches hold ${got} of ${expected} rows`);
+        for (const b of read) batches.push(b);
       }
-      return rows;
+      return batches;
     } catch (error) {
       if (error instanceof LakeError) throw error;
       throw new ValidationError(`cannot read ${this.location}: ${String(error)}`, { cause: error });
@@ -161,37 +183,38 @@ function hasAnyFieldId(fields: arrow.Field[]): boolean {
   return fields.some((f) => getArrowFieldId(f) !== undefined || hasAnyFieldId(f.type.children ?? []));
 }
 
-function nullRow(schema: StructType): Row {
-  const row: Row = {};
-  for (const f of schema.fields) row[f.name] = null;
-  return row;
+function batchesOf(table: arrow.Table): DataBatch[] {
+  const ids: (number | undefined)[] = table.schema.fields.map((f) => getArrowFieldId(f));
+  return table.batches.map((batch) => {
+    const columns = new Map<number, arrow.Data>();
+    ids.forEach((id, k) => {
+      if (id !== undefined) columns.set(id, batch.data.children[k]);
+    });
+    return { length: batch.numRows, columns };
+  });
 }
 
-function toRows(schema: StructType, table: arrow.Table, location: string, expected: number): Row[] {
-  const indexById = new Map<number, number>();
-  table.schema.fields.forEach((f, k) => {
-    const id = getArrowFieldId(f);
-    if (id !== undefined) indexById.set(id, k);
-  });
+/**
+ * Rows of a batch projected onto `schema` by field id (null for a field the file lacks): every row,
+ * or only the rows at `positions` (ascending, within the batch), so a filtered read builds objects only
+ * for what it returns.
+ * @throws ValidationError when a column cannot be read as its field's type
+ */
+export function batchRows(schema: StructType, batch: DataBatch, positions?: Int32Array): Row[] {
   const fields = schema.fields;
-  const rows: Row[] = new Array(table.numRows);
-  let base = 0;
-  for (const batch of table.batches) {
-    const columns: (Value[] | undefined)[] = fields.map((f) => {
-      const k = indexById.get(f.id);
-      return k === undefined ? undefined : readColumnValues(f.type, batch.data.children[k], f.name);
-    });
-    for (let i = 0; i < batch.numRows; i++) {
-      const row: Row = {};
-      for (let j = 0; j < fields.length; j++) {
-        const column = columns[j];
-        row[fields[j].name] = column === undefined ? null : column[i];
-      }
-      rows[base + i] = row;
+  const n = positions ? positions.length : batch.length;
+  const columns: (Value[] | undefined)[] = fields.map((f) => {
+    const data = batch.columns.get(f.id);
+    return data === undefined ? undefined : readColumnValues(f.type, data, f.name, positions);
+  });
+  const rows: Row[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const row: Row = {};
+    for (let j = 0; j < fields.length; j++) {
+      const column = columns[j];
+      row[fields[j].name] = column === undefined ? null : column[i];
     }
-    base += batch.numRows;
+    rows[i] = row;
   }
-  if (base !== rows.length || base !== expected)
-    throw new ValidationError(`${location}: batches hold ${base} of ${expected} rows`);
   return rows;
 }
