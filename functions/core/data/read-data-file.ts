@@ -3,13 +3,14 @@
  * names may have changed since the file was written; ids never do).
  */
 import * as arrow from 'apache-arrow';
-import type { ParquetFile } from 'parquet-wasm';
+import type { ParquetFile, ReaderOptions } from 'parquet-wasm';
 import { LakeError, ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import type { Row, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
 import { readColumnValues } from './arrow-to-values.js';
-import { loadParquetWasm } from './parquet-wasm.js';
+import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
+import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
 const READ_BATCH_ROWS = 65_536;
@@ -34,6 +35,8 @@ export interface OpenDataFile {
   readonly location: string;
   readonly bytes: Uint8Array;
   readonly rowCount: number;
+  /** The file's Thrift FileMetaData (statistics, page index locations). */
+  readonly footer: Thrift;
   /**
    * Rows of `spans` (all rows when omitted) projected onto `schema`, in file order.
    * @throws ValidationError as readDataFile
@@ -54,45 +57,44 @@ export interface OpenDataFile {
  */
 export async function openDataFile(io: FileIO, location: string): Promise<OpenDataFile> {
   const bytes = await io.read(location);
-  let file: ParquetFile;
+  let footer: Thrift;
   try {
-    const { ParquetFile } = await loadParquetWasm();
-    file = await ParquetFile.fromFile(new Blob([bytes]));
+    footer = readFileFooter(bytes);
   } catch (error) {
     throw new ValidationError(`${location} is not a readable Parquet file: ${String(error)}`, {
       cause: error,
     });
   }
-  try {
-    const fileSchema = arrow.tableFromIPC(file.schema().intoIPCStream()).schema;
-    if (!hasAnyFieldId(fileSchema.fields)) {
-      throw new ValidationError(`${location} has no Parquet field ids; reading it needs a name mapping`);
-    }
-    const byId = new Map<number, string>();
-    for (const f of fileSchema.fields) {
-      const id = getArrowFieldId(f);
-      if (id !== undefined) byId.set(id, f.name);
-    }
-    const metadata = file.metadata();
-    const rowCount = Number(metadata.fileMetadata().numRows());
-    const groupRows = metadata.rowGroups().map((g) => g.numRows());
-    return new WasmDataFile(location, bytes, file, byId, rowCount, groupRows);
-  } catch (error) {
-    file.free();
-    if (error instanceof LakeError) throw error;
-    throw new ValidationError(`cannot read ${location}: ${String(error)}`, { cause: error });
+  const layout = footerLayout(footer);
+  if (!layout.hasFieldIds) {
+    throw new ValidationError(`${location} has no Parquet field ids; reading it needs a name mapping`);
   }
+  return new WasmDataFile(location, bytes, footer, layout, await loadParquetWasm());
 }
 
+/**
+ * The footer comes from floe's own parse (no Arrow schema round trip per file). A first read of every
+ * column decodes the bytes in one synchronous call (`readParquet`, which ignores a column list); a
+ * read of some columns opens parquet-wasm's ParquetFile once, on first need, and later reads reuse it
+ * (it keeps the parsed metadata: cheaper than `readParquet` again on a large file).
+ */
 class WasmDataFile implements OpenDataFile {
+  private file: ParquetFile | undefined;
+  private readonly byId: Map<number, string>;
+  readonly rowCount: number;
+  private readonly groupRows: number[];
+
   constructor(
     readonly location: string,
     readonly bytes: Uint8Array,
-    private readonly file: ParquetFile,
-    private readonly byId: Map<number, string>,
-    readonly rowCount: number,
-    private readonly groupRows: number[],
-  ) {}
+    readonly footer: Thrift,
+    private readonly layout: FooterLayout,
+    private readonly wasm: ParquetWasm,
+  ) {
+    this.byId = layout.topLevelById;
+    this.rowCount = layout.rowCount;
+    this.groupRows = layout.groupRows;
+  }
 
   async read(schema: StructType, spans?: readonly RowSpan[]): Promise<Row[]> {
     const batches = await this.readBatches(schema, spans);
@@ -131,33 +133,32 @@ class WasmDataFile implements OpenDataFile {
 
   /** Only the row groups a span touches are decoded: offset and limit count from the first of them. */
   private async readTable(columns: string[], span?: RowSpan): Promise<arrow.Table> {
-    if (!span) {
-      return arrow.tableFromIPC(
-        (await this.file.read({ columns, batchSize: READ_BATCH_ROWS })).intoIPCStream(),
-      );
+    const options: ReaderOptions = { batchSize: READ_BATCH_ROWS };
+    if (span) {
+      const rowGroups: number[] = [];
+      let start = 0;
+      let first = -1;
+      this.groupRows.forEach((n, g) => {
+        if (start < span.to && start + n > span.from) {
+          if (first < 0) first = start;
+          rowGroups.push(g);
+        }
+        start += n;
+      });
+      options.rowGroups = rowGroups;
+      options.offset = span.from - first;
+      options.limit = span.to - span.from;
     }
-    const rowGroups: number[] = [];
-    let start = 0;
-    let first = -1;
-    this.groupRows.forEach((n, g) => {
-      if (start < span.to && start + n > span.from) {
-        if (first < 0) first = start;
-        rowGroups.push(g);
-      }
-      start += n;
-    });
-    const read = await this.file.read({
-      columns,
-      rowGroups,
-      offset: span.from - first,
-      limit: span.to - span.from,
-      batchSize: READ_BATCH_ROWS,
-    });
-    return arrow.tableFromIPC(read.intoIPCStream());
+    if (!this.file && columns.length === this.layout.topLevelCount) {
+      return arrow.tableFromIPC(this.wasm.readParquet(this.bytes, options).intoIPCStream());
+    }
+    this.file ??= await this.wasm.ParquetFile.fromFile(new Blob([this.bytes]));
+    return arrow.tableFromIPC((await this.file.read({ ...options, columns })).intoIPCStream());
   }
 
   close(): void {
-    this.file.free();
+    this.file?.free();
+    this.file = undefined;
   }
 }
 
@@ -177,10 +178,6 @@ export async function readDataFile(io: FileIO, location: string, schema: StructT
   } finally {
     file.close();
   }
-}
-
-function hasAnyFieldId(fields: arrow.Field[]): boolean {
-  return fields.some((f) => getArrowFieldId(f) !== undefined || hasAnyFieldId(f.type.children ?? []));
 }
 
 function batchesOf(table: arrow.Table): DataBatch[] {

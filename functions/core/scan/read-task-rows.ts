@@ -50,7 +50,7 @@ export async function readTaskRows(
   try {
     if (!filter || !prune)
       return { rows: await file.read(readStruct), positions: undefined, filtered: false };
-    const spans = pruneRowSpans(file.bytes, filter) ?? [{ from: 0, to: file.rowCount }];
+    const spans = pruneRowSpans(file.bytes, filter, file.footer) ?? [{ from: 0, to: file.rowCount }];
     if (spans.length === 0) return { rows: [], positions: [], filtered: true };
     const filterStruct = pruneStruct(readStruct, collectFieldIds(filter));
     const candidates = spans.reduce((n, s) => n + s.to - s.from, 0);
