@@ -9,7 +9,8 @@
  */
 import * as arrow from 'apache-arrow';
 import { readColumnValues } from '../data/arrow-to-values.js';
-import type { IcebergType, Row, Value } from '../spec/types.js';
+import type { DataBatch } from '../data/read-data-file.js';
+import type { IcebergType, Row, StructType, Value } from '../spec/types.js';
 import { evaluatePredicate } from './evaluate-row.js';
 import type { BoundExpression, BoundPredicate, ComparisonOp } from './expression.js';
 import { readPath } from './read-columns.js';
@@ -30,6 +31,30 @@ export interface BatchColumn {
 export interface ColumnBatch {
   length: number;
   columnOf(fieldId: number): BatchColumn | undefined;
+}
+
+/** A batch read for `struct` as the evaluator sees it: the top-level column holding each field id. Never throws. */
+export function columnBatchOf(struct: StructType, batch: DataBatch): ColumnBatch {
+  const owners = new Map<number, { name: string; type: IcebergType; id: number }>();
+  const walk = (type: IcebergType, top: { name: string; type: IcebergType; id: number }): void => {
+    if (typeof type === 'string' || type.type !== 'struct') return;
+    for (const f of type.fields) {
+      owners.set(f.id, top);
+      walk(f.type, top);
+    }
+  };
+  for (const f of struct.fields) {
+    const top = { name: f.name, type: f.type, id: f.id };
+    owners.set(f.id, top);
+    walk(f.type, top);
+  }
+  return {
+    length: batch.length,
+    columnOf(fieldId) {
+      const top = owners.get(fieldId);
+      return top && { name: top.name, type: top.type, data: batch.columns.get(top.id) };
+    },
+  };
 }
 
 /**

@@ -7,8 +7,8 @@
  */
 import { batchRows, type DataBatch, openDataFile, type RowSpan } from '../data/read-data-file.js';
 import type { FileIO } from '../io/file-io.js';
-import type { IcebergType, Row, StructType } from '../spec/types.js';
-import { type ColumnBatch, selectRows } from './evaluate-columns.js';
+import type { Row, StructType } from '../spec/types.js';
+import { columnBatchOf, selectRows } from './evaluate-columns.js';
 import type { BoundExpression } from './expression.js';
 import { collectFieldIds } from './expression-helpers.js';
 import { pruneRowSpans } from './prune-row-spans.js';
@@ -81,7 +81,7 @@ function matchingRows(
   const positions: number[] = [];
   let base = 0;
   for (const batch of batches) {
-    const selected = selectRows(filter, columnBatch(struct, batch));
+    const selected = selectRows(filter, columnBatchOf(struct, batch));
     if (selected.length > 0) {
       for (const row of batchRows(struct, batch, selected)) rows.push(row);
       for (const k of selected) positions.push(all[base + k]);
@@ -102,34 +102,10 @@ function matchingPositions(
   const out: number[] = [];
   let base = 0;
   for (const batch of batches) {
-    for (const k of selectRows(filter, columnBatch(struct, batch))) out.push(all[base + k]);
+    for (const k of selectRows(filter, columnBatchOf(struct, batch))) out.push(all[base + k]);
     base += batch.length;
   }
   return out;
-}
-
-/** A batch as the evaluator sees it: the top-level column of `struct` holding each field id. */
-function columnBatch(struct: StructType, batch: DataBatch): ColumnBatch {
-  const owners = new Map<number, { name: string; type: IcebergType; id: number }>();
-  const walk = (type: IcebergType, top: { name: string; type: IcebergType; id: number }): void => {
-    if (typeof type === 'string' || type.type !== 'struct') return;
-    for (const f of type.fields) {
-      owners.set(f.id, top);
-      walk(f.type, top);
-    }
-  };
-  for (const f of struct.fields) {
-    const top = { name: f.name, type: f.type, id: f.id };
-    owners.set(f.id, top);
-    walk(f.type, top);
-  }
-  return {
-    length: batch.length,
-    columnOf(fieldId) {
-      const top = owners.get(fieldId);
-      return top && { name: top.name, type: top.type, data: batch.columns.get(top.id) };
-    },
-  };
 }
 
 function positionsOf(spans: readonly RowSpan[]): number[] {
