@@ -3,11 +3,12 @@
  * names may have changed since the file was written; ids never do).
  */
 import * as arrow from 'apache-arrow';
-import type { ParquetFile, ReaderOptions } from 'parquet-wasm';
+import type { ParquetFile, ReaderOptions, Table as WasmTable } from 'parquet-wasm';
 import { LakeError, ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import type { Row, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
+import { type FfiBatch, readFfiBatches, UnsupportedArrowFormat } from './arrow-ffi.js';
 import { readColumnValues } from './arrow-to-values.js';
 import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
@@ -117,8 +118,7 @@ class WasmDataFile implements OpenDataFile {
       const batches: DataBatch[] = [];
       for (const span of spans ?? [undefined]) {
         const expected = span ? span.to - span.from : this.rowCount;
-        const table = await this.readTable(columns, span);
-        const read = batchesOf(table);
+        const read = await this.readSpan(columns, span);
         const got = read.reduce((n, b) => n + b.length, 0);
         if (got !== expected)
           throw new ValidationError(`${this.location}: batches hold ${got} of ${expected} rows`);
@@ -132,7 +132,7 @@ class WasmDataFile implements OpenDataFile {
   }
 
   /** Only the row groups a span touches are decoded: offset and limit count from the first of them. */
-  private async readTable(columns: string[], span?: RowSpan): Promise<arrow.Table> {
+  private async readSpan(columns: string[], span?: RowSpan): Promise<DataBatch[]> {
     const options: ReaderOptions = { batchSize: READ_BATCH_ROWS };
     if (span) {
       const rowGroups: number[] = [];
@@ -149,11 +149,25 @@ class WasmDataFile implements OpenDataFile {
       options.offset = span.from - first;
       options.limit = span.to - span.from;
     }
-    if (!this.file && columns.length === this.layout.topLevelCount) {
-      return arrow.tableFromIPC(this.wasm.readParquet(this.bytes, options).intoIPCStream());
+    const decode = async (): Promise<WasmTable> => {
+      if (!this.file && columns.length === this.layout.topLevelCount) {
+        return this.wasm.readParquet(this.bytes, options);
+      }
+      this.file ??= await this.wasm.ParquetFile.fromFile(new Blob([this.bytes]));
+      return this.file.read({ ...options, columns });
+    };
+    const exported = (await decode()).intoFFI();
+    try {
+      return ffiBatchesOf(
+        readFfiBatches(this.wasm.wasmMemory(), exported.schemaAddr(), Array.from(exported.arrayAddrs())),
+      );
+    } catch (error) {
+      if (!(error instanceof UnsupportedArrowFormat)) throw error;
+    } finally {
+      exported.free();
     }
-    this.file ??= await this.wasm.ParquetFile.fromFile(new Blob([this.bytes]));
-    return arrow.tableFromIPC((await this.file.read({ ...options, columns })).intoIPCStream());
+    // A type the FFI reader does not know: decode again and take the IPC route.
+    return batchesOf(arrow.tableFromIPC((await decode()).intoIPCStream()));
   }
 
   close(): void {
@@ -178,6 +192,17 @@ export async function readDataFile(io: FileIO, location: string, schema: StructT
   } finally {
     file.close();
   }
+}
+
+function ffiBatchesOf(batches: FfiBatch[]): DataBatch[] {
+  return batches.map((batch) => {
+    const columns = new Map<number, arrow.Data>();
+    batch.fields.forEach((f, k) => {
+      const id = getArrowFieldId(f);
+      if (id !== undefined) columns.set(id, batch.columns[k]);
+    });
+    return { length: batch.length, columns };
+  });
 }
 
 function batchesOf(table: arrow.Table): DataBatch[] {

@@ -10,9 +10,10 @@ import { writeDataFiles } from '../../../functions/core/data/write-data-file.js'
 import { allTypesRows, allTypesSchema } from './all-types-fixture.js';
 import { createTempWarehouse, type TempWarehouse } from './parquet-test-helpers.js';
 
-describe('batchRows: a selection of positions', () => {
+describe('batchRows: a selection of positions, spans of a file', () => {
   let wh: TempWarehouse;
   let batch: DataBatch;
+  let location: string;
 
   beforeAll(async () => {
     wh = await createTempWarehouse();
@@ -25,6 +26,7 @@ describe('batchRows: a selection of positions', () => {
       partition: {},
       nextLocation: wh.locations('sel'),
     });
+    location = file.file_path;
     const opened = await openDataFile(wh.io, file.file_path);
     const batches = await opened.readBatches(allTypesSchema).finally(() => opened.close());
     expect(batches).toHaveLength(1);
@@ -46,5 +48,34 @@ describe('batchRows: a selection of positions', () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('reads any spans of the file as those rows of the full read (arrays sliced inside WASM)', async () => {
+    const all = batchRows(allTypesSchema, batch);
+    const opened = await openDataFile(wh.io, location);
+    try {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.uniqueArray(fc.integer({ min: 0, max: all.length }), { minLength: 2, maxLength: 6 }),
+          async (cuts) => {
+            // Prepare
+            const sorted = [...cuts].sort((a, b) => a - b);
+            const spans = sorted
+              .slice(1)
+              .map((to, k) => ({ from: sorted[k], to }))
+              .filter((_, k) => k % 2 === 0);
+
+            // Act
+            const read = await opened.read(allTypesSchema, spans);
+
+            // Assess
+            expect(read).toEqual(spans.flatMap((s) => all.slice(s.from, s.to)));
+          },
+        ),
+        { numRuns: 40 },
+      );
+    } finally {
+      opened.close();
+    }
   });
 });
