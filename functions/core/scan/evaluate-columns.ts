@@ -11,7 +11,7 @@ import * as arrow from 'apache-arrow';
 import { readColumnValues } from '../data/arrow-to-values.js';
 import type { DataBatch } from '../data/read-data-file.js';
 import type { IcebergType, Row, StructType, Value } from '../spec/types.js';
-import { evaluatePredicate } from './evaluate-row.js';
+import { comparisonHolds, evaluatePredicate } from './evaluate-row.js';
 import type { BoundExpression, BoundPredicate, ComparisonOp } from './expression.js';
 import { readPath } from './read-columns.js';
 
@@ -173,26 +173,9 @@ function compareFast(pred: BoundPredicate, data: arrow.Data, out: Uint8Array): b
       continue;
     }
     const cmp = (v as number) < (literal as number) ? -1 : (v as number) > (literal as number) ? 1 : 0;
-    out[i] = holds(pred.op, cmp) ? TRUE : FALSE;
+    out[i] = comparisonHolds(pred.op, cmp) ? TRUE : FALSE;
   }
   return true;
-}
-
-function holds(op: ComparisonOp, cmp: number): boolean {
-  switch (op) {
-    case 'eq':
-      return cmp === 0;
-    case 'not-eq':
-      return cmp !== 0;
-    case 'lt':
-      return cmp < 0;
-    case 'lt-eq':
-      return cmp <= 0;
-    case 'gt':
-      return cmp > 0;
-    case 'gt-eq':
-      return cmp >= 0;
-  }
 }
 
 type Numbers = Int32Array | Int16Array | Int8Array | Float32Array | Float64Array | BigInt64Array;
@@ -273,7 +256,7 @@ function compareStrings(
       for (let w = 0; w < wanted.length && !found; w++) found = sameBytes(bytes, from, to, wanted[w]);
       out[i] = found === (op === 'eq') ? TRUE : FALSE;
     } else {
-      out[i] = holds(op, compareRange(bytes, from, to, wanted[0])) ? TRUE : FALSE;
+      out[i] = comparisonHolds(op, compareRange(bytes, from, to, wanted[0])) ? TRUE : FALSE;
     }
   }
   return true;

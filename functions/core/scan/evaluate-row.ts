@@ -4,7 +4,7 @@
  */
 import { compareValues } from '../spec/conversions.js';
 import type { Row, Value } from '../spec/types.js';
-import type { BoundExpression, BoundPredicate, BoundReference } from './expression.js';
+import type { BoundExpression, BoundPredicate, BoundReference, ComparisonOp } from './expression.js';
 import { readPath } from './read-columns.js';
 
 /** Whether `row` satisfies `expr` (true, not unknown). Never throws for rows of the bound schema. */
@@ -72,22 +72,26 @@ export function evaluatePredicate(pred: BoundPredicate, value: Value): boolean |
       if (value === null) return null;
       // IEEE: NaN is unordered, so every comparison but != is false.
       if (isNaNValue(value)) return pred.op === 'not-eq';
-      const cmp = compareValues(value, pred.value);
-      switch (pred.op) {
-        case 'eq':
-          return cmp === 0;
-        case 'not-eq':
-          return cmp !== 0;
-        case 'lt':
-          return cmp < 0;
-        case 'lt-eq':
-          return cmp <= 0;
-        case 'gt':
-          return cmp > 0;
-        case 'gt-eq':
-          return cmp >= 0;
-      }
+      return comparisonHolds(pred.op, compareValues(value, pred.value));
     }
+  }
+}
+
+/** Whether a comparison holds given the order of value and literal (cmp < 0, = 0, > 0). Never throws. */
+export function comparisonHolds(op: ComparisonOp, cmp: number): boolean {
+  switch (op) {
+    case 'eq':
+      return cmp === 0;
+    case 'not-eq':
+      return cmp !== 0;
+    case 'lt':
+      return cmp < 0;
+    case 'lt-eq':
+      return cmp <= 0;
+    case 'gt':
+      return cmp > 0;
+    case 'gt-eq':
+      return cmp >= 0;
   }
 }
 

@@ -31,7 +31,9 @@ class FakeMemory {
   }
   pointers(ptrs: number[]): number {
     const at = this.alloc(4 * Math.max(1, ptrs.length));
-    ptrs.forEach((p, k) => this.view.setUint32(at + 4 * k, p, true));
+    ptrs.forEach((p, k) => {
+      this.view.setUint32(at + 4 * k, p, true);
+    });
     return at;
   }
   metadata(pairs: [string, string][]): number {

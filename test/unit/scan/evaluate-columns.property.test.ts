@@ -23,6 +23,7 @@ import {
 import { evaluate, evaluateRow } from '../../../functions/core/scan/evaluate-row.js';
 import type { BoundExpression, BoundReference } from '../../../functions/core/scan/expression.js';
 import type { PrimitiveType, Row, Schema, Value } from '../../../functions/core/spec/types.js';
+import { filterOf } from './filter-arbitrary.js';
 
 const bytes = (...b: number[]) => Uint8Array.from(b);
 
@@ -131,15 +132,7 @@ const predicateArb: fc.Arbitrary<BoundExpression> = fc.constantFrom(...REFS).cha
   );
 });
 
-const filterArb: fc.Arbitrary<BoundExpression> = fc.letrec<{ expr: BoundExpression }>((tie) => ({
-  expr: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    predicateArb,
-    fc.record({ op: fc.constant('and' as const), left: tie('expr'), right: tie('expr') }),
-    fc.record({ op: fc.constant('or' as const), left: tie('expr'), right: tie('expr') }),
-    fc.record({ op: fc.constant('not' as const), child: tie('expr') }),
-  ),
-})).expr;
+const filterArb = filterOf(predicateArb);
 
 const io = new LocalFileIO();
 let root: string;
