@@ -36,8 +36,10 @@ const MERGE_GAP_ROWS = 1024;
 const DENSE_SHARE = 0.5;
 
 /**
- * Rows of `location` for `readStruct` that might match `filter` (every row without one).
- * @throws as openDataFile and OpenDataFile.read
+ * Rows of `location` for `readStruct` that match `filter` (`filtered: true`), or every row when there
+ * is no filter or pruning is off (`filtered: false`: the caller evaluates the filter per row).
+ * @throws as openDataFile and OpenDataFile.read; ValidationError when a filter column cannot be read
+ *   as its type
  */
 export async function readTaskRows(
   io: FileIO,
