@@ -10,15 +10,25 @@ import { decimalParams, fixedLength } from '../spec/conversions.js';
 import type { IcebergType, ListType, MapType, PrimitiveType, Row, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
 
+/** Slots of a column to read, ascending; undefined reads every slot. */
+export type Selection = Int32Array | undefined;
+
 /**
- * Values of `data` (one Arrow column chunk) as `type`, null where the column is null.
+ * Values of `data` (one Arrow column chunk) as `type`, null where the column is null: of every slot, or
+ * only of the slots in `rows` (value k is slot rows[k]), so a filtered read builds values only for the
+ * rows it returns.
  * @throws ValidationError when the file's column cannot be read as `type`
  */
-export function readColumnValues(type: IcebergType, data: arrow.Data, path: string): Value[] {
-  if (typeof type === 'string') return readPrimitive(type, data, path);
-  if (type.type === 'struct') return readStruct(type, data, path);
-  if (type.type === 'list') return readList(type, data, path);
-  return readMap(type, data, path);
+export function readColumnValues(
+  type: IcebergType,
+  data: arrow.Data,
+  path: string,
+  rows?: Selection,
+): Value[] {
+  if (typeof type === 'string') return readPrimitive(type, data, path, rows);
+  if (type.type === 'struct') return readStruct(type, data, path, rows);
+  if (type.type === 'list') return readList(type, data, path, rows);
+  return readMap(type, data, path, rows);
 }
 
 function mismatch(path: string, type: IcebergType, data: arrow.Data): ValidationError {
@@ -36,13 +46,21 @@ function validityOf(data: arrow.Data): ((i: number) => boolean) | undefined {
   return (i) => ((bitmap[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) === 1;
 }
 
-/** Applies `read` to every valid slot; null elsewhere. */
-function mapSlots(data: arrow.Data, read: (i: number) => Value): Value[] {
+/** Applies `read` (slot i, output index k) to every valid slot of the selection; null elsewhere. */
+function mapSlots(data: arrow.Data, read: (i: number, k: number) => Value, rows: Selection): Value[] {
+  const valid = validityOf(data);
+  if (rows) {
+    const out: Value[] = new Array(rows.length);
+    for (let k = 0; k < rows.length; k++) {
+      const i = rows[k];
+      out[k] = valid && !valid(i) ? null : read(i, k);
+    }
+    return out;
+  }
   const n = data.length;
   const out: Value[] = new Array(n);
-  const valid = validityOf(data);
-  if (valid) for (let i = 0; i < n; i++) out[i] = valid(i) ? read(i) : null;
-  else for (let i = 0; i < n; i++) out[i] = read(i);
+  if (valid) for (let i = 0; i < n; i++) out[i] = valid(i) ? read(i, i) : null;
+  else for (let i = 0; i < n; i++) out[i] = read(i, i);
   return out;
 }
 
@@ -83,7 +101,7 @@ function toMicros(unit: arrow.TimeUnit, read: (i: number) => bigint): (i: number
   }
 }
 
-function readPrimitive(type: PrimitiveType, data: arrow.Data, path: string): Value[] {
+function readPrimitive(type: PrimitiveType, data: arrow.Data, path: string, rows: Selection): Value[] {
   const t = data.type;
   const values: unknown = data.values;
   switch (type) {
@@ -91,57 +109,57 @@ function readPrimitive(type: PrimitiveType, data: arrow.Data, path: string): Val
       if (t.typeId !== arrow.Type.Bool) throw mismatch(path, type, data);
       const bits = values as Uint8Array;
       const offset = data.offset;
-      return mapSlots(data, (i) => ((bits[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) === 1);
+      return mapSlots(data, (i) => ((bits[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) === 1, rows);
     }
     case 'int':
       if (t.typeId !== arrow.Type.Int || (t as arrow.Int).bitWidth > 32) throw mismatch(path, type, data);
-      return mapSlots(data, numberReader(values));
+      return mapSlots(data, numberReader(values), rows);
     case 'long': {
       if (t.typeId !== arrow.Type.Int) throw mismatch(path, type, data);
-      if ((t as arrow.Int).bitWidth === 64) return mapSlots(data, int64Reader(values));
+      if ((t as arrow.Int).bitWidth === 64) return mapSlots(data, int64Reader(values), rows);
       const read = numberReader(values);
-      return mapSlots(data, (i) => BigInt(read(i)));
+      return mapSlots(data, (i) => BigInt(read(i)), rows);
     }
     case 'float':
     case 'double':
       if (t.typeId !== arrow.Type.Float) throw mismatch(path, type, data);
       if (type === 'float' && (t as arrow.Float).precision === arrow.Precision.DOUBLE)
         throw mismatch(path, type, data);
-      return mapSlots(data, numberReader(values));
+      return mapSlots(data, numberReader(values), rows);
     case 'date':
-      return readDate(data, path);
+      return readDate(data, path, rows);
     case 'time': {
       if (t.typeId !== arrow.Type.Time) throw mismatch(path, type, data);
       const time = t as arrow.Time;
       const read = time.bitWidth === 64 ? int64Reader(values) : toBigints(numberReader(values));
-      return mapSlots(data, toMicros(time.unit, read));
+      return mapSlots(data, toMicros(time.unit, read), rows);
     }
     case 'timestamp':
     case 'timestamptz': {
       if (t.typeId !== arrow.Type.Timestamp) throw mismatch(path, type, data);
-      return mapSlots(data, toMicros((t as arrow.Timestamp).unit, int64Reader(values)));
+      return mapSlots(data, toMicros((t as arrow.Timestamp).unit, int64Reader(values)), rows);
     }
     case 'string':
-      return readString(data, path);
+      return readString(data, path, rows);
     case 'binary':
-      return readBytes(type, data, path);
+      return readBytes(type, data, path, rows);
     case 'uuid': {
       if (t.typeId !== arrow.Type.FixedSizeBinary || (t as arrow.FixedSizeBinary).byteWidth !== 16) {
         throw mismatch(path, type, data);
       }
       const bytes = values as Uint8Array;
-      return mapSlots(data, (i) => formatUuid(bytes, i * 16));
+      return mapSlots(data, (i) => formatUuid(bytes, i * 16), rows);
     }
   }
   const decimal = decimalParams(type);
-  if (decimal) return readDecimal(type, decimal, data, path);
+  if (decimal) return readDecimal(type, decimal, data, path, rows);
   const length = fixedLength(type);
   if (length !== undefined) {
     if (t.typeId !== arrow.Type.FixedSizeBinary || (t as arrow.FixedSizeBinary).byteWidth !== length) {
       throw mismatch(path, type, data);
     }
     const bytes = values as Uint8Array;
-    return mapSlots(data, (i) => bytes.slice(i * length, (i + 1) * length));
+    return mapSlots(data, (i) => bytes.slice(i * length, (i + 1) * length), rows);
   }
   throw new ValidationError(`unknown primitive type '${type}' for column '${path}'`);
 }
@@ -150,12 +168,12 @@ function toBigints(read: (i: number) => number): (i: number) => bigint {
   return (i) => BigInt(read(i));
 }
 
-function readDate(data: arrow.Data, path: string): Value[] {
+function readDate(data: arrow.Data, path: string, rows: Selection): Value[] {
   const t = data.type;
   if (t.typeId !== arrow.Type.Date) throw mismatch(path, 'date', data);
-  if ((t as arrow.Date_).unit === arrow.DateUnit.DAY) return mapSlots(data, numberReader(data.values));
+  if ((t as arrow.Date_).unit === arrow.DateUnit.DAY) return mapSlots(data, numberReader(data.values), rows);
   const ms = int64Reader(data.values);
-  return mapSlots(data, (i) => Number(floorDiv(ms(i), 86_400_000n)));
+  return mapSlots(data, (i) => Number(floorDiv(ms(i), 86_400_000n)), rows);
 }
 
 /** [start, end) byte ranges of variable-width values, from 32- or 64-bit offsets. */
@@ -166,25 +184,25 @@ function offsetReader(data: arrow.Data): (i: number) => number {
   throw new ValidationError(`unexpected offsets buffer in ${String(data.type)}`);
 }
 
-function readString(data: arrow.Data, path: string): Value[] {
+function readString(data: arrow.Data, path: string, rows: Selection): Value[] {
   const id = data.type.typeId;
   if (id !== arrow.Type.Utf8 && id !== arrow.Type.LargeUtf8) throw mismatch(path, 'string', data);
   const bytes = data.values as Uint8Array;
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const at = offsetReader(data);
-  return mapSlots(data, (i) => text.toString('utf8', at(i), at(i + 1)));
+  return mapSlots(data, (i) => text.toString('utf8', at(i), at(i + 1)), rows);
 }
 
-function readBytes(type: PrimitiveType, data: arrow.Data, path: string): Value[] {
+function readBytes(type: PrimitiveType, data: arrow.Data, path: string, rows: Selection): Value[] {
   const t = data.type;
   const bytes = data.values as Uint8Array;
   if (t.typeId === arrow.Type.FixedSizeBinary) {
     const width = (t as arrow.FixedSizeBinary).byteWidth;
-    return mapSlots(data, (i) => bytes.slice(i * width, (i + 1) * width));
+    return mapSlots(data, (i) => bytes.slice(i * width, (i + 1) * width), rows);
   }
   if (t.typeId !== arrow.Type.Binary && t.typeId !== arrow.Type.LargeBinary) throw mismatch(path, type, data);
   const at = offsetReader(data);
-  return mapSlots(data, (i) => bytes.slice(at(i), at(i + 1)));
+  return mapSlots(data, (i) => bytes.slice(at(i), at(i + 1)), rows);
 }
 
 function readDecimal(
@@ -192,6 +210,7 @@ function readDecimal(
   params: { precision: number; scale: number },
   data: arrow.Data,
   path: string,
+  rows: Selection,
 ): Value[] {
   const t = data.type as arrow.Decimal;
   if (t.typeId !== arrow.Type.Decimal || t.scale !== params.scale || t.precision > params.precision) {
@@ -203,20 +222,28 @@ function readDecimal(
   if (width === 4 && words.byteOffset % 8 === 0) {
     const halves = new BigInt64Array(words.buffer, words.byteOffset, words.length / 2);
     const lows = new BigUint64Array(words.buffer, words.byteOffset, words.length / 2);
-    return mapSlots(data, (i) => {
-      const high = halves[2 * i + 1];
-      const low = lows[2 * i];
-      // Most unscaled values fit 64 bits: the high half is only sign extension.
-      if (high === 0n && low < 0x8000000000000000n) return low;
-      if (high === -1n && low >= 0x8000000000000000n) return halves[2 * i];
-      return (high << 64n) | low;
-    });
+    return mapSlots(
+      data,
+      (i) => {
+        const high = halves[2 * i + 1];
+        const low = lows[2 * i];
+        // Most unscaled values fit 64 bits: the high half is only sign extension.
+        if (high === 0n && low < 0x8000000000000000n) return low;
+        if (high === -1n && low >= 0x8000000000000000n) return halves[2 * i];
+        return (high << 64n) | low;
+      },
+      rows,
+    );
   }
-  return mapSlots(data, (i) => {
-    let v = 0n;
-    for (let w = width - 1; w >= 0; w--) v = (v << 32n) | BigInt(words[i * width + w]);
-    return BigInt.asIntN(t.bitWidth, v);
-  });
+  return mapSlots(
+    data,
+    (i) => {
+      let v = 0n;
+      for (let w = width - 1; w >= 0; w--) v = (v << 32n) | BigInt(words[i * width + w]);
+      return BigInt.asIntN(t.bitWidth, v);
+    },
+    rows,
+  );
 }
 
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
@@ -230,39 +257,81 @@ function formatUuid(bytes: Uint8Array, at: number): string {
   return s;
 }
 
-function readStruct(type: StructType, data: arrow.Data, path: string): Value[] {
+function readStruct(type: StructType, data: arrow.Data, path: string, rows: Selection): Value[] {
   if (data.type.typeId !== arrow.Type.Struct) throw mismatch(path, type, data);
   const fileFields = (data.type as arrow.Struct).children;
   const names = type.fields.map((f) => f.name);
+  // Children are aligned with the struct's slots, so they read the same selection.
   const columns = type.fields.map((f) => {
     const k = fileFields.findIndex((ff) => getArrowFieldId(ff) === f.id);
-    return k < 0 ? undefined : readColumnValues(f.type, data.children[k], `${path}.${f.name}`);
+    return k < 0 ? undefined : readColumnValues(f.type, data.children[k], `${path}.${f.name}`, rows);
   });
-  return mapSlots(data, (i) => {
-    const row: Row = {};
-    for (let j = 0; j < names.length; j++) row[names[j]] = columns[j] ? columns[j]![i] : null;
-    return row;
-  });
+  return mapSlots(
+    data,
+    (_i, k) => {
+      const row: Row = {};
+      for (let j = 0; j < names.length; j++) row[names[j]] = columns[j] ? columns[j]![k] : null;
+      return row;
+    },
+    rows,
+  );
 }
 
-function readList(type: ListType, data: arrow.Data, path: string): Value[] {
+/**
+ * The child slots of the selected rows of a list-like column, in order, and where each row's run of
+ * them starts in that list (undefined selection: every child slot, at the column's own offsets).
+ */
+function childSelection(
+  at: (i: number) => number,
+  rows: Selection,
+): { childRows: Selection; start: (i: number, k: number) => number } {
+  if (!rows) return { childRows: undefined, start: (i) => at(i) };
+  const starts = new Int32Array(rows.length);
+  let total = 0;
+  for (let k = 0; k < rows.length; k++) {
+    starts[k] = total;
+    total += at(rows[k] + 1) - at(rows[k]);
+  }
+  const childRows = new Int32Array(total);
+  let n = 0;
+  for (let k = 0; k < rows.length; k++) {
+    for (let c = at(rows[k]); c < at(rows[k] + 1); c++) childRows[n++] = c;
+  }
+  return { childRows, start: (_i, k) => starts[k] };
+}
+
+function readList(type: ListType, data: arrow.Data, path: string, rows: Selection): Value[] {
   const id = data.type.typeId;
   if (id !== arrow.Type.List && id !== arrow.Type.LargeList) throw mismatch(path, type, data);
-  const elements = readColumnValues(type.element, data.children[0], `${path}.element`);
   const at = offsetReader(data);
-  return mapSlots(data, (i) => elements.slice(at(i), at(i + 1)));
+  const { childRows, start } = childSelection(at, rows);
+  const elements = readColumnValues(type.element, data.children[0], `${path}.element`, childRows);
+  return mapSlots(
+    data,
+    (i, k) => {
+      const from = start(i, k);
+      return elements.slice(from, from + at(i + 1) - at(i));
+    },
+    rows,
+  );
 }
 
-function readMap(type: MapType, data: arrow.Data, path: string): Value[] {
+function readMap(type: MapType, data: arrow.Data, path: string, rows: Selection): Value[] {
   if (data.type.typeId !== arrow.Type.Map) throw mismatch(path, type, data);
   const entries = data.children[0];
   if (entries?.children.length !== 2) throw mismatch(path, type, data);
-  const keys = readColumnValues(type.key, entries.children[0], `${path}.key`);
-  const items = readColumnValues(type.value, entries.children[1], `${path}.value`);
   const at = offsetReader(data);
-  return mapSlots(data, (i) => {
-    const map = new Map<Value, Value>();
-    for (let k = at(i); k < at(i + 1); k++) map.set(keys[k], items[k]);
-    return map;
-  });
+  const { childRows, start } = childSelection(at, rows);
+  const keys = readColumnValues(type.key, entries.children[0], `${path}.key`, childRows);
+  const items = readColumnValues(type.value, entries.children[1], `${path}.value`, childRows);
+  return mapSlots(
+    data,
+    (i, k) => {
+      const map = new Map<Value, Value>();
+      const from = start(i, k);
+      for (let e = from; e < from + at(i + 1) - at(i); e++) map.set(keys[e], items[e]);
+      return map;
+    },
+    rows,
+  );
 }

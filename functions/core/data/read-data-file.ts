@@ -3,13 +3,15 @@
  * names may have changed since the file was written; ids never do).
  */
 import * as arrow from 'apache-arrow';
-import type { ParquetFile } from 'parquet-wasm';
+import type { ParquetFile, ReaderOptions, Table as WasmTable } from 'parquet-wasm';
 import { LakeError, ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import type { Row, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
+import { type FfiBatch, readFfiBatches, UnsupportedArrowFormat } from './arrow-ffi.js';
 import { readColumnValues } from './arrow-to-values.js';
-import { loadParquetWasm } from './parquet-wasm.js';
+import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
+import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
 const READ_BATCH_ROWS = 65_536;
@@ -20,6 +22,12 @@ export interface RowSpan {
   to: number;
 }
 
+/** Some rows of a file as Arrow columns, by Iceberg field id (a field the file lacks has none). */
+export interface DataBatch {
+  length: number;
+  columns: Map<number, arrow.Data>;
+}
+
 /**
  * An opened data file: its bytes (for readers of its footer and page index) and reads of some of its
  * columns over some of its rows. Call `close` when done (parquet-wasm holds WASM memory).
@@ -28,11 +36,18 @@ export interface OpenDataFile {
   readonly location: string;
   readonly bytes: Uint8Array;
   readonly rowCount: number;
+  /** The file's Thrift FileMetaData (statistics, page index locations). */
+  readonly footer: Thrift;
   /**
    * Rows of `spans` (all rows when omitted) projected onto `schema`, in file order.
    * @throws ValidationError as readDataFile
    */
   read(schema: StructType, spans?: readonly RowSpan[]): Promise<Row[]>;
+  /**
+   * The same rows as Arrow batches, in file order, not yet turned into rows (see `batchRows`).
+   * @throws ValidationError as readDataFile
+   */
+  readBatches(schema: StructType, spans?: readonly RowSpan[]): Promise<DataBatch[]>;
   close(): void;
 }
 
@@ -43,63 +58,50 @@ export interface OpenDataFile {
  */
 export async function openDataFile(io: FileIO, location: string): Promise<OpenDataFile> {
   const bytes = await io.read(location);
-  let file: ParquetFile;
+  let footer: Thrift;
   try {
-    const { ParquetFile } = await loadParquetWasm();
-    file = await ParquetFile.fromFile(new Blob([bytes]));
+    footer = readFileFooter(bytes);
   } catch (error) {
     throw new ValidationError(`${location} is not a readable Parquet file: ${String(error)}`, {
       cause: error,
     });
   }
-  try {
-    const fileSchema = arrow.tableFromIPC(file.schema().intoIPCStream()).schema;
-    if (!hasAnyFieldId(fileSchema.fields)) {
-      throw new ValidationError(`${location} has no Parquet field ids; reading it needs a name mapping`);
-    }
-    const byId = new Map<number, string>();
-    for (const f of fileSchema.fields) {
-      const id = getArrowFieldId(f);
-      if (id !== undefined) byId.set(id, f.name);
-    }
-    const metadata = file.metadata();
-    const rowCount = Number(metadata.fileMetadata().numRows());
-    const groupRows = metadata.rowGroups().map((g) => g.numRows());
-    return new WasmDataFile(location, bytes, file, byId, rowCount, groupRows);
-  } catch (error) {
-    file.free();
-    if (error instanceof LakeError) throw error;
-    throw new ValidationError(`cannot read ${location}: ${String(error)}`, { cause: error });
+  const layout = footerLayout(footer);
+  if (!layout.hasFieldIds) {
+    throw new ValidationError(`${location} has no Parquet field ids; reading it needs a name mapping`);
   }
+  return new WasmDataFile(location, bytes, footer, layout, await loadParquetWasm());
 }
 
+/**
+ * The footer comes from floe's own parse (no Arrow schema round trip per file). A first read of every
+ * column decodes the bytes in one synchronous call (`readParquet`, which ignores a column list); a
+ * read of some columns opens parquet-wasm's ParquetFile once, on first need, and later reads reuse it
+ * (it keeps the parsed metadata: cheaper than `readParquet` again on a large file).
+ */
 class WasmDataFile implements OpenDataFile {
+  private file: ParquetFile | undefined;
+  private readonly byId: Map<number, string>;
+  readonly rowCount: number;
+  private readonly groupRows: number[];
+
   constructor(
     readonly location: string,
     readonly bytes: Uint8Array,
-    private readonly file: ParquetFile,
-    private readonly byId: Map<number, string>,
-    readonly rowCount: number,
-    private readonly groupRows: number[],
-  ) {}
+    readonly footer: Thrift,
+    private readonly layout: FooterLayout,
+    private readonly wasm: ParquetWasm,
+  ) {
+    this.byId = layout.topLevelById;
+    this.rowCount = layout.rowCount;
+    this.groupRows = layout.groupRows;
+  }
 
   async read(schema: StructType, spans?: readonly RowSpan[]): Promise<Row[]> {
-    const wanted = schema.fields.filter((f) => this.byId.has(f.id));
-    const total = spans ? spans.reduce((n, s) => n + s.to - s.from, 0) : this.rowCount;
-    if (wanted.length === 0) return Array.from({ length: total }, () => nullRow(schema));
-    const columns = [...new Set(wanted.map((f) => this.byId.get(f.id) as string))];
+    const batches = await this.readBatches(schema, spans);
     try {
-      if (!spans) return toRows(schema, await this.readTable(columns), this.location, total);
       const rows: Row[] = [];
-      for (const span of spans) {
-        for (const row of toRows(
-          schema,
-          await this.readTable(columns, span),
-          this.location,
-          span.to - span.from,
-        ))
-          rows.push(row);
-      }
+      for (const batch of batches) for (const row of batchRows(schema, batch)) rows.push(row);
       return rows;
     } catch (error) {
       if (error instanceof LakeError) throw error;
@@ -107,35 +109,70 @@ class WasmDataFile implements OpenDataFile {
     }
   }
 
-  /** Only the row groups a span touches are decoded: offset and limit count from the first of them. */
-  private async readTable(columns: string[], span?: RowSpan): Promise<arrow.Table> {
-    if (!span) {
-      return arrow.tableFromIPC(
-        (await this.file.read({ columns, batchSize: READ_BATCH_ROWS })).intoIPCStream(),
-      );
-    }
-    const rowGroups: number[] = [];
-    let start = 0;
-    let first = -1;
-    this.groupRows.forEach((n, g) => {
-      if (start < span.to && start + n > span.from) {
-        if (first < 0) first = start;
-        rowGroups.push(g);
+  async readBatches(schema: StructType, spans?: readonly RowSpan[]): Promise<DataBatch[]> {
+    const wanted = schema.fields.filter((f) => this.byId.has(f.id));
+    const total = spans ? spans.reduce((n, s) => n + s.to - s.from, 0) : this.rowCount;
+    if (wanted.length === 0) return total === 0 ? [] : [{ length: total, columns: new Map() }];
+    const columns = [...new Set(wanted.map((f) => this.byId.get(f.id) as string))];
+    try {
+      const batches: DataBatch[] = [];
+      for (const span of spans ?? [undefined]) {
+        const expected = span ? span.to - span.from : this.rowCount;
+        const read = await this.readSpan(columns, span);
+        const got = read.reduce((n, b) => n + b.length, 0);
+        if (got !== expected)
+          throw new ValidationError(`${this.location}: batches hold ${got} of ${expected} rows`);
+        for (const b of read) batches.push(b);
       }
-      start += n;
-    });
-    const read = await this.file.read({
-      columns,
-      rowGroups,
-      offset: span.from - first,
-      limit: span.to - span.from,
-      batchSize: READ_BATCH_ROWS,
-    });
-    return arrow.tableFromIPC(read.intoIPCStream());
+      return batches;
+    } catch (error) {
+      if (error instanceof LakeError) throw error;
+      throw new ValidationError(`cannot read ${this.location}: ${String(error)}`, { cause: error });
+    }
+  }
+
+  /** Only the row groups a span touches are decoded: offset and limit count from the first of them. */
+  private async readSpan(columns: string[], span?: RowSpan): Promise<DataBatch[]> {
+    const options: ReaderOptions = { batchSize: READ_BATCH_ROWS };
+    if (span) {
+      const rowGroups: number[] = [];
+      let start = 0;
+      let first = -1;
+      this.groupRows.forEach((n, g) => {
+        if (start < span.to && start + n > span.from) {
+          if (first < 0) first = start;
+          rowGroups.push(g);
+        }
+        start += n;
+      });
+      options.rowGroups = rowGroups;
+      options.offset = span.from - first;
+      options.limit = span.to - span.from;
+    }
+    const decode = async (): Promise<WasmTable> => {
+      if (!this.file && columns.length === this.layout.topLevelCount) {
+        return this.wasm.readParquet(this.bytes, options);
+      }
+      this.file ??= await this.wasm.ParquetFile.fromFile(new Blob([this.bytes]));
+      return this.file.read({ ...options, columns });
+    };
+    const exported = (await decode()).intoFFI();
+    try {
+      return ffiBatchesOf(
+        readFfiBatches(this.wasm.wasmMemory(), exported.schemaAddr(), Array.from(exported.arrayAddrs())),
+      );
+    } catch (error) {
+      if (!(error instanceof UnsupportedArrowFormat)) throw error;
+    } finally {
+      exported.free();
+    }
+    // A type the FFI reader does not know: decode again and take the IPC route.
+    return batchesOf(arrow.tableFromIPC((await decode()).intoIPCStream()));
   }
 
   close(): void {
-    this.file.free();
+    this.file?.free();
+    this.file = undefined;
   }
 }
 
@@ -157,41 +194,49 @@ export async function readDataFile(io: FileIO, location: string, schema: StructT
   }
 }
 
-function hasAnyFieldId(fields: arrow.Field[]): boolean {
-  return fields.some((f) => getArrowFieldId(f) !== undefined || hasAnyFieldId(f.type.children ?? []));
-}
-
-function nullRow(schema: StructType): Row {
-  const row: Row = {};
-  for (const f of schema.fields) row[f.name] = null;
-  return row;
-}
-
-function toRows(schema: StructType, table: arrow.Table, location: string, expected: number): Row[] {
-  const indexById = new Map<number, number>();
-  table.schema.fields.forEach((f, k) => {
-    const id = getArrowFieldId(f);
-    if (id !== undefined) indexById.set(id, k);
-  });
-  const fields = schema.fields;
-  const rows: Row[] = new Array(table.numRows);
-  let base = 0;
-  for (const batch of table.batches) {
-    const columns: (Value[] | undefined)[] = fields.map((f) => {
-      const k = indexById.get(f.id);
-      return k === undefined ? undefined : readColumnValues(f.type, batch.data.children[k], f.name);
+function ffiBatchesOf(batches: FfiBatch[]): DataBatch[] {
+  return batches.map((batch) => {
+    const columns = new Map<number, arrow.Data>();
+    batch.fields.forEach((f, k) => {
+      const id = getArrowFieldId(f);
+      if (id !== undefined) columns.set(id, batch.columns[k]);
     });
-    for (let i = 0; i < batch.numRows; i++) {
-      const row: Row = {};
-      for (let j = 0; j < fields.length; j++) {
-        const column = columns[j];
-        row[fields[j].name] = column === undefined ? null : column[i];
-      }
-      rows[base + i] = row;
+    return { length: batch.length, columns };
+  });
+}
+
+function batchesOf(table: arrow.Table): DataBatch[] {
+  const ids: (number | undefined)[] = table.schema.fields.map((f) => getArrowFieldId(f));
+  return table.batches.map((batch) => {
+    const columns = new Map<number, arrow.Data>();
+    ids.forEach((id, k) => {
+      if (id !== undefined) columns.set(id, batch.data.children[k]);
+    });
+    return { length: batch.numRows, columns };
+  });
+}
+
+/**
+ * Rows of a batch projected onto `schema` by field id (null for a field the file lacks): every row,
+ * or only the rows at `positions` (ascending, within the batch), so a filtered read builds objects only
+ * for what it returns.
+ * @throws ValidationError when a column cannot be read as its field's type
+ */
+export function batchRows(schema: StructType, batch: DataBatch, positions?: Int32Array): Row[] {
+  const fields = schema.fields;
+  const n = positions ? positions.length : batch.length;
+  const columns: (Value[] | undefined)[] = fields.map((f) => {
+    const data = batch.columns.get(f.id);
+    return data === undefined ? undefined : readColumnValues(f.type, data, f.name, positions);
+  });
+  const rows: Row[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const row: Row = {};
+    for (let j = 0; j < fields.length; j++) {
+      const column = columns[j];
+      row[fields[j].name] = column === undefined ? null : column[i];
     }
-    base += batch.numRows;
+    rows[i] = row;
   }
-  if (base !== rows.length || base !== expected)
-    throw new ValidationError(`${location}: batches hold ${base} of ${expected} rows`);
   return rows;
 }

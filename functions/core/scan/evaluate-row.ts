@@ -4,7 +4,7 @@
  */
 import { compareValues } from '../spec/conversions.js';
 import type { Row, Value } from '../spec/types.js';
-import type { BoundExpression, BoundReference } from './expression.js';
+import type { BoundExpression, BoundPredicate, BoundReference, ComparisonOp } from './expression.js';
 import { readPath } from './read-columns.js';
 
 /** Whether `row` satisfies `expr` (true, not unknown). Never throws for rows of the bound schema. */
@@ -42,43 +42,56 @@ export function evaluate(expr: BoundExpression, row: Row): boolean | null {
       const child = evaluate(expr.child, row);
       return child === null ? null : !child;
     }
+    default:
+      return evaluatePredicate(expr, readTerm(row, expr.term));
+  }
+}
+
+/**
+ * One predicate on the value of its term (null when absent): true / false / null (unknown). The one
+ * place predicate semantics live, for rows here and for columns in evaluate-columns.ts.
+ */
+export function evaluatePredicate(pred: BoundPredicate, value: Value): boolean | null {
+  switch (pred.op) {
     case 'is-null':
-      return readTerm(row, expr.term) === null;
+      return value === null;
     case 'not-null':
-      return readTerm(row, expr.term) !== null;
+      return value !== null;
     case 'is-nan':
-      return Number.isNaN(readTerm(row, expr.term));
+      return Number.isNaN(value);
     case 'not-nan':
-      return !Number.isNaN(readTerm(row, expr.term));
+      return !Number.isNaN(value);
     case 'in':
     case 'not-in': {
-      const value = readTerm(row, expr.term);
       if (value === null) return null;
-      if (isNaNValue(value)) return expr.op === 'not-in';
-      const found = expr.values.some((v) => compareValues(value, v) === 0);
-      return expr.op === 'in' ? found : !found;
+      if (isNaNValue(value)) return pred.op === 'not-in';
+      const found = pred.values.some((v) => compareValues(value, v) === 0);
+      return pred.op === 'in' ? found : !found;
     }
     default: {
-      const value = readTerm(row, expr.term);
       if (value === null) return null;
       // IEEE: NaN is unordered, so every comparison but != is false.
-      if (isNaNValue(value)) return expr.op === 'not-eq';
-      const cmp = compareValues(value, expr.value);
-      switch (expr.op) {
-        case 'eq':
-          return cmp === 0;
-        case 'not-eq':
-          return cmp !== 0;
-        case 'lt':
-          return cmp < 0;
-        case 'lt-eq':
-          return cmp <= 0;
-        case 'gt':
-          return cmp > 0;
-        case 'gt-eq':
-          return cmp >= 0;
-      }
+      if (isNaNValue(value)) return pred.op === 'not-eq';
+      return comparisonHolds(pred.op, compareValues(value, pred.value));
     }
+  }
+}
+
+/** Whether a comparison holds given the order of value and literal (cmp < 0, = 0, > 0). Never throws. */
+export function comparisonHolds(op: ComparisonOp, cmp: number): boolean {
+  switch (op) {
+    case 'eq':
+      return cmp === 0;
+    case 'not-eq':
+      return cmp !== 0;
+    case 'lt':
+      return cmp < 0;
+    case 'lt-eq':
+      return cmp <= 0;
+    case 'gt':
+      return cmp > 0;
+    case 'gt-eq':
+      return cmp >= 0;
   }
 }
 

@@ -13,36 +13,21 @@
  * evaluates as "might".
  */
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
-import type { ThriftObject, ThriftType } from 'hyparquet/src/types.js';
+import type { ThriftType } from 'hyparquet/src/types.js';
+import {
+  readFileFooter,
+  type Thrift,
+  thriftField as field,
+  thriftInt as int,
+  thriftList as list,
+  thriftStruct as struct,
+  thriftStructs as structs,
+} from '../data/file-footer.js';
 import type { RowSpan } from '../data/read-data-file.js';
 import type { DataFile } from '../spec/types.js';
 import { fileMightMatch } from './evaluate-metrics.js';
 import type { BoundExpression, BoundPredicate } from './expression.js';
 import { collectFieldIds, rewriteNot } from './expression-helpers.js';
-
-type Thrift = ThriftObject;
-
-/** Typed reads of compact-protocol fields (hyparquet's reader knows no schema; wrong shapes read as absent). */
-function field(o: Thrift | undefined, id: number): ThriftType | undefined {
-  return o?.[`field_${id}`];
-}
-function int(o: Thrift | undefined, id: number): number | undefined {
-  const v = field(o, id);
-  return typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : undefined;
-}
-function struct(o: Thrift | undefined, id: number): Thrift | undefined {
-  const v = field(o, id);
-  return typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array) ? v : undefined;
-}
-function list(o: Thrift | undefined, id: number): ThriftType[] {
-  const v = field(o, id);
-  return Array.isArray(v) ? v : [];
-}
-function structs(o: Thrift | undefined, id: number): Thrift[] {
-  return list(o, id).filter(
-    (v): v is Thrift => typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array),
-  );
-}
 
 interface Leaf {
   fieldId: number;
@@ -66,16 +51,16 @@ interface Group {
 /**
  * The spans of `file` (a whole Parquet file) that might hold rows matching `filter`, merged and in order;
  * an empty list when none can. Undefined when the footer cannot be read (the caller reads everything).
+ * `parsed` is the file's footer when the caller has it already (read-data-file.ts parses it on open).
  */
-export function pruneRowSpans(file: Uint8Array, filter: BoundExpression): RowSpan[] | undefined {
+export function pruneRowSpans(
+  file: Uint8Array,
+  filter: BoundExpression,
+  parsed?: Thrift,
+): RowSpan[] | undefined {
   let footer: Thrift;
   try {
-    const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-    const length = view.getUint32(file.byteLength - 8, true);
-    footer = deserializeTCompactProtocol({
-      view: new DataView(file.buffer, file.byteOffset + file.byteLength - 8 - length, length),
-      offset: 0,
-    });
+    footer = parsed ?? readFileFooter(file);
   } catch {
     return undefined;
   }

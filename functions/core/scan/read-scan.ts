@@ -88,7 +88,7 @@ export async function* readScan(
     cached(equalityCache, file.file_path, () => readEqualityDeletes(table, file, readStruct, paths));
 
   for (const task of plan.tasks) {
-    const { rows, positions } = await readTaskRows(
+    const { rows, positions, filtered } = await readTaskRows(
       table.io,
       task.file.file_path,
       readStruct,
@@ -104,7 +104,7 @@ export async function* readScan(
       if (deleted.has(positions === undefined ? i : positions[i])) continue;
       const row = rows[i];
       if (isEqualityDeleted(row, equality, equalityPaths)) continue;
-      if (filter && !evaluateRow(filter, row)) continue;
+      if (filter && !filtered && !evaluateRow(filter, row)) continue;
       yield projectRow(row, outputNames, readStruct.fields.length);
     }
   }

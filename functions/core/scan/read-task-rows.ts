@@ -1,14 +1,14 @@
 /**
- * The candidate rows of one data file for a scan, filter column first: the file's own statistics
- * (row groups, page index) leave the spans that might match; only the filter's columns are decoded over
- * them; the filter picks the rows; and only then are the other projected columns decoded, over the
- * spans holding those rows. The caller still applies deletes and the filter to what comes back, so this
- * only ever drops rows the filter would drop.
+ * The rows of one data file that match a scan's filter, filter column first: the file's own statistics
+ * (row groups, page index) leave the spans that might match; the filter is evaluated on the Arrow
+ * columns it needs (evaluate-columns.ts, no row objects); where that leaves a small part of the file,
+ * the other projected columns are decoded only over the spans holding the matches; and rows are built
+ * only for the matches. The caller applies deletes to what comes back.
  */
-import { openDataFile, type RowSpan } from '../data/read-data-file.js';
+import { batchRows, type DataBatch, openDataFile, type RowSpan } from '../data/read-data-file.js';
 import type { FileIO } from '../io/file-io.js';
 import type { Row, StructType } from '../spec/types.js';
-import { evaluateRow } from './evaluate-row.js';
+import { columnBatchOf, selectRows } from './evaluate-columns.js';
 import type { BoundExpression } from './expression.js';
 import { collectFieldIds } from './expression-helpers.js';
 import { pruneRowSpans } from './prune-row-spans.js';
@@ -18,6 +18,8 @@ import { pruneStruct } from './read-columns.js';
 export interface TaskRows {
   rows: Row[];
   positions: number[] | undefined; // undefined: row i is at position i
+  /** Whether the filter was applied exactly (else the caller still evaluates it on each row). */
+  filtered: boolean;
 }
 
 /**
@@ -34,8 +36,10 @@ const MERGE_GAP_ROWS = 1024;
 const DENSE_SHARE = 0.5;
 
 /**
- * Rows of `location` for `readStruct` that might match `filter` (every row without one).
- * @throws as openDataFile and OpenDataFile.read
+ * Rows of `location` for `readStruct` that match `filter` (`filtered: true`), or every row when there
+ * is no filter or pruning is off (`filtered: false`: the caller evaluates the filter per row).
+ * @throws as openDataFile and OpenDataFile.read; ValidationError when a filter column cannot be read
+ *   as its type
  */
 export async function readTaskRows(
   io: FileIO,
@@ -46,29 +50,64 @@ export async function readTaskRows(
 ): Promise<TaskRows> {
   const file = await openDataFile(io, location);
   try {
-    if (!filter || !prune) return { rows: await file.read(readStruct), positions: undefined };
-    const spans = pruneRowSpans(file.bytes, filter) ?? [{ from: 0, to: file.rowCount }];
-    if (spans.length === 0) return { rows: [], positions: [] };
+    if (!filter || !prune)
+      return { rows: await file.read(readStruct), positions: undefined, filtered: false };
+    const spans = pruneRowSpans(file.bytes, filter, file.footer) ?? [{ from: 0, to: file.rowCount }];
+    if (spans.length === 0) return { rows: [], positions: [], filtered: true };
     const filterStruct = pruneStruct(readStruct, collectFieldIds(filter));
     const candidates = spans.reduce((n, s) => n + s.to - s.from, 0);
     if (filterStruct.fields.length >= readStruct.fields.length || candidates > file.rowCount * DENSE_SHARE) {
       // One pass: the filter needs every column read anyway, or the statistics left most of the file,
       // where matches are likely spread over it and a second pass would decode nearly everything again.
-      const rows = await file.read(readStruct, spans);
-      return { rows, positions: positionsOf(spans) };
+      return matchingRows(readStruct, filter, await file.readBatches(readStruct, spans), spans);
     }
-    const filterRows = await file.read(filterStruct, spans);
-    const positions = positionsOf(spans);
-    const survivors: number[] = [];
-    for (let i = 0; i < filterRows.length; i++) {
-      if (evaluateRow(filter, filterRows[i])) survivors.push(positions[i]);
-    }
-    if (survivors.length === 0) return { rows: [], positions: [] };
+    const filterBatches = await file.readBatches(filterStruct, spans);
+    const survivors = matchingPositions(filterStruct, filter, filterBatches, spans);
+    if (survivors.length === 0) return { rows: [], positions: [], filtered: true };
     const readSpans = spansOf(survivors);
-    return { rows: await file.read(readStruct, readSpans), positions: positionsOf(readSpans) };
+    return matchingRows(readStruct, filter, await file.readBatches(readStruct, readSpans), readSpans);
   } finally {
     file.close();
   }
+}
+
+/** The batches' rows of `struct` for which the filter is true, with their file positions. */
+function matchingRows(
+  struct: StructType,
+  filter: BoundExpression,
+  batches: DataBatch[],
+  spans: readonly RowSpan[],
+): TaskRows {
+  const all = positionsOf(spans);
+  const rows: Row[] = [];
+  const positions: number[] = [];
+  let base = 0;
+  for (const batch of batches) {
+    const selected = selectRows(filter, columnBatchOf(struct, batch));
+    if (selected.length > 0) {
+      for (const row of batchRows(struct, batch, selected)) rows.push(row);
+      for (const k of selected) positions.push(all[base + k]);
+    }
+    base += batch.length;
+  }
+  return { rows, positions, filtered: true };
+}
+
+/** File positions of the rows for which the filter is true. */
+function matchingPositions(
+  struct: StructType,
+  filter: BoundExpression,
+  batches: DataBatch[],
+  spans: readonly RowSpan[],
+): number[] {
+  const all = positionsOf(spans);
+  const out: number[] = [];
+  let base = 0;
+  for (const batch of batches) {
+    for (const k of selectRows(filter, columnBatchOf(struct, batch))) out.push(all[base + k]);
+    base += batch.length;
+  }
+  return out;
 }
 
 function positionsOf(spans: readonly RowSpan[]): number[] {

@@ -18,6 +18,7 @@ import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import type { ScanPlan } from '../../../functions/core/scan/scan-plan.js';
 import type { DataFile, Row, Schema, TableMetadata } from '../../../functions/core/spec/types.js';
 import { type DuckDB, openDuckDB, sqlString } from '../data/parquet-test-helpers.js';
+import { filterOf } from './filter-arbitrary.js';
 
 const SCHEMA: Schema = {
   type: 'struct',
@@ -209,15 +210,7 @@ const predicateArb: fc.Arbitrary<Expression> = fc.oneof(
     .filter((p) => !p.op.includes('nan') || p.term === 'amount'),
 );
 
-const filterArb: fc.Arbitrary<Expression> = fc.letrec<{ expr: Expression }>((tie) => ({
-  expr: fc.oneof(
-    { depthSize: 'small', withCrossShrink: true },
-    predicateArb,
-    fc.record({ op: fc.constant('and' as const), left: tie('expr'), right: tie('expr') }),
-    fc.record({ op: fc.constant('or' as const), left: tie('expr'), right: tie('expr') }),
-    fc.record({ op: fc.constant('not' as const), child: tie('expr') }),
-  ),
-})).expr;
+const filterArb = filterOf(predicateArb);
 
 describe('readScan: pruning inside files', () => {
   it('returns the same rows as the plain read, for any data, deletes, filter and projection', async () => {
