@@ -9,7 +9,7 @@
 import type * as arrow from 'apache-arrow';
 import { ValidationError } from '../errors.js';
 import { decimalParams, fixedLength } from '../spec/conversions.js';
-import type { IcebergType, PrimitiveType, StructType, Value } from '../spec/types.js';
+import type { IcebergType, PrimitiveType, StructType } from '../spec/types.js';
 import type { LeafStats, StatsSink } from './column-stats.js';
 
 /** 1 where a slot is present (it and all its parents are non-null); null when every slot is. */
@@ -106,7 +106,9 @@ function leafStats(type: PrimitiveType, d: arrow.Data, present: Presence, bounde
       return floatStats(type, d.values as Float32Array | Float64Array, n, has, bounded);
     case 'string':
     case 'binary': {
-      const [min, max] = bounded ? byteBounds(d, n, has) : [undefined, undefined];
+      const [min, max] = bounded
+        ? byteBounds(d.values as Uint8Array, d.valueOffsets as Int32Array, n, has)
+        : [undefined, undefined];
       const text = (b: Uint8Array | undefined) =>
         b === undefined ? undefined : Buffer.from(b).toString('utf8');
       if (type === 'string') return { type, nanCount: 0, min: text(min), max: text(max) };
@@ -129,6 +131,12 @@ function integerStats(
   bounded: boolean,
 ): LeafStats {
   if (!bounded) return { type, nanCount: 0, min: undefined, max: undefined };
+  const [lo, hi] = v instanceof BigInt64Array ? int64Extremes(v, n, has) : int32Extremes(v, n, has);
+  return { type, nanCount: 0, min: lo < 0 ? undefined : v[lo], max: hi < 0 ? undefined : v[hi] };
+}
+
+/** Slots of the smallest and largest present value (-1 when none). */
+function int32Extremes(v: Int32Array, n: number, has: (i: number) => boolean): [number, number] {
   let lo = -1;
   let hi = -1;
   for (let i = 0; i < n; i++) {
@@ -136,7 +144,34 @@ function integerStats(
     if (lo < 0 || v[i] < v[lo]) lo = i;
     if (hi < 0 || v[i] > v[hi]) hi = i;
   }
-  return { type, nanCount: 0, min: lo < 0 ? undefined : v[lo], max: hi < 0 ? undefined : v[hi] };
+  return [lo, hi];
+}
+
+/** As int32Extremes, comparing the halves of each 64-bit value (no bigint per value). */
+function int64Extremes(v: BigInt64Array, n: number, has: (i: number) => boolean): [number, number] {
+  const w = new Int32Array(v.buffer, v.byteOffset, n * 2);
+  let lo = -1;
+  let hi = -1;
+  let loHigh = 0;
+  let loLow = 0;
+  let hiHigh = 0;
+  let hiLow = 0;
+  for (let i = 0; i < n; i++) {
+    if (!has(i)) continue;
+    const high = w[2 * i + 1];
+    const low = w[2 * i] >>> 0;
+    if (lo < 0 || high < loHigh || (high === loHigh && low < loLow)) {
+      lo = i;
+      loHigh = high;
+      loLow = low;
+    }
+    if (hi < 0 || high > hiHigh || (high === hiHigh && low > hiLow)) {
+      hi = i;
+      hiHigh = high;
+      hiLow = low;
+    }
+  }
+  return [lo, hi];
 }
 
 function floatStats(
@@ -200,25 +235,44 @@ function compareRanges(b: Uint8Array, a0: number, a1: number, c0: number, c1: nu
   return a1 - a0 - (c1 - c0);
 }
 
-/** Min and max of variable-width values as unsigned bytes (UTF-8 byte order = code-point order). */
+/** First byte of a value, -1 when empty (it sorts first). */
+function firstByte(b: Uint8Array, from: number, to: number): number {
+  return from < to ? b[from] : -1;
+}
+
+/**
+ * Min and max of variable-width values as unsigned bytes (UTF-8 byte order = code-point order). The
+ * first byte settles most comparisons; only ties on it compare further.
+ */
 function byteBounds(
-  d: arrow.Data,
+  b: Uint8Array,
+  o: Int32Array,
   n: number,
   has: (i: number) => boolean,
 ): [Uint8Array | undefined, Uint8Array | undefined] {
-  const o = d.valueOffsets as Int32Array;
-  const b = d.values as Uint8Array;
   let lo = -1;
   let hi = -1;
+  let loFirst = 0;
+  let hiFirst = 0;
   for (let i = 0; i < n; i++) {
     if (!has(i)) continue;
-    if (lo < 0 || compareRanges(b, o[i], o[i + 1], o[lo], o[lo + 1]) < 0) lo = i;
-    if (hi < 0 || compareRanges(b, o[i], o[i + 1], o[hi], o[hi + 1]) > 0) hi = i;
+    const a0 = o[i];
+    const a1 = o[i + 1];
+    const first = firstByte(b, a0, a1);
+    if (lo < 0 || first < loFirst || (first === loFirst && compareRanges(b, a0, a1, o[lo], o[lo + 1]) < 0)) {
+      lo = i;
+      loFirst = first;
+    }
+    if (hi < 0 || first > hiFirst || (first === hiFirst && compareRanges(b, a0, a1, o[hi], o[hi + 1]) > 0)) {
+      hi = i;
+      hiFirst = first;
+    }
   }
   const at = (i: number) => (i < 0 ? undefined : b.slice(o[i], o[i + 1]));
   return [at(lo), at(hi)];
 }
 
+/** Fixed-width bytes (fixed, uuid): bounds never truncated, as Iceberg Java keeps them. */
 function fixedStats(
   type: PrimitiveType,
   d: arrow.Data,
@@ -228,15 +282,8 @@ function fixedStats(
   bounded: boolean,
 ): LeafStats {
   if (!bounded) return { type, nanCount: 0, min: undefined, max: undefined };
-  const b = d.values as Uint8Array;
-  let lo = -1;
-  let hi = -1;
-  for (let i = 0; i < n; i++) {
-    if (!has(i)) continue;
-    const a = i * width;
-    if (lo < 0 || compareRanges(b, a, a + width, lo * width, (lo + 1) * width) < 0) lo = i;
-    if (hi < 0 || compareRanges(b, a, a + width, hi * width, (hi + 1) * width) > 0) hi = i;
-  }
-  const at = (i: number): Value | undefined => (i < 0 ? undefined : b.slice(i * width, (i + 1) * width));
-  return { type, nanCount: 0, min: at(lo), max: at(hi) };
+  const offsets = new Int32Array(n + 1);
+  for (let i = 0; i <= n; i++) offsets[i] = i * width;
+  const [min, max] = byteBounds(d.values as Uint8Array, offsets, n, has);
+  return { type, nanCount: 0, min, max };
 }

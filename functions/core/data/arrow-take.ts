@@ -145,11 +145,6 @@ function hasNulls(d: arrow.Data): boolean {
   return d.nullCount > 0 && d.nullBitmap !== undefined && d.nullBitmap.byteLength > 0;
 }
 
-/** A null slot of a part; false for parts without nulls. */
-function nullAt(d: arrow.Data, i: number): boolean {
-  return hasNulls(d) && bitAt(d.nullBitmap as Uint8Array, i) === 0;
-}
-
 function takeValidity(
   parts: readonly arrow.Data[],
   runs: RowRuns,
@@ -255,8 +250,9 @@ function takeOffsets(
       total += o[from + len] - start;
       continue;
     }
+    const bits = d.nullBitmap as Uint8Array;
     for (let i = from; i < from + len; i++) {
-      if (!nullAt(d, i)) {
+      if (bitAt(bits, i) === 1) {
         const n = o[i + 1] - o[i];
         childRuns.push(part, o[i], n);
         total += n;

@@ -10,13 +10,12 @@ import type * as arrow from 'apache-arrow';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { RunBuilder, runsOf, takeData } from '../data/arrow-take.js';
 import { collectBatchStats } from '../data/arrow-stats.js';
-import type { StatsSink } from '../data/column-stats.js';
 import { recordBatchOf } from '../data/nested-data.js';
 import { projectFile, readArrowFile } from '../data/read-arrow-columns.js';
 import type { RecordBatchSource } from '../data/record-batch-source.js';
 import { type WriteDataFilesOptions, writeBatchSourceFiles } from '../data/write-data-file.js';
 import type { FileScanTask } from '../scan/scan-plan.js';
-import type { DataFile, Schema, SortOrder, StructType } from '../spec/types.js';
+import type { DataFile, Schema, SortOrder } from '../spec/types.js';
 import { DeleteMasks } from './delete-mask.js';
 import { type GroupRows, sortGroupRows } from './sort-permutation.js';
 
@@ -85,17 +84,11 @@ class GatheredFileRows implements RecordBatchSource {
     return this.rows.row.length;
   }
 
-  buildBatch(
-    schema: StructType,
-    arrowSchema: arrow.Schema,
-    start: number,
-    end: number,
-    stats: StatsSink,
-  ): arrow.RecordBatch {
+  readonly buildBatch: RecordBatchSource['buildBatch'] = (schema, arrowSchema, start, end, stats) => {
     const runs = runsOf(this.rows.part, this.rows.row, start, end);
     const children = arrowSchema.fields.map((f, j) => takeData(f.type, this.rows.parts[j], runs));
     const batch = recordBatchOf(arrowSchema, end - start, children);
     collectBatchStats(schema, batch, stats);
     return batch;
-  }
+  };
 }

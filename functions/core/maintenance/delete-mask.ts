@@ -31,8 +31,8 @@ interface EqualityDeletes {
 
 /** Reads each delete file once for a whole group (a delete file usually applies to many data files). */
 export class DeleteMasks {
-  private readonly positions = new Map<string, Promise<Map<string, number[]>>>();
-  private readonly equality = new Map<string, Promise<EqualityDeletes>>();
+  private readonly positions = new LoadOnce<Map<string, number[]>>();
+  private readonly equality = new LoadOnce<EqualityDeletes>();
 
   constructor(private readonly table: LoadedTable) {}
 
@@ -47,13 +47,13 @@ export class DeleteMasks {
     const mask = new Uint8Array(file.rowCount);
     for (const ref of task.deletes) {
       if (ref.file.content !== 1) continue;
-      const byPath = await cached(this.positions, ref.file.file_path, () => this.readPositions(ref.file));
+      const byPath = await this.positions.get(ref.file.file_path, () => this.readPositions(ref.file));
       for (const pos of byPath.get(task.file.file_path) ?? [])
         if (pos >= 0 && pos < mask.length) mask[pos] = 1;
     }
     for (const ref of task.deletes) {
       if (ref.file.content !== 2) continue;
-      const deletes = await cached(this.equality, ref.file.file_path, () => this.readEquality(ref.file));
+      const deletes = await this.equality.get(ref.file.file_path, () => this.readEquality(ref.file));
       const columns = deletes.columns.map((c) => readFieldValues(file, c.ids, c.type, c.path));
       const tuple: Value[] = new Array(columns.length);
       for (let i = 0; i < mask.length; i++) {
@@ -79,12 +79,9 @@ export class DeleteMasks {
           `position delete file ${file.file_path} has a row without file_path or pos`,
         );
       }
-      let list = byPath.get(path);
-      if (!list) {
-        list = [];
-        byPath.set(path, list);
-      }
-      list.push(Number(pos));
+      const list = byPath.get(path);
+      if (list) list.push(Number(pos));
+      else byPath.set(path, [Number(pos)]);
     }
     return byPath;
   }
@@ -107,13 +104,17 @@ export class DeleteMasks {
   }
 }
 
-function cached<T>(cache: Map<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> {
-  let value = cache.get(key);
-  if (!value) {
-    value = load();
-    cache.set(key, value);
+/** Each key's value loaded once: a second ask gets the first load's promise. */
+class LoadOnce<T> {
+  private readonly loads = new Map<string, Promise<T>>();
+
+  get(key: string, load: () => Promise<T>): Promise<T> {
+    const known = this.loads.get(key);
+    if (known) return known;
+    const loading = load();
+    this.loads.set(key, loading);
+    return loading;
   }
-  return value;
 }
 
 /**
