@@ -2,7 +2,7 @@
  * The columnar compaction against the row path it replaces (readScanRows → sortRows → writeDataFiles,
  * compactGroup's `columnar: false`): on random tables — every Iceberg type, nulls at every level,
  * position and equality deletes, schema evolution (added, renamed, dropped columns, int → long,
- * float → double, decimal widening), random sort orders and target sizes — both write the same
+ * float → double, decimal widening), random sort orders, target sizes and codecs — both write the same
  * rows in the same order, as byte-identical files with the same DataFile entries (record counts,
  * bounds, null and NaN counts, sizes).
  */
@@ -184,6 +184,7 @@ interface Scenario {
   evolutions: Evolution[];
   sort: { source: number; transform: number; desc: boolean; nullsFirst: boolean }[];
   target: number | undefined;
+  codec: string;
   positionDeletes: { file: number; positions: number[] }[];
   equalityKeys: bigint[];
   seed: number;
@@ -204,6 +205,7 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
     { maxLength: 3 },
   ),
   target: fc.constantFrom(undefined, 3000),
+  codec: fc.constantFrom('zstd', 'snappy', 'gzip', 'uncompressed'),
   positionDeletes: fc.array(
     fc.record({ file: fc.nat(), positions: fc.uniqueArray(fc.nat({ max: 20 }), { maxLength: 5 }) }),
     { maxLength: 2 },
@@ -318,6 +320,7 @@ async function buildTable(catalog: Catalog, s: Scenario): Promise<LoadedTable> {
     schema: initial,
     properties: {
       'write.avro.compression-codec': 'uncompressed',
+      'write.parquet.compression-codec': s.codec,
       ...(s.target ? { 'write.target-file-size-bytes': String(s.target) } : {}),
     },
     ...(sortFields.length > 0 ? { sortOrder: { 'order-id': 1, fields: sortFields } } : {}),
