@@ -1,7 +1,8 @@
 /**
  * The columnar compaction against the row path it replaces (readScanRows → sortRows → writeDataFiles,
  * compactGroup's `columnar: false`): on random tables — every Iceberg type, nulls at every level,
- * position and equality deletes, schema evolution (added, renamed, dropped columns, int → long,
+ * position and equality deletes (on the id, on strings, ints, a struct field, a column dropped since),
+ * schema evolution (added, renamed, dropped columns, int → long,
  * float → double, decimal widening), random sort orders, target sizes and codecs — both write the same
  * rows in the same order, as byte-identical files with the same DataFile entries (record counts,
  * bounds, null and NaN counts, sizes).
@@ -12,7 +13,7 @@ import type { Catalog, LoadedTable } from '../../../functions/core/catalog/catal
 import { readDataFile } from '../../../functions/core/data/read-data-file.js';
 import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
 import { joinLocation } from '../../../functions/core/io/location.js';
-import { compactGroup } from '../../../functions/core/maintenance/compact-group.js';
+import { compactGroup, type GroupOutcome } from '../../../functions/core/maintenance/compact-group.js';
 import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
 import { planCompaction } from '../../../functions/core/maintenance/plan-compaction.js';
 import {
@@ -187,6 +188,8 @@ interface Scenario {
   codec: string;
   positionDeletes: { file: number; positions: number[] }[];
   equalityKeys: bigint[];
+  /** Equality deletes on other columns: which ones, and which written rows' values they delete. */
+  keyed: { ids: number[]; picks: number[] };
   seed: number;
 }
 
@@ -211,11 +214,20 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
     { maxLength: 2 },
   ),
   equalityKeys: fc.uniqueArray(fc.bigInt({ min: 0n, max: 12n }), { maxLength: 3 }),
+  keyed: fc.record({
+    ids: fc.constantFrom([1, 16], [9], [3], [16], [9, 3]),
+    picks: fc.array(fc.nat(), { maxLength: 3 }),
+  }),
   seed: fc.integer(),
 });
 
 /** The schema after the scenario's evolutions (ids kept; names, types and presence changed). */
-function evolve(schema: Schema, evolutions: Evolution[], sortSources: Set<number>): Schema {
+function evolve(
+  schema: Schema,
+  evolutions: Evolution[],
+  sortSources: Set<number>,
+  preferDropped: number[],
+): Schema {
   let fields = [...schema.fields];
   for (const e of evolutions) {
     if (e === 'add') {
@@ -229,7 +241,9 @@ function evolve(schema: Schema, evolutions: Evolution[], sortSources: Set<number
     } else if (e === 'rename') {
       fields = fields.map((f) => (f.id === 1 ? f : { ...f, name: `${f.name}_r` }));
     } else if (e === 'drop') {
-      const victim = fields.find((f) => f.id !== 1 && !sortSources.has(f.id) && f.id < 40);
+      // An equality-delete key column first: its deletes must still apply through the older schema.
+      const droppable = fields.filter((f) => f.id !== 1 && !sortSources.has(f.id) && f.id < 40);
+      const victim = droppable.find((f) => preferDropped.includes(f.id)) ?? droppable[0];
       if (victim) fields = fields.filter((f) => f !== victim);
     } else {
       const promoted: Record<string, string> = {
@@ -300,6 +314,71 @@ async function commitEqualityDeletes(catalog: Catalog, keys: bigint[]): Promise<
   await commitFiles(catalog, 'delete', [], files, ID);
 }
 
+/** A written row's value of field `id` (top level, or `st.a`), whatever the column is named now. */
+function valueOf(row: Row, schema: Schema, id: number): Value {
+  if (id === 16) {
+    const st = schema.fields.find((f) => f.id === 15);
+    const value = st ? row[st.name] : null;
+    return value === null || value === undefined ? null : ((value as Row).a ?? null);
+  }
+  const field = schema.fields.find((f) => f.id === id);
+  return field ? (row[field.name] ?? null) : null;
+}
+
+/**
+ * Equality deletes keyed on `ids` holding the values of some written rows (plus one all-null key), the
+ * key columns typed as the newest schema holding them types them (a column dropped since still keys).
+ */
+async function commitKeyedDeletes(
+  catalog: Catalog,
+  written: { row: Row; schema: Schema }[],
+  ids: number[],
+  picks: number[],
+): Promise<void> {
+  const table = await catalog.loadTable(ID);
+  const newestFirst = [...table.metadata.schemas].reverse();
+  const typeOf = (id: number): IcebergType | undefined => {
+    for (const schema of newestFirst) {
+      const top = schema.fields.find((f) => f.id === (id === 16 ? 15 : id));
+      if (top) return id === 16 ? 'int' : top.type;
+    }
+    return undefined;
+  };
+  if (picks.length === 0 || ids.some((id) => typeOf(id) === undefined)) return;
+  const fields: StructField[] = ids.map((id) =>
+    id === 16
+      ? {
+          id: 15,
+          name: 'st',
+          required: false,
+          type: { type: 'struct', fields: [{ id: 16, name: 'a', required: false, type: 'int' }] },
+        }
+      : { id, name: `k${id}`, required: false, type: typeOf(id) as IcebergType },
+  );
+  const keyOf = (row: Row, schema: Schema): Row =>
+    Object.fromEntries(
+      ids.map((id, j) => {
+        const v = valueOf(row, schema, id);
+        if (id === 16) return [fields[j].name, v === null ? null : { a: v }];
+        return [fields[j].name, typeOf(id) === 'long' && typeof v === 'number' ? BigInt(v) : v];
+      }),
+    );
+  const keys = [
+    ...picks.map((p) => keyOf(written[p % written.length].row, written[p % written.length].schema)),
+    Object.fromEntries(fields.map((f) => [f.name, null])),
+  ];
+  const files = await writeDataFiles(keys, {
+    io: table.io,
+    schema: { type: 'struct', 'schema-id': 0, fields },
+    specId: 0,
+    partition: {},
+    content: 2,
+    equalityIds: ids,
+    nextLocation: (i) => joinLocation(table.metadata.location, 'data', `eq-keyed-${i}.parquet`),
+  });
+  await commitFiles(catalog, 'delete', [], files, ID);
+}
+
 /** Builds the scenario's table; returns it loaded, ready to plan. */
 async function buildTable(catalog: Catalog, s: Scenario): Promise<LoadedTable> {
   const initial: Schema = {
@@ -326,18 +405,22 @@ async function buildTable(catalog: Catalog, s: Scenario): Promise<LoadedTable> {
     ...(sortFields.length > 0 ? { sortOrder: { 'order-id': 1, fields: sortFields } } : {}),
   });
   let schema = initial;
+  const written: { row: Row; schema: Schema }[] = [];
   for (let b = 0; b < s.batches; b++) {
     if (b === s.evolveAfter && s.evolutions.length > 0) {
-      schema = evolve(schema, s.evolutions, new Set(sortFields.map((f) => f['source-id'])));
+      schema = evolve(schema, s.evolutions, new Set(sortFields.map((f) => f['source-id'])), s.keyed.ids);
       await evolveTable(catalog, schema);
     }
-    await appendBatch(catalog, rowsFor(schema, 1 + ((s.seed + b * 7) & 15), s.seed + b), (b + 1) * 100, ID);
+    const rows = rowsFor(schema, 1 + ((s.seed + b * 7) & 15), s.seed + b);
+    for (const row of rows) written.push({ row, schema });
+    await appendBatch(catalog, rows, (b + 1) * 100, ID);
   }
   const files = (await planScan(await catalog.loadTable(ID))).tasks.map((t) => t.file);
   for (const d of s.positionDeletes) {
     await commitPositionDeletes(catalog, files[d.file % files.length], d.positions, ID);
   }
   await commitEqualityDeletes(catalog, s.equalityKeys);
+  await commitKeyedDeletes(catalog, written, s.keyed.ids, s.keyed.picks);
   return catalog.loadTable(ID);
 }
 
@@ -363,18 +446,18 @@ describe('columnar compaction writes what the row path writes', () => {
           if (!plan) return;
           const schema = currentSchema(table.metadata);
           for (const group of plan.groups) {
+            const location = groupResultLocation(table.metadata.location, plan.runId, group.index);
+            // The group's result file (none when every row was deleted), removed for the next run.
+            const resultOf = async (outcome: GroupOutcome): Promise<DataFile[]> => {
+              if (!outcome.written) return [];
+              const files = await readGroupResult(table.io, location, group.specId);
+              await table.io.delete(location);
+              return files;
+            };
             const rowPath = await compactGroup(table, plan, group.index, { columnar: false });
-            const rowFiles = await readGroupResult(
-              table.io,
-              groupResultLocation(table.metadata.location, plan.runId, group.index),
-              group.specId,
-            );
+            const rowFiles = await resultOf(rowPath);
             const columnar = await compactGroup(table, plan, group.index);
-            const columnarFiles = await readGroupResult(
-              table.io,
-              groupResultLocation(table.metadata.location, plan.runId, group.index),
-              group.specId,
-            );
+            const columnarFiles = await resultOf(columnar);
             expect(columnar).toEqual(rowPath);
             expect(columnarFiles.map(entryOf)).toEqual(rowFiles.map(entryOf));
             const rowsOf = async (files: DataFile[]) =>
@@ -392,7 +475,28 @@ describe('columnar compaction writes what the row path writes', () => {
           await cleanup();
         }
       }),
-      { numRuns: 40 },
+      {
+        numRuns: 40,
+        examples: [
+          // every row deleted: the key column was dropped before any row was written, so each row's
+          // key is null, as the delete's all-null key is
+          [
+            {
+              columns: [7],
+              batches: 2,
+              evolveAfter: 0,
+              evolutions: ['drop'],
+              sort: [],
+              target: undefined,
+              codec: 'zstd',
+              positionDeletes: [],
+              equalityKeys: [],
+              keyed: { ids: [9], picks: [0] },
+              seed: 0,
+            },
+          ],
+        ],
+      },
     );
   }, 240_000);
 });
