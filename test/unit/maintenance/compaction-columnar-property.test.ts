@@ -315,7 +315,7 @@ async function commitEqualityDeletes(catalog: Catalog, keys: bigint[]): Promise<
 }
 
 /** A written row's value of field `id` (top level, or `st.a`), whatever the column is named now. */
-function valueOf(row: Row, schema: Schema, id: number): Value {
+function fieldValue(row: Row, schema: Schema, id: number): Value {
   if (id === 16) {
     const st = schema.fields.find((f) => f.id === 15);
     const value = st ? row[st.name] : null;
@@ -358,7 +358,7 @@ async function commitKeyedDeletes(
   const keyOf = (row: Row, schema: Schema): Row =>
     Object.fromEntries(
       ids.map((id, j) => {
-        const v = valueOf(row, schema, id);
+        const v = fieldValue(row, schema, id);
         if (id === 16) return [fields[j].name, v === null ? null : { a: v }];
         return [fields[j].name, typeOf(id) === 'long' && typeof v === 'number' ? BigInt(v) : v];
       }),
