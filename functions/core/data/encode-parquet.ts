@@ -10,9 +10,9 @@ import * as arrow from 'apache-arrow';
 import { LakeError, ValidationError } from '../errors.js';
 import type { Row, StructType } from '../spec/types.js';
 import { buildRecordBatch } from './build-record-batch.js';
-import type { GatheredRows } from './gathered-rows.js';
 import type { StatsSink } from './column-stats.js';
 import { parquetWasm } from './parquet-wasm.js';
+import type { RecordBatchSource } from './record-batch-source.js';
 import { encodeBatchAsParquet, nativeParquetAvailable } from './parquet/write-batch.js';
 import { type FooterMetrics, readFooterMetrics } from './parquet-footer.js';
 
@@ -63,7 +63,7 @@ export interface EncodedFile {
 export function encodeParquetFile(
   schema: StructType,
   arrowSchema: arrow.Schema,
-  rows: Row[] | GatheredRows,
+  rows: Row[] | RecordBatchSource,
   start: number,
   end: number,
   opts: EncodeOptions,

@@ -20,6 +20,7 @@ import { encodeBounds } from './column-stats.js';
 import { type EncodedFile, type ParquetCodec, encodeParquetFile } from './encode-parquet.js';
 import { nativeParquetAvailable, PAGE_ROWS } from './parquet/write-batch.js';
 import { loadParquetWasm } from './parquet-wasm.js';
+import type { RecordBatchSource } from './record-batch-source.js';
 
 export interface WriteDataFilesOptions {
   io: FileIO;
@@ -67,6 +68,23 @@ export async function writeDataFiles(
   rows: Row[] | GatheredRows,
   opts: WriteDataFilesOptions,
 ): Promise<DataFile[]> {
+  return writeFiles(rows, opts);
+}
+
+/**
+ * Writes the rows of `source` (columns that build their own Arrow batches, e.g. compaction's gathered
+ * file columns) exactly as writeDataFiles writes the same rows: the same files, split at the same
+ * target size, with the same statistics.
+ * @throws as writeDataFiles
+ */
+export async function writeBatchSourceFiles(
+  source: RecordBatchSource,
+  opts: WriteDataFilesOptions,
+): Promise<DataFile[]> {
+  return writeFiles(source, opts);
+}
+
+async function writeFiles(rows: Row[] | RecordBatchSource, opts: WriteDataFilesOptions): Promise<DataFile[]> {
   const settings = resolveOptions(opts);
   if (rows.length === 0) return [];
   // snappy (and zstd on a Node without it in zlib) is written by parquet-wasm, loaded only then

@@ -4,19 +4,30 @@
  * new files through their data sequence number), sorts them by the table's sort order, and writes them as
  * files of the target size in the same partition. Nothing is committed here; the DataFiles written go to
  * the group's result file for the commit step.
+ *
+ * The rows never become JS objects (compact-columns.ts): columns are read as Arrow, deletes masked,
+ * the sort order applied as a permutation and the output gathered from the input columns. The row path
+ * (readScanRows → sortRows → writeDataFiles) stays as the reference the columnar one is tested against.
  */
 import { randomUUID } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
-import { writeDataFiles } from '../data/write-data-file.js';
+import { type WriteDataFilesOptions, writeDataFiles } from '../data/write-data-file.js';
 import { ValidationError } from '../errors.js';
 import { joinLocation } from '../io/location.js';
 import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
 import { currentSchema, sortOrderById, specById } from '../spec/metadata.js';
 import { partitionPath } from '../spec/transforms.js';
+import type { DataFile } from '../spec/types.js';
+import { compactColumns } from './compact-columns.js';
 import { groupResultLocation, type RewritePlan, writeGroupResult } from './rewrite-run-files.js';
 import { sortRows } from '../table/sort-rows.js';
 import { parquetCodec } from '../table/table-properties.js';
+
+export interface CompactGroupOptions {
+  /** Columnar compaction; false only to compare with the row path. @default true */
+  columnar?: boolean;
+}
 
 export interface GroupOutcome {
   index: number;
@@ -42,6 +53,7 @@ export async function compactGroup(
   table: LoadedTable,
   plan: RewritePlan,
   index: number,
+  options: CompactGroupOptions = {},
 ): Promise<GroupOutcome> {
   const group = plan.groups.find((g) => g.index === index);
   if (!group) throw new ValidationError(`the rewrite plan ${plan.runId} has no group ${index}`);
@@ -55,11 +67,7 @@ export async function compactGroup(
     );
   }
   const schema = currentSchema(md);
-  const rows = sortRows(
-    await readScanRows(table, { ...scan, tasks }),
-    sortOrderById(md, md['default-sort-order-id']),
-    schema,
-  );
+  const order = sortOrderById(md, md['default-sort-order-id']);
   const spec = specById(md, group.specId);
   const partition = tasks[0].file.partition;
   const dir = joinLocation(
@@ -69,7 +77,7 @@ export async function compactGroup(
   );
   const prefix = `rewrite-${plan.runId}-${index}-${randomUUID().slice(0, 8)}`;
   const sortOrderId = md['default-sort-order-id'];
-  const files = await writeDataFiles(rows, {
+  const opts: WriteDataFilesOptions = {
     io: table.io,
     schema,
     specId: spec['spec-id'],
@@ -78,7 +86,16 @@ export async function compactGroup(
     targetFileSizeBytes: plan.targetFileSizeBytes,
     codec: parquetCodec(md.properties ?? {}),
     ...(sortOrderId !== 0 ? { sortOrderId } : {}),
-  });
+  };
+  let files: DataFile[];
+  let recordsWritten: number;
+  if (options.columnar !== false) {
+    ({ files, rows: recordsWritten } = await compactColumns(table, tasks, schema, order, opts));
+  } else {
+    const rows = sortRows(await readScanRows(table, { ...scan, tasks }), order, schema);
+    files = await writeDataFiles(rows, opts);
+    recordsWritten = rows.length;
+  }
   if (files.length > 0) {
     await writeGroupResult(
       table.io,
@@ -96,7 +113,7 @@ export async function compactGroup(
     recordsRemoved: tasks.reduce((s, t) => s + Number(t.file.record_count), 0),
     filesAdded: files.length,
     bytesAdded: files.reduce((s, f) => s + Number(f.file_size_in_bytes), 0),
-    recordsWritten: rows.length,
+    recordsWritten,
     deletesApplied: tasks.some((t) => t.deletes.length > 0),
   };
 }

@@ -1,0 +1,115 @@
+/**
+ * A data file read as Arrow columns, not rows: parquet-wasm decodes it in one synchronous call (about
+ * a fifth cheaper than its async file reader on small files), and the columns are then resolved by
+ * Iceberg field id (read-data-file.ts's rule) and projected onto a schema in the writer's layout
+ * (project-arrow.ts), or read as values for the few columns that need them (equality-delete keys).
+ */
+import * as arrow from 'apache-arrow';
+import { LakeError, ValidationError } from '../errors.js';
+import type { FileIO } from '../io/file-io.js';
+import type { IcebergType, StructType, Value } from '../spec/types.js';
+import { getArrowFieldId } from './arrow-schema.js';
+import { readColumnValues } from './arrow-to-values.js';
+import { loadParquetWasm } from './parquet-wasm.js';
+import { childById, projectData } from './project-arrow.js';
+
+/** Rows per Arrow batch parquet-wasm hands over (as read-data-file.ts reads). */
+const READ_BATCH_ROWS = 65_536;
+
+/** A data file's columns as parquet-wasm read them, batch by batch, in file order. */
+export interface ArrowFile {
+  readonly location: string;
+  readonly table: arrow.Table;
+  readonly rowCount: number;
+}
+
+/**
+ * Reads every column of a Parquet data file.
+ * @throws NotFoundError / TransientIOError from `io.read`; ValidationError when the file is not Parquet
+ *   or carries no field ids (name mapping is not supported)
+ */
+export async function readArrowFile(io: FileIO, location: string): Promise<ArrowFile> {
+  const bytes = await io.read(location);
+  const { readParquet } = await loadParquetWasm();
+  let table: arrow.Table;
+  try {
+    table = arrow.tableFromIPC(readParquet(bytes, { batchSize: READ_BATCH_ROWS }).intoIPCStream());
+  } catch (error) {
+    throw new ValidationError(`${location} is not a readable Parquet file: ${String(error)}`, {
+      cause: error,
+    });
+  }
+  if (!hasAnyFieldId(table.schema.fields)) {
+    throw new ValidationError(`${location} has no Parquet field ids; reading it needs a name mapping`);
+  }
+  return { location, table, rowCount: table.numRows };
+}
+
+function hasAnyFieldId(fields: arrow.Field[]): boolean {
+  return fields.some((f) => getArrowFieldId(f) !== undefined || hasAnyFieldId(f.type.children ?? []));
+}
+
+/**
+ * The file's rows as one struct Data per batch, projected onto `schema` (a field the file lacks is
+ * null; renamed fields are found by id; allowed promotions applied).
+ * @throws ValidationError when a column cannot be read as its schema type
+ */
+export function projectFile(file: ArrowFile, schema: StructType): arrow.Data[][] {
+  try {
+    return file.table.batches.map((batch) =>
+      schema.fields.map((f) =>
+        projectData(
+          f.type,
+          childById(file.table.schema.fields, batch.data.children, f.id),
+          batch.numRows,
+          f.name,
+        ),
+      ),
+    );
+  } catch (error) {
+    if (error instanceof LakeError)
+      throw new ValidationError(`${file.location}: ${error.message}`, { cause: error });
+    throw new ValidationError(`cannot read ${file.location}: ${String(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Values (the row path's `Value` representation) of the field reached through structs by `ids` (top
+ * level first), read as `type`; null where the file lacks it or a struct on the way is null.
+ * @throws ValidationError when the column cannot be read as `type`
+ */
+export function readFieldValues(
+  file: ArrowFile,
+  ids: readonly number[],
+  type: IcebergType,
+  path: string,
+): Value[] {
+  const out: Value[] = new Array(file.rowCount).fill(null);
+  let base = 0;
+  for (const batch of file.table.batches) {
+    let fields: readonly arrow.Field[] = file.table.schema.fields;
+    let data: arrow.Data | undefined = batch.data;
+    const parents: arrow.Data[] = [];
+    for (let s = 0; s < ids.length && data !== undefined; s++) {
+      const k = fields.findIndex((f) => getArrowFieldId(f) === ids[s]);
+      if (s > 0) {
+        if (data.type.typeId !== arrow.Type.Struct) {
+          throw new ValidationError(
+            `column '${path}' holds ${String(data.type)} where a struct was expected`,
+          );
+        }
+        parents.push(data);
+      }
+      data = k < 0 ? undefined : data.children[k];
+      fields = k < 0 ? [] : (fields[k].type.children ?? []);
+    }
+    if (data !== undefined) {
+      const values = readColumnValues(type, data, path);
+      for (let i = 0; i < batch.numRows; i++) {
+        if (parents.every((p) => p.getValid(i))) out[base + i] = values[i];
+      }
+    }
+    base += batch.numRows;
+  }
+  return out;
+}

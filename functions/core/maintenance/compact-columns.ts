@@ -1,0 +1,94 @@
+/**
+ * The columnar compaction of one group: each file's columns are read as Arrow and projected onto the
+ * table's current schema (read-arrow-columns.ts), the rows its deletes remove are masked out
+ * (delete-mask.ts), the rows kept are ordered by the sort order (sort-permutation.ts), and every output
+ * file's batch is gathered from the input columns (arrow-take.ts) and written by floe's writer through
+ * writeBatchSourceFiles — no row object exists. Only the group's decoded columns are held, plus the
+ * batch of the file being written.
+ */
+import type * as arrow from 'apache-arrow';
+import type { LoadedTable } from '../catalog/catalog.js';
+import { RunBuilder, runsOf, takeData } from '../data/arrow-take.js';
+import { collectBatchStats } from '../data/arrow-stats.js';
+import { recordBatchOf } from '../data/nested-data.js';
+import { projectFile, readArrowFile } from '../data/read-arrow-columns.js';
+import type { RecordBatchSource } from '../data/record-batch-source.js';
+import { type WriteDataFilesOptions, writeBatchSourceFiles } from '../data/write-data-file.js';
+import type { FileScanTask } from '../scan/scan-plan.js';
+import type { DataFile, Schema, SortOrder } from '../spec/types.js';
+import { DeleteMasks } from './delete-mask.js';
+import { type GroupRows, sortGroupRows } from './sort-permutation.js';
+
+/**
+ * Reads the live rows of `tasks` (deletes applied), sorts them by `order` and writes them as `opts`
+ * says; returns the files written and the rows they hold.
+ * @throws ValidationError for a file that cannot be read as the schema, a malformed delete file, a
+ *   sort field that does not apply, or rows the writer refuses; whatever reading and writing throw
+ */
+export async function compactColumns(
+  table: LoadedTable,
+  tasks: readonly FileScanTask[],
+  schema: Schema,
+  order: SortOrder | undefined,
+  opts: WriteDataFilesOptions,
+): Promise<{ files: DataFile[]; rows: number }> {
+  const rows = sortGroupRows(await readGroupRows(table, tasks, schema), order, schema);
+  const files = await writeBatchSourceFiles(new GatheredFileRows(rows), opts);
+  return { files, rows: rows.row.length };
+}
+
+/** Every file's columns, batch by batch, and the rows no delete removes, in file order. */
+async function readGroupRows(
+  table: LoadedTable,
+  tasks: readonly FileScanTask[],
+  schema: Schema,
+): Promise<GroupRows> {
+  const masks = new DeleteMasks(table);
+  const parts: arrow.Data[][] = schema.fields.map(() => []);
+  const kept = new RunBuilder(tasks.length);
+  let partCount = 0;
+  let next = tasks.length > 0 ? readArrowFile(table.io, tasks[0].file.file_path) : undefined;
+  for (let t = 0; t < tasks.length; t++) {
+    const file = await (next as ReturnType<typeof readArrowFile>);
+    // The next file is read from storage while this one is projected and masked.
+    next = t + 1 < tasks.length ? readArrowFile(table.io, tasks[t + 1].file.file_path) : undefined;
+    next?.catch(() => undefined); // observed when awaited; this only avoids an unhandled rejection
+    const mask = await masks.maskOf(tasks[t], file);
+    let position = 0;
+    for (const columns of projectFile(file, schema)) {
+      const p = partCount++;
+      for (let j = 0; j < columns.length; j++) parts[j].push(columns[j]);
+      const length = columns[0]?.length ?? 0;
+      if (!mask) kept.push(p, 0, length);
+      else for (let r = 0; r < length; r++) if (mask[position + r] === 0) kept.push(p, r, 1);
+      position += length;
+    }
+  }
+  const runs = kept.finish();
+  const part = new Int32Array(runs.rows);
+  const row = new Int32Array(runs.rows);
+  for (let r = 0, k = 0; r < runs.count; r++) {
+    for (let i = 0; i < runs.len[r]; i++, k++) {
+      part[k] = runs.part[r];
+      row[k] = runs.from[r] + i;
+    }
+  }
+  return { parts, part, row };
+}
+
+/** The group's rows, in write order, as the writer's batch source: each batch gathered on demand. */
+class GatheredFileRows implements RecordBatchSource {
+  constructor(private readonly rows: GroupRows) {}
+
+  get length(): number {
+    return this.rows.row.length;
+  }
+
+  readonly buildBatch: RecordBatchSource['buildBatch'] = (schema, arrowSchema, start, end, stats) => {
+    const runs = runsOf(this.rows.part, this.rows.row, start, end);
+    const children = arrowSchema.fields.map((f, j) => takeData(f.type, this.rows.parts[j], runs));
+    const batch = recordBatchOf(arrowSchema, end - start, children);
+    collectBatchStats(schema, batch, stats);
+    return batch;
+  };
+}
