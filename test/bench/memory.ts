@@ -1,6 +1,6 @@
 /**
  * Section 5: memory of the 6 MB batch, measured in a child process so the figure is the batch's, not the
- * bench harness's: the handler bundled as the Lambda is (`bundleFloeFunction` of infra/functions.ts:
+ * bench harness's: the handler bundled as the Lambda is (`bundleFloeFunction` of infra/bundle-function.ts:
  * split ESM, minified, the same banner and WebAssembly next to it), then run under plain node on one
  * cold and several warm invocations. Peak RSS is the process's high-water mark (getrusage maxrss).
  */
@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { bundleFloeFunction } from '../../infra/functions.js';
+import { bundleFloeFunction } from '../../infra/bundle-function.js';
 import { makeOrderMessages, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
 
 const run = promisify(execFile);
@@ -88,7 +88,7 @@ export async function runMemory(
   try {
     progress('memory: bundling the handler as deployed');
     const entry = fileURLToPath(new URL('./memory-child.ts', import.meta.url));
-    bundleFloeFunction(entry, dir);
+    await bundleFloeFunction(entry, dir);
     const bundle = join(dir, 'index.mjs');
     const messages = makeOrderMessages(settings);
     const perPartition = Math.max(...messages.map((m) => m.index)) + 1;

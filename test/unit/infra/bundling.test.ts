@@ -8,6 +8,28 @@ import { createFloeFunction } from '../../../infra/functions.js';
 import { invokeBundle } from './bundle-runner.js';
 
 const PROBE_ENTRY = path.join(import.meta.dirname, 'fixtures', 'wasm-probe.ts');
+const LAZY_PROBE_ENTRY = path.join(import.meta.dirname, 'fixtures', 'wasm-lazy-probe.ts');
+
+/** Synthesizes one function built exactly like floe's, with real bundling, into `outdir`: its asset folder. */
+function synthesizeProbe(outdir: string, entry: string): string {
+  const app = new App({ outdir });
+  const stack = new Stack(app, 'Probe');
+  createFloeFunction(stack, 'Probe', {
+    entry,
+    handler: 'handler',
+    description: 'bundling probe',
+    memorySize: 512,
+    timeout: Duration.seconds(30),
+    environment: {},
+    logRetention: logs.RetentionDays.ONE_DAY,
+    removalPolicy: RemovalPolicy.DESTROY,
+  });
+  const template = app.synth().getStackByName('Probe').template as {
+    Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string } } }>;
+  };
+  const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function')!;
+  return path.join(outdir, `asset.${fn.Properties.Code!.S3Key!.replace(/\.zip$/, '')}`);
+}
 
 describe('the bundle a floe function deploys (local esbuild, ESM, parquet-wasm)', () => {
   let outdir: string;
@@ -16,23 +38,7 @@ describe('the bundle a floe function deploys (local esbuild, ESM, parquet-wasm)'
   beforeAll(async () => {
     // Prepare: synthesize one function built exactly like floe's, with real bundling, into a temp dir
     outdir = await fs.mkdtemp(path.join(os.tmpdir(), 'floe-bundle-'));
-    const app = new App({ outdir });
-    const stack = new Stack(app, 'Probe');
-    createFloeFunction(stack, 'Probe', {
-      entry: PROBE_ENTRY,
-      handler: 'handler',
-      description: 'bundling probe',
-      memorySize: 512,
-      timeout: Duration.seconds(30),
-      environment: {},
-      logRetention: logs.RetentionDays.ONE_DAY,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    const template = app.synth().getStackByName('Probe').template as {
-      Resources: Record<string, { Type: string; Properties: { Code?: { S3Key?: string } } }>;
-    };
-    const fn = Object.values(template.Resources).find((r) => r.Type === 'AWS::Lambda::Function')!;
-    assetDir = path.join(outdir, `asset.${fn.Properties.Code!.S3Key!.replace(/\.zip$/, '')}`);
+    assetDir = synthesizeProbe(outdir, PROBE_ENTRY);
   }, 120_000);
 
   afterAll(async () => {
@@ -65,5 +71,40 @@ describe('the bundle a floe function deploys (local esbuild, ESM, parquet-wasm)'
     } finally {
       await fs.rm(copy, { recursive: true, force: true });
     }
+  }, 60_000);
+});
+
+describe("the bundle of a function that loads parquet-wasm on first use, as floe's handlers do", () => {
+  let outdir: string;
+  let assetDir: string;
+
+  beforeAll(async () => {
+    // Prepare
+    outdir = await fs.mkdtemp(path.join(os.tmpdir(), 'floe-bundle-lazy-'));
+    assetDir = synthesizeProbe(outdir, LAZY_PROBE_ENTRY);
+  }, 120_000);
+
+  afterAll(async () => {
+    await fs.rm(outdir, { recursive: true, force: true });
+  });
+
+  it('keeps parquet-wasm out of index.mjs: a chunk beside it, read only when imported', async () => {
+    // Act
+    const files = await fs.readdir(assetDir);
+    const read = (name: string) => fs.readFile(path.join(assetDir, name), 'utf8');
+    // Assess: the loader's glue (`parquet_wasm_bg.wasm` named in its readFileSync) is in a chunk only
+    const scripts = files.filter((f) => f.endsWith('.mjs'));
+    const holders = [];
+    for (const name of scripts) if ((await read(name)).includes('parquet_wasm_bg.wasm')) holders.push(name);
+    expect(scripts.length).toBeGreaterThan(1);
+    expect(holders).toHaveLength(1);
+    expect(holders[0]).not.toBe('index.mjs');
+  });
+
+  it('runs under node from outside the repository: the chunk finds the WebAssembly', async () => {
+    // Act
+    const out = await invokeBundle(path.join(assetDir, 'index.mjs'), 'handler', { values: [0.25, 7] });
+    // Assess
+    expect(out).toEqual({ roundTrip: [0.25, 7] });
   }, 60_000);
 });
