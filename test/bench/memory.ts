@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { bundleFloeFunction } from '../../infra/bundle-function.js';
+import { FUNCTION_RUNTIME_ENVIRONMENT } from '../../infra/functions.js';
 import { makeOrderMessages, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
 
 const run = promisify(execFile);
@@ -66,6 +67,8 @@ async function runChild(
     cwd: dir,
     maxBuffer: 1024 * 1024,
     env: {
+      // as the construct runs the function (the malloc setting among them)
+      ...FUNCTION_RUNTIME_ENVIRONMENT,
       PATH: process.env.PATH ?? '',
       FLOE_CATALOG: 'embedded',
       FLOE_WAREHOUSE: join(dir, `warehouse${nodeFlags.length}`),
