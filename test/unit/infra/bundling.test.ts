@@ -31,30 +31,34 @@ function synthesizeProbe(outdir: string, entry: string): string {
   return path.join(outdir, `asset.${fn.Properties.Code!.S3Key!.replace(/\.zip$/, '')}`);
 }
 
-describe('the bundle a floe function deploys (local esbuild, ESM, parquet-wasm)', () => {
+/** The describe block's probe asset: synthesized before its tests into a temp dir, removed after them. */
+function useProbeAsset(entry: string): { dir: string } {
+  const asset = { dir: '' };
   let outdir: string;
-  let assetDir: string;
-
   beforeAll(async () => {
-    // Prepare: synthesize one function built exactly like floe's, with real bundling, into a temp dir
     outdir = await fs.mkdtemp(path.join(os.tmpdir(), 'floe-bundle-'));
-    assetDir = synthesizeProbe(outdir, PROBE_ENTRY);
+    asset.dir = synthesizeProbe(outdir, entry);
   }, 120_000);
+  afterAll(() => fs.rm(outdir, { recursive: true, force: true }));
+  return asset;
+}
 
-  afterAll(async () => {
-    await fs.rm(outdir, { recursive: true, force: true });
-  });
+describe('the bundle a floe function deploys (local esbuild, ESM, parquet-wasm)', () => {
+  // Prepare: one function built exactly like floe's, with real bundling
+  const asset = useProbeAsset(PROBE_ENTRY);
 
   it('holds the ESM bundle, its source map and the WebAssembly next to it', async () => {
-    const files = (await fs.readdir(assetDir)).sort();
+    const files = (await fs.readdir(asset.dir)).sort();
     expect(files).toEqual(['index.mjs', 'index.mjs.map', 'parquet_wasm_bg.wasm']);
-    const wasm = await fs.readFile(path.join(assetDir, 'parquet_wasm_bg.wasm'));
+    const wasm = await fs.readFile(path.join(asset.dir, 'parquet_wasm_bg.wasm'));
     expect([...wasm.subarray(0, 4)]).toEqual([0x00, 0x61, 0x73, 0x6d]);
   });
 
   it('runs under node from outside the repository: writes and reads Parquet, keeps error names', async () => {
     // Act
-    const out = await invokeBundle(path.join(assetDir, 'index.mjs'), 'handler', { values: [1.5, -2, 1e300] });
+    const out = await invokeBundle(path.join(asset.dir, 'index.mjs'), 'handler', {
+      values: [1.5, -2, 1e300],
+    });
     // Assess
     expect(out).toEqual({ roundTrip: [1.5, -2, 1e300], errorName: 'CommitFailedError' });
   }, 60_000);
@@ -63,7 +67,7 @@ describe('the bundle a floe function deploys (local esbuild, ESM, parquet-wasm)'
     // Prepare
     const copy = await fs.mkdtemp(path.join(os.tmpdir(), 'floe-bundle-nowasm-'));
     try {
-      await fs.copyFile(path.join(assetDir, 'index.mjs'), path.join(copy, 'index.mjs'));
+      await fs.copyFile(path.join(asset.dir, 'index.mjs'), path.join(copy, 'index.mjs'));
       // Act + Assess
       await expect(invokeBundle(path.join(copy, 'index.mjs'), 'handler', { values: [1] })).rejects.toThrow(
         /parquet_wasm_bg\.wasm/,
@@ -75,23 +79,13 @@ describe('the bundle a floe function deploys (local esbuild, ESM, parquet-wasm)'
 });
 
 describe("the bundle of a function that loads parquet-wasm on first use, as floe's handlers do", () => {
-  let outdir: string;
-  let assetDir: string;
-
-  beforeAll(async () => {
-    // Prepare
-    outdir = await fs.mkdtemp(path.join(os.tmpdir(), 'floe-bundle-lazy-'));
-    assetDir = synthesizeProbe(outdir, LAZY_PROBE_ENTRY);
-  }, 120_000);
-
-  afterAll(async () => {
-    await fs.rm(outdir, { recursive: true, force: true });
-  });
+  // Prepare
+  const asset = useProbeAsset(LAZY_PROBE_ENTRY);
 
   it('keeps parquet-wasm out of index.mjs: a chunk beside it, read only when imported', async () => {
     // Act
-    const files = await fs.readdir(assetDir);
-    const read = (name: string) => fs.readFile(path.join(assetDir, name), 'utf8');
+    const files = await fs.readdir(asset.dir);
+    const read = (name: string) => fs.readFile(path.join(asset.dir, name), 'utf8');
     // Assess: the loader's glue (`parquet_wasm_bg.wasm` named in its readFileSync) is in a chunk only
     const scripts = files.filter((f) => f.endsWith('.mjs'));
     const holders = [];
@@ -103,7 +97,7 @@ describe("the bundle of a function that loads parquet-wasm on first use, as floe
 
   it('runs under node from outside the repository: the chunk finds the WebAssembly', async () => {
     // Act
-    const out = await invokeBundle(path.join(assetDir, 'index.mjs'), 'handler', { values: [0.25, 7] });
+    const out = await invokeBundle(path.join(asset.dir, 'index.mjs'), 'handler', { values: [0.25, 7] });
     // Assess
     expect(out).toEqual({ roundTrip: [0.25, 7] });
   }, 60_000);
