@@ -1,76 +1,91 @@
 /**
- * How every floe Lambda function is built: Node.js 22 on arm64, bundled by the local esbuild into one ESM
- * file, with its own role and log group (no managed policies: the role only gets what the caller grants).
- *
- * parquet-wasm's Node build is CommonJS and loads its WebAssembly with
- * `readFileSync(`${__dirname}/parquet_wasm_bg.wasm`)`. In an ESM bundle neither `__dirname` nor `require`
- * exists, and the .wasm is not part of the JS graph esbuild follows. So the banner defines both (from
- * `import.meta.url`) and an after-bundling hook copies the .wasm next to `index.mjs`, where `__dirname`
- * then points. test/unit/infra/bundling.test.ts runs such a bundle under node to prove it.
+ * How every floe Lambda function is built: Node.js 22 on arm64, bundled by the local esbuild into a split
+ * ESM bundle (`index.mjs` and the chunks it loads on first use: bundle-function.ts says why and how), with
+ * its own role and log group (no managed policies: the role only gets what the caller grants).
+ * NodejsFunction's own bundling always writes one file (`--outfile`), so the code is a local asset
+ * bundling step of ours; test/unit/infra/bundling.test.ts runs such bundles under node.
  */
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, type ILocalBundling } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { REPO_ROOT } from './bundle-function.js';
 import { acknowledgeRule, RUNTIME_REASON } from './nag.js';
 
-/** The repository root (entry files and the lock file are found from here, whatever the cwd). */
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export { ESM_BANNER, PARQUET_WASM_PATH, REPO_ROOT } from './bundle-function.js';
+
+/** The child process's script: bundle-function.ts run as a program. */
+const BUNDLE_SCRIPT = path.join(REPO_ROOT, 'infra', 'bundle-function.ts');
 
 /** The handlers' directory. */
 export const HANDLERS_DIR = path.join(REPO_ROOT, 'functions', 'handlers');
 
-/** Where parquet-wasm's Node build keeps its WebAssembly (resolved through the package's exports map). */
-export const PARQUET_WASM_PATH = createRequire(import.meta.url).resolve(
-  'parquet-wasm/node/parquet_wasm_bg.wasm',
-);
+/**
+ * Variables every floe function runs with, besides its own. glibc's malloc serves a request of at least
+ * its mmap threshold (128 KiB) from a mapping of its own, returned to the system when freed; but after
+ * such a block is freed it raises the threshold (up to 32 MiB), and from then on a batch's large buffers
+ * (pages, column data, compressed output) come from the heap, stay resident when freed and fragment
+ * it: ~20 MiB of the 6 MB batch's peak RSS on warm invocations. A fixed threshold keeps them mappings
+ * (measured: no change in ingest CPU). The memory bench runs its child with these too.
+ */
+export const FUNCTION_RUNTIME_ENVIRONMENT: Readonly<Record<string, string>> = {
+  GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=131072',
+};
 
 /**
- * Prepended to the bundle: CommonJS globals for the CommonJS modules inside an ESM bundle. Set on
- * `globalThis` (not as `const`) so that a bundled module declaring its own `__dirname` cannot clash.
+ * Bundles `entry` into `outdir` now (see bundle-function.ts). CDK's local bundling step is synchronous
+ * and esbuild's plugins need its asynchronous API, so the bundling runs in a child process.
+ * @throws Error when the bundling fails (its output, esbuild's errors included, went to stderr)
  */
-export const ESM_BANNER = [
-  "import { createRequire as __floeCreateRequire } from 'node:module';",
-  "import { fileURLToPath as __floeFileUrlToPath } from 'node:url';",
-  "import { dirname as __floeDirname } from 'node:path';",
-  'globalThis.require ??= __floeCreateRequire(import.meta.url);',
-  'globalThis.__filename ??= __floeFileUrlToPath(import.meta.url);',
-  'globalThis.__dirname ??= __floeDirname(globalThis.__filename);',
-].join(' ');
-
-/**
- * esbuild settings shared by every floe function. `assetFiles` (name in the asset → file on this machine)
- * are copied next to `index.mjs`, as the WebAssembly is.
- */
-export function floeBundling(assetFiles: Readonly<Record<string, string>> = {}): nodejs.BundlingOptions {
-  return {
-    format: nodejs.OutputFormat.ESM,
-    target: 'node22',
-    minify: true,
-    // error names drive Step Functions retries (`CommitFailedError`...): minification must keep them
-    keepNames: true,
-    // index.mjs.map ships with the code for decoding stack traces; Node applies it only with
-    // NODE_OPTIONS=--enable-source-maps, which the construct leaves to the user (the environment is
-    // exactly the handlers' contract, and source-mapped traces cost time on every error)
-    sourceMap: true,
-    sourcesContent: false,
-    // the AWS SDK is bundled too, so the code runs the exact versions the tests ran, not the runtime's
-    externalModules: [],
-    banner: ESM_BANNER,
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (_inputDir: string, outputDir: string) => [
-        `cp "${PARQUET_WASM_PATH}" "${path.join(outputDir, 'parquet_wasm_bg.wasm')}"`,
-        ...Object.entries(assetFiles).map(([name, from]) => `cp "${from}" "${path.join(outputDir, name)}"`),
-      ],
+export function bundleFloeFunctionSync(
+  entry: string,
+  outdir: string,
+  assetFiles: Readonly<Record<string, string>> = {},
+): void {
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', BUNDLE_SCRIPT, JSON.stringify({ entry, outdir, assetFiles })],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
     },
-  };
+  );
+}
+
+/**
+ * The local bundling step. Its fields are data on purpose: CDK keys its cache of staged assets (shared by
+ * every stack synthesized in the process) on the bundling options as JSON, so without them every floe
+ * function would get the first one's bundle.
+ */
+class FloeLocalBundling implements ILocalBundling {
+  constructor(
+    readonly entry: string,
+    readonly assetFiles: Readonly<Record<string, string>>,
+  ) {}
+
+  tryBundle(outputDir: string): boolean {
+    bundleFloeFunctionSync(this.entry, outputDir, this.assetFiles);
+    return true;
+  }
+}
+
+/** The function's code: `entry` bundled on this machine when the stack is synthesized. */
+function floeCode(entry: string, assetFiles: Readonly<Record<string, string>>): lambda.Code {
+  // The asset's hash is that of the bundle (as NodejsFunction's), so a change anywhere in the code a
+  // function reaches, or in its asset files, deploys it again; nothing else does.
+  return lambda.Code.fromAsset(REPO_ROOT, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // required by CDK, never pulled: the local step always bundles (esbuild is a dependency)
+      image: lambda.Runtime.NODEJS_22_X.bundlingImage,
+      local: new FloeLocalBundling(entry, assetFiles),
+    },
+  });
 }
 
 export interface FloeFunctionOptions {
@@ -109,22 +124,19 @@ export function createFloeFunction(
   // instead of AWSLambdaBasicExecutionRole (logs:* on every log group): this function's group only
   logGroup.grantWrite(role);
   const fn = new nodejs.NodejsFunction(scope, id, {
-    entry: options.entry,
-    handler: options.handler,
+    handler: `index.${options.handler}`,
     description: options.description,
     runtime: lambda.Runtime.NODEJS_22_X,
     architecture: lambda.Architecture.ARM_64,
     memorySize: options.memorySize,
     timeout: options.timeout,
-    environment: options.environment,
+    environment: { ...FUNCTION_RUNTIME_ENVIRONMENT, ...options.environment },
     role,
     logGroup,
     ...(options.reservedConcurrency === undefined
       ? {}
       : { reservedConcurrentExecutions: options.reservedConcurrency }),
-    projectRoot: REPO_ROOT,
-    depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
-    bundling: floeBundling(options.assetFiles),
+    code: floeCode(options.entry, options.assetFiles ?? {}),
   });
   acknowledgeRule(fn, 'AwsSolutions-L1', RUNTIME_REASON);
   return fn;

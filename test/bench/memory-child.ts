@@ -4,7 +4,7 @@
  * Usage (by memory.ts): node memory-child.mjs <event-file>... with FLOE_* set in the environment.
  */
 import { readFileSync } from 'node:fs';
-import { wasmMemory } from 'parquet-wasm';
+import { loadedParquetWasm } from '../../functions/core/data/parquet-wasm.js';
 import { ingestHandler } from '../../functions/handlers/ingest.js';
 
 const MB = 1024 * 1024;
@@ -21,7 +21,9 @@ for (const file of process.argv.slice(2)) {
   invocations.push({
     peak_rss_mb: peakRssMb(),
     rss_mb: usage.rss / MB,
-    wasm_heap_mb: wasmMemory().buffer.byteLength / MB,
+    // 0 while no batch needed parquet-wasm (JSON ingest writes Parquet without it): importing it here
+    // would load it at init, which the deployed handler does not
+    wasm_heap_mb: (loadedParquetWasm()?.wasmMemory().buffer.byteLength ?? 0) / MB,
     heap_used_mb: usage.heapUsed / MB,
   });
 }

@@ -1,17 +1,17 @@
 /**
  * Section 5: memory of the 6 MB batch, measured in a child process so the figure is the batch's, not the
- * bench harness's: the handler bundled as the Lambda is (esbuild, ESM, minified, the same banner and
- * WebAssembly next to it — infra/functions.ts), then run under plain node on one cold and two warm
- * invocations. Peak RSS is the process's high-water mark (getrusage maxrss).
+ * bench harness's: the handler bundled as the Lambda is (`bundleFloeFunction` of infra/bundle-function.ts:
+ * split ESM, minified, the same banner and WebAssembly next to it), then run under plain node on one
+ * cold and several warm invocations. Peak RSS is the process's high-water mark (getrusage maxrss).
  */
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { build } from 'esbuild';
-import { ESM_BANNER, PARQUET_WASM_PATH } from '../../infra/functions.js';
+import { bundleFloeFunction } from '../../infra/bundle-function.js';
+import { FUNCTION_RUNTIME_ENVIRONMENT } from '../../infra/functions.js';
 import { makeOrderMessages, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
 
 const run = promisify(execFile);
@@ -67,6 +67,8 @@ async function runChild(
     cwd: dir,
     maxBuffer: 1024 * 1024,
     env: {
+      // as the construct runs the function (the malloc setting among them)
+      ...FUNCTION_RUNTIME_ENVIRONMENT,
       PATH: process.env.PATH ?? '',
       FLOE_CATALOG: 'embedded',
       FLOE_WAREHOUSE: join(dir, `warehouse${nodeFlags.length}`),
@@ -89,21 +91,8 @@ export async function runMemory(
   try {
     progress('memory: bundling the handler as deployed');
     const entry = fileURLToPath(new URL('./memory-child.ts', import.meta.url));
+    await bundleFloeFunction(entry, dir);
     const bundle = join(dir, 'index.mjs');
-    await build({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node22',
-      minify: true,
-      keepNames: true,
-      banner: { js: ESM_BANNER },
-      outfile: bundle,
-      logLevel: 'silent',
-    });
-    await copyFile(PARQUET_WASM_PATH, join(dir, 'parquet_wasm_bg.wasm'));
-
     const messages = makeOrderMessages(settings);
     const perPartition = Math.max(...messages.map((m) => m.index)) + 1;
     const files: string[] = [];

@@ -2,8 +2,8 @@
  * parquet-wasm, loaded on first need. Its Node build compiles a 5 MB WebAssembly module synchronously
  * when imported (50–150 ms and ~17 MiB here), and an ingest batch does not need it: floe writes ZSTD,
  * GZIP and uncompressed Parquet itself. Only reading data files (scans, compaction) and writing snappy
- * do. A bundle keeps it inside (esbuild defers a dynamically imported module's evaluation), so a cold
- * start that never needs it never pays for it.
+ * do. The bundle keeps it in a chunk of its own (infra/functions.ts splits at every dynamic import), so a
+ * cold start that never needs it never reads, compiles or instantiates it.
  */
 export type ParquetWasm = typeof import('parquet-wasm');
 
@@ -21,5 +21,10 @@ export async function loadParquetWasm(): Promise<ParquetWasm> {
  */
 export function parquetWasm(): ParquetWasm {
   if (!loaded) throw new Error('parquet-wasm is used before loadParquetWasm() was awaited');
+  return loaded;
+}
+
+/** The module if something loaded it already, else undefined (for probes that must not load it). */
+export function loadedParquetWasm(): ParquetWasm | undefined {
   return loaded;
 }

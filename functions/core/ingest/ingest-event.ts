@@ -8,7 +8,7 @@ import type { CommitLock } from '../lock/commit-lock.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { CommitEvent } from '../table/commit-loop.js';
 import { computeBatchId } from '../table/source-offsets.js';
-import { decodeEsmEvent, type RawRecord } from '../records/esm-event.js';
+import { type DecodedEvent, decodeEsmEvent, type RawRecord } from '../records/esm-event.js';
 import { type IngestTableOptions, ingestTable, type TableIngestReport } from './ingest-table.js';
 import { routesForTopic, type TableRoute } from '../routing/routes.js';
 import { ingestAggregateTable } from './ingest-aggregate.js';
@@ -52,7 +52,19 @@ export function batchIdOf(records: RawRecord[]): string {
  * @throws LakeError from the tables; `retryable` says whether redelivery can help
  */
 export async function ingestEvent(options: IngestEventOptions, event: unknown): Promise<IngestEventReport> {
-  const decoded = decodeEsmEvent(event);
+  return ingestDecodedEvent(options, decodeEsmEvent(event));
+}
+
+/**
+ * `ingestEvent` of an event decoded already (the Lambda handler decodes first, so that it can let go
+ * of the event's text before the batch is mapped).
+ * @throws ValidationError when a topic has no route (configuration)
+ * @throws LakeError from the tables; `retryable` says whether redelivery can help
+ */
+export async function ingestDecodedEvent(
+  options: IngestEventOptions,
+  decoded: DecodedEvent,
+): Promise<IngestEventReport> {
   const byRoute = new Map<TableRoute, RawRecord[]>();
   for (const record of decoded.records) {
     const routes = routesForTopic(options.routes, record.topic);

@@ -47,6 +47,21 @@ describe('ingest handler', () => {
     expect(report.tables[0]).toMatchObject({ rowsWritten: 118, deadLettered: 2 });
   });
 
+  it("lets go of the event's records once decoded; dead letters keep their original", async () => {
+    // Prepare: batch 2 (two records that do not fit) at later offsets, a batch of its own; the runtime
+    // holds this object until the handler returns
+    const delivered = event('orders-batch-2.json');
+    const records = Object.values(delivered.records as Record<string, { offset: number }[]>).flat();
+    for (const r of records) r.offset += 10_000;
+    // Act
+    const report = await ingestHandler(delivered, context);
+    // Assess: the batch was ingested whole, and its records are no longer reachable from the event
+    expect(report.records).toBe(records.length);
+    expect(report.tables[0]).toMatchObject({ status: 'committed', rowsWritten: 118, deadLettered: 2 });
+    expect(delivered).not.toHaveProperty('records');
+    expect(delivered.eventSource).toBe('aws:kafka');
+  });
+
   it('fails a non-ESM event with a clear, non-retryable error through the middy handler', async () => {
     await expect(handler({ hello: 'world' }, { ...context } as never)).rejects.toThrow(
       'event is not a Kafka event source mapping event',

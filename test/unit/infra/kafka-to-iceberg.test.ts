@@ -2,6 +2,7 @@ import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseRoutes } from '../../../functions/core/routing/routes.js';
 import type { KafkaToIceberg } from '../../../infra/kafka-to-iceberg.js';
+import { FUNCTION_RUNTIME_ENVIRONMENT } from '../../../infra/functions.js';
 import { tableLayout } from '../../../infra/table-routes.js';
 import {
   CLUSTER_ARN,
@@ -62,8 +63,13 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
   it('sets exactly the handlers’ configuration variables', () => {
     // Act
     const env = environmentOf(template);
-    // Assess
-    expect(Object.keys(env).sort()).toEqual(
+    // Assess: the variables every floe function runs with (infra/functions.ts), then the handlers' own
+    expect(env).toMatchObject(FUNCTION_RUNTIME_ENVIRONMENT);
+    expect(
+      Object.keys(env)
+        .filter((k) => !(k in FUNCTION_RUNTIME_ENVIRONMENT))
+        .sort(),
+    ).toEqual(
       [
         'FLOE_CATALOG',
         'FLOE_TABLE_BUCKET_ARN',
