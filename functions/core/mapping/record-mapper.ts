@@ -29,7 +29,7 @@ export interface FittingGatherer {
    * The same from the value's JSON text, when the mapping projects the value as it is (isPlainMapping):
    * false (nothing appended) also for text that is not JSON.
    */
-  appendJson(json: string, record: RawRecord): boolean;
+  appendJson(json: Uint8Array, record: RawRecord): boolean;
 }
 
 export interface RecordMapper {

@@ -29,7 +29,7 @@ function compileType(type: IcebergType): Append {
     return (column, v) => {
       const value = convert(v);
       if (value === NOT_FITTING) return false;
-      (column as LeafColumn).values.push(value);
+      (column as LeafColumn).pushValue(value);
       return true;
     };
   }
@@ -95,10 +95,10 @@ export interface FittingColumns {
    */
   append(value: unknown, converted?: Record<string, unknown>): boolean;
   /**
-   * The same for a value still as JSON text (fitting-json.ts): false, leaving the columns as they
+   * The same for a value still as the UTF-8 bytes of JSON text (fitting-json.ts): false, leaving the columns as they
    * were, also when the text is not JSON or holds anything the scan leaves to the general path.
    */
-  appendJson(json: string, converted?: Record<string, unknown>): boolean;
+  appendJson(json: Uint8Array, converted?: Record<string, unknown>): boolean;
 }
 
 /**

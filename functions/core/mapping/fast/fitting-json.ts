@@ -1,18 +1,22 @@
 /**
- * The fitting decision of fitting-columns.ts made on the JSON text itself: one pass over a record's
- * text appends its values to gathered columns, with no JSON.parse, no object per record or nested
- * struct, and no projection copy. A text it takes gives exactly what `JSON.parse` followed by
- * compileFittingColumns' append would give; for anything else (invalid JSON, a key that is not a
- * field, a repeated key, an escaped key, a number of 16+ characters, a value of the wrong kind) it
- * answers false and the record takes the general path, which decides and explains.
+ * The fitting decision of fitting-columns.ts made on the JSON value's UTF-8 bytes themselves: one pass
+ * over a record's bytes appends its values to gathered columns, with no JSON.parse, no string for the
+ * text, no object per record or nested struct, and no projection copy. Strings are copied byte for
+ * byte into the column's UTF-8 buffer; numbers, decimals and canonical timestamps become exact doubles
+ * in its typed storage (data/leaf-column.ts). A text it takes gives exactly what decoding the bytes
+ * (parse-json.ts) and compileFittingColumns' append would give; for anything else (invalid JSON or
+ * UTF-8, a key that is not a field, a repeated key, an escaped key, a number of 16+ characters, a
+ * value of the wrong kind) it answers false and the record takes the general path, which decides and
+ * explains.
  *
  * Why by hand: the JSON parsers on npm build objects (what this avoids) or are native add-ons; none
- * reads text straight into schema-shaped columns with JSON.parse's exact semantics. The scanner
- * validates everything it accepts (grammar, string control characters, escapes through JSON.parse of
- * that one string), so a text it takes is a text JSON.parse takes. The per-value conversions are
- * fitting-row.ts' own (compilePrimitive), applied to the same JS values JSON.parse would give:
- * strings, booleans, and numbers rounded as V8 rounds them (test/unit/evolution/fitting-json.test.ts
- * holds the two equal on generated schemas and texts).
+ * reads bytes straight into schema-shaped columns with JSON.parse's exact semantics. The scanner
+ * validates everything it accepts (grammar, string control characters, UTF-8 sequences, escapes
+ * through JSON.parse of that one string), so a text it takes is a text JSON.parse takes. The
+ * per-value conversions are fitting-row.ts' own (compilePrimitive) or byte ports of their fast paths
+ * (byte-values.ts), applied to the same values JSON.parse would give: strings, booleans, and numbers
+ * rounded as V8 rounds them (test/unit/evolution/fitting-json.test.ts holds the two equal on
+ * generated schemas and texts).
  */
 import {
   appendAbsent,
@@ -21,16 +25,19 @@ import {
   type ListColumn,
   type StructColumn,
 } from '../../data/gathered-rows.js';
+import { utf8Text } from '../../data/leaf-column.js';
 import { decimalParams } from '../../spec/conversions.js';
-import type { IcebergType, StructType } from '../../spec/types.js';
+import type { IcebergType, PrimitiveType, StructType } from '../../spec/types.js';
+import { isoTimestampBytes, plainDecimalBytes, utf8SequenceLength } from './byte-values.js';
 import { compilePrimitive, NOT_FITTING } from './fitting-row.js';
 
 /** Appends the (non-null) value at the cursor to a column; false when it does not fit. */
 type JsonAppend = (column: GatheredColumn) => boolean;
 
-// The cursor: the text being scanned and the position in it. One scan runs at a time (synchronous),
-// so module state is safe and keeps the hot loop free of an extra object.
-let text = '';
+// The cursor: the bytes being scanned and the position in them. One scan runs at a time
+// (synchronous), so module state is safe and keeps the hot loop free of an extra object. Reading past
+// the end gives undefined, which every test below treats as "not this byte".
+let buf: Uint8Array = new Uint8Array(0);
 let pos = 0;
 
 const NOT_SCALAR: unique symbol = Symbol('not a scalar');
@@ -38,6 +45,8 @@ const NOT_SCALAR: unique symbol = Symbol('not a scalar');
 const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 /** Numbers this long may lose digits as a double: parse-json.ts keeps their text, the general path decides. */
 const LONG_NUMBER_CHARS = 16;
+const INT_MIN = -(2 ** 31);
+const INT_MAX = 2 ** 31 - 1;
 
 const QUOTE = 34;
 const BACKSLASH = 92;
@@ -54,11 +63,14 @@ const CLOSE_BRACKET = 93;
 const LOWER_N = 110;
 const LOWER_T = 116;
 const LOWER_F = 102;
+const TRUE = [116, 114, 117, 101];
+const FALSE = [102, 97, 108, 115, 101];
+const NULL = [110, 117, 108, 108];
 
-/** Skips JSON whitespace; the code unit at the cursor after it (NaN at the end). */
+/** Skips JSON whitespace; the byte at the cursor after it (undefined at the end). */
 function skipSpace(): number {
-  let c = text.charCodeAt(pos);
-  while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++pos);
+  let c = buf[pos];
+  while (c === 32 || c === 10 || c === 13 || c === 9) c = buf[++pos];
   return c;
 }
 
@@ -66,38 +78,52 @@ function isDigit(c: number): boolean {
   return c >= ZERO && c <= NINE;
 }
 
-/** A string token whose opening quote is at the cursor. */
-function stringToken(): string | typeof NOT_SCALAR {
+// The last string token scanned: its content is buf[strStart, strEnd) when it had no escape;
+// otherwise `escaped` holds its value (decided by JSON.parse).
+let strStart = 0;
+let strEnd = 0;
+let escaped: string | undefined;
+
+/** Scans a string token whose opening quote is at the cursor; false when it is not valid JSON/UTF-8. */
+function stringToken(): boolean {
   const open = pos;
   let i = pos + 1;
+  let plain = true;
   for (;;) {
-    const c = text.charCodeAt(i);
+    const c = buf[i];
     if (c === QUOTE) break;
-    if (c === BACKSLASH) return escapedString(open);
-    // A raw control character is invalid JSON; NaN is the end of the text.
-    if (!(c >= 32)) return NOT_SCALAR;
-    i++;
+    if (c === BACKSLASH) {
+      plain = false;
+      i += 2;
+      continue;
+    }
+    // A raw control character is invalid JSON; undefined is the end of the bytes.
+    if (!(c >= 32)) return false;
+    if (c < 0x80) i++;
+    else {
+      const len = utf8SequenceLength(buf, i);
+      if (len === 0) return false;
+      i += len;
+    }
   }
   pos = i + 1;
-  return text.slice(open + 1, i);
-}
-
-/** A string with escapes: its end found here, its meaning (and validity) decided by JSON.parse. */
-function escapedString(open: number): string | typeof NOT_SCALAR {
-  let i = open + 1;
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) break;
-    if (!(c >= 32)) return NOT_SCALAR;
-    i += c === BACKSLASH ? 2 : 1;
+  if (plain) {
+    strStart = open + 1;
+    strEnd = i;
+    escaped = undefined;
+    return true;
   }
   try {
-    const value = JSON.parse(text.slice(open, i + 1)) as string;
-    pos = i + 1;
-    return value;
+    escaped = JSON.parse(utf8Text(buf, open, i + 1)) as string;
+    return true;
   } catch {
-    return NOT_SCALAR;
+    return false;
   }
+}
+
+/** The last string token's value as a JS string. */
+function tokenString(): string {
+  return escaped ?? utf8Text(buf, strStart, strEnd);
 }
 
 /**
@@ -107,39 +133,39 @@ function escapedString(open: number): string | typeof NOT_SCALAR {
  */
 function numberToken(): number | typeof NOT_SCALAR {
   const start = pos;
-  let c = text.charCodeAt(pos);
+  let c = buf[pos];
   const negative = c === MINUS;
-  if (negative) c = text.charCodeAt(++pos);
+  if (negative) c = buf[++pos];
   let mantissa = 0;
-  if (c === ZERO) c = text.charCodeAt(++pos);
+  if (c === ZERO) c = buf[++pos];
   else if (c > ZERO && c <= NINE) {
     do {
       mantissa = mantissa * 10 + (c - ZERO);
-      c = text.charCodeAt(++pos);
+      c = buf[++pos];
     } while (isDigit(c));
   } else return NOT_SCALAR;
   let scale = 0;
   if (c === DOT) {
-    c = text.charCodeAt(++pos);
+    c = buf[++pos];
     if (!isDigit(c)) return NOT_SCALAR;
     do {
       mantissa = mantissa * 10 + (c - ZERO);
       scale++;
-      c = text.charCodeAt(++pos);
+      c = buf[++pos];
     } while (isDigit(c));
   }
   let exponent = false;
   if (c === 101 || c === 69) {
     exponent = true;
-    c = text.charCodeAt(++pos);
-    if (c === 43 || c === MINUS) c = text.charCodeAt(++pos);
+    c = buf[++pos];
+    if (c === 43 || c === MINUS) c = buf[++pos];
     if (!isDigit(c)) return NOT_SCALAR;
-    do c = text.charCodeAt(++pos);
+    do c = buf[++pos];
     while (isDigit(c));
   }
   if (pos - start >= LONG_NUMBER_CHARS) return NOT_SCALAR;
   if (exponent) {
-    const n = Number(text.slice(start, pos));
+    const n = Number(utf8Text(buf, start, pos));
     // Under- or overflowed (`123e-400` → 0, `1e400` → Infinity): parse-json.ts keeps such a token's
     // text, so the general path decides (a decimal refuses it; it is never stored as 0 or Infinity).
     if ((n === 0 && mantissa !== 0) || !Number.isFinite(n)) return NOT_SCALAR;
@@ -149,27 +175,27 @@ function numberToken(): number | typeof NOT_SCALAR {
   return negative ? -magnitude : magnitude;
 }
 
-/** `word` at the cursor (true, false, null), consumed. */
-function literal(word: string): boolean {
-  if (!text.startsWith(word, pos)) return false;
+/** `word` (true, false, null) at the cursor, consumed. */
+function literal(word: readonly number[]): boolean {
+  for (let k = 0; k < word.length; k++) if (buf[pos + k] !== word[k]) return false;
   pos += word.length;
   return true;
 }
 
 /** The scalar at the cursor as JSON.parse gives it; NOT_SCALAR for objects, arrays, null, bad JSON. */
 function scalar(): string | number | boolean | typeof NOT_SCALAR {
-  const c = text.charCodeAt(pos);
-  if (c === QUOTE) return stringToken();
+  const c = buf[pos];
+  if (c === QUOTE) return stringToken() ? tokenString() : NOT_SCALAR;
   if (c === MINUS || isDigit(c)) return numberToken();
-  if (c === LOWER_T) return literal('true') ? true : NOT_SCALAR;
-  if (c === LOWER_F) return literal('false') ? false : NOT_SCALAR;
+  if (c === LOWER_T) return literal(TRUE) ? true : NOT_SCALAR;
+  if (c === LOWER_F) return literal(FALSE) ? false : NOT_SCALAR;
   return NOT_SCALAR;
 }
 
 /** A null (only where `nullable`) or a value at the cursor, appended to `column`. */
 function valueOrNull(append: JsonAppend, column: GatheredColumn, nullable: boolean): boolean {
-  if (text.charCodeAt(pos) !== LOWER_N) return append(column);
-  if (!nullable || !literal('null')) return false;
+  if (buf[pos] !== LOWER_N) return append(column);
+  if (!nullable || !literal(NULL)) return false;
   appendAbsent(column, false);
   return true;
 }
@@ -189,33 +215,130 @@ function afterItem(close: number): number {
   return c === close ? DONE : BAD;
 }
 
-function compileType(type: IcebergType): JsonAppend {
-  if (typeof type === 'string' && decimalParams(type)) {
-    const convert = compilePrimitive(type);
-    return (column) => {
-      const start = pos;
-      const v = scalar();
-      if (v === NOT_SCALAR) return false;
+/** A primitive through compilePrimitive's conversion of the JS value (the general fast path). */
+function viaValue(type: PrimitiveType): JsonAppend {
+  const convert = compilePrimitive(type);
+  return (column) => {
+    const v = scalar();
+    if (v === NOT_SCALAR) return false;
+    return pushConverted(column as LeafColumn, convert(v));
+  };
+}
+
+function compileString(): JsonAppend {
+  return (column) => {
+    if (buf[pos] !== QUOTE || !stringToken()) return false;
+    const leaf = column as LeafColumn;
+    if (escaped === undefined) leaf.pushBytes(buf, strStart, strEnd);
+    else if (escaped.isWellFormed()) leaf.pushString(escaped);
+    else return false; // a lone surrogate cannot be stored as UTF-8: the general path refuses it
+    return true;
+  };
+}
+
+function compileNumber(type: 'int' | 'long' | 'double' | 'float'): JsonAppend {
+  return (column) => {
+    const c = buf[pos];
+    if (c !== MINUS && !isDigit(c)) return false;
+    const v = numberToken();
+    if (v === NOT_SCALAR) return false;
+    let n: number;
+    if (type === 'int') {
+      // -0 becomes 0, as the general path's number → text → integer conversion makes it.
+      if (!Number.isInteger(v) || v < INT_MIN || v > INT_MAX) return false;
+      n = v + 0;
+    } else if (type === 'long') {
+      if (!Number.isSafeInteger(v)) return false;
+      n = v + 0;
+    } else if (type === 'double') n = v;
+    else {
+      n = Math.fround(v);
+      // Beyond a float's range the column would be promoted to double.
+      if (!Number.isFinite(n)) return false;
+    }
+    (column as LeafColumn).pushNumber(n);
+    return true;
+  };
+}
+
+function compileTimestamp(type: 'timestamp' | 'timestamptz'): JsonAppend {
+  const local = type === 'timestamp';
+  const convert = compilePrimitive(type);
+  return (column) => {
+    const leaf = column as LeafColumn;
+    if (buf[pos] === QUOTE) {
+      if (!stringToken()) return false;
+      const micros = escaped === undefined ? isoTimestampBytes(buf, strStart, strEnd, local) : undefined;
+      if (micros !== undefined) {
+        leaf.pushNumber(micros);
+        return true;
+      }
+      return pushConverted(leaf, convert(tokenString()));
+    }
+    const v = scalar();
+    if (typeof v !== 'number') return false;
+    // Epoch milliseconds; every safe integer × 1000 is within the long range.
+    if (!Number.isSafeInteger(v)) return false;
+    const micros = v * 1000;
+    if (Number.isSafeInteger(micros)) leaf.pushNumber(micros + 0);
+    else leaf.pushValue(BigInt(v) * 1000n);
+    return true;
+  };
+}
+
+function pushConverted(leaf: LeafColumn, value: unknown): boolean {
+  if (value === NOT_FITTING) return false;
+  leaf.pushValue(value);
+  return true;
+}
+
+function compileDecimal(type: PrimitiveType, precision: number, scale: number): JsonAppend {
+  const convert = compilePrimitive(type);
+  return (column) => {
+    const leaf = column as LeafColumn;
+    let from = pos;
+    let to: number;
+    if (buf[pos] === QUOTE) {
+      if (!stringToken()) return false;
+      if (escaped !== undefined) return pushConverted(leaf, convert(escaped));
+      from = strStart;
+      to = strEnd;
+    } else {
+      const c = buf[pos];
+      if (c !== MINUS && !isDigit(c)) return false;
       // A number token's own text instead of String() of its double: the same value (a token under
       // 16 characters that neither under- nor overflows has at most 15 significant digits, which a
       // double keeps), parsed exactly, without formatting the double; exponents included.
-      const value = convert(typeof v === 'number' ? text.slice(start, pos) : v);
-      if (value === NOT_FITTING) return false;
-      (column as LeafColumn).values.push(value);
-      return true;
-    };
+      if (numberToken() === NOT_SCALAR) return false;
+      to = pos;
+    }
+    const unscaled = plainDecimalBytes(buf, from, to, precision, scale);
+    if (unscaled === undefined) return pushConverted(leaf, convert(utf8Text(buf, from, to)));
+    leaf.pushNumber(unscaled);
+    return true;
+  };
+}
+
+function compilePrimitiveAppend(type: PrimitiveType): JsonAppend {
+  switch (type) {
+    case 'string':
+      return compileString();
+    case 'int':
+    case 'long':
+    case 'double':
+    case 'float':
+      return compileNumber(type);
+    case 'timestamp':
+    case 'timestamptz':
+      return compileTimestamp(type);
   }
-  if (typeof type === 'string') {
-    const convert = compilePrimitive(type);
-    return (column) => {
-      const v = scalar();
-      if (v === NOT_SCALAR) return false;
-      const value = convert(v);
-      if (value === NOT_FITTING) return false;
-      (column as LeafColumn).values.push(value);
-      return true;
-    };
-  }
+  const decimal = decimalParams(type);
+  if (decimal) return compileDecimal(type, decimal.precision, decimal.scale);
+  return viaValue(type);
+}
+
+function compileType(type: IcebergType): JsonAppend {
+  if (typeof type === 'string') return compilePrimitiveAppend(type);
   if (type.type === 'struct') return compileFields(type) as JsonAppend;
   if (type.type === 'list') return compileList(type.element, type['element-required']);
   return () => false; // maps take the general path
@@ -224,7 +347,7 @@ function compileType(type: IcebergType): JsonAppend {
 function compileList(elementType: IcebergType, required: boolean): JsonAppend {
   const element = compileType(elementType);
   return (column) => {
-    if (text.charCodeAt(pos) !== OPEN_BRACKET) return false;
+    if (buf[pos] !== OPEN_BRACKET) return false;
     pos++;
     const list = column as ListColumn;
     let count = 0;
@@ -261,25 +384,26 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
   // seen[i] === the current row's mark: field i was in this object (a second time is a repeated key).
   const seen = new Array<number>(n).fill(0);
   let mark = 0;
-  const codes = names.map((name) => Array.from(name, (_, k) => name.charCodeAt(k)));
-  // Whether the key at the cursor is field i's name, written as it is: compared code unit by code
-  // unit (names are short; cheaper than a startsWith call per key).
+  // Names as the UTF-8 bytes a key written as it is has (a matchable name is well-formed).
+  const codes = names.map((name) => [...Buffer.from(name, 'utf8')]);
+  // Whether the key at the cursor is field i's name, written as it is: compared byte by byte (names
+  // are short; cheaper than a call per key).
   const keyIs = (i: number): boolean => {
     const name = codes[i];
     const len = name.length;
-    if (!matchable[i] || text.charCodeAt(pos + len) !== QUOTE) return false;
-    for (let k = 0; k < len; k++) if (text.charCodeAt(pos + k) !== name[k]) return false;
+    if (!matchable[i] || buf[pos + len] !== QUOTE) return false;
+    for (let k = 0; k < len; k++) if (buf[pos + k] !== name[k]) return false;
     return true;
   };
   return (column) => {
-    if (text.charCodeAt(pos) !== OPEN_BRACE) return false;
+    if (buf[pos] !== OPEN_BRACE) return false;
     pos++;
     const row = ++mark;
     let found = 0;
     let next = 0;
     if (skipSpace() !== CLOSE_BRACE) {
       for (;;) {
-        if (text.charCodeAt(pos) !== QUOTE) return false;
+        if (buf[pos] !== QUOTE) return false;
         pos++;
         let i = next < n && keyIs(next) ? next : -1;
         if (i < 0) {
@@ -293,7 +417,7 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
         if (i < 0 || seen[i] === row) return false;
         seen[i] = row;
         found++;
-        pos += names[i].length + 1;
+        pos += codes[i].length + 1;
         if (skipSpace() !== COLON) return false;
         pos++;
         skipSpace();
@@ -318,21 +442,25 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
 }
 
 /**
- * Compiles the scan of a JSON object's text into a struct column (whose children are the struct's
- * fields, in order). The returned function appends one row, or answers false; on false the columns
- * may be partly written (the caller truncates them, as for fitting-columns.ts).
+ * Compiles the scan of a JSON object's UTF-8 bytes into a struct column (whose children are the
+ * struct's fields, in order). The returned function appends one row, or answers false; on false the
+ * columns may be partly written (the caller truncates them, as for fitting-columns.ts). A leading
+ * byte-order mark is skipped, as the UTF-8 decoding of parse-json.ts drops it.
  */
-export function compileJsonFields(type: StructType): (column: StructColumn, json: string) => boolean {
+export function compileJsonFields(type: StructType): (column: StructColumn, json: Uint8Array) => boolean {
   const fields = compileFields(type);
   return (column, json) => {
-    text = json;
-    pos = 0;
+    buf = json;
+    pos = json[0] === 0xef && json[1] === 0xbb && json[2] === 0xbf ? 3 : 0;
     try {
       if (skipSpace() !== OPEN_BRACE || !fields(column)) return false;
       skipSpace();
-      return pos === text.length;
+      return pos === buf.length;
     } finally {
-      text = ''; // keep no record alive
+      buf = EMPTY; // keep no record alive
+      escaped = undefined;
     }
   };
 }
+
+const EMPTY = new Uint8Array(0);
