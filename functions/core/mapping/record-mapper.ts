@@ -7,7 +7,7 @@
 import { RecordDecodeError, ValidationError } from '../errors.js';
 import type { IcebergType, PrimitiveType, Row, Schema, StructField, StructType } from '../spec/types.js';
 import { canGather, GatheredRows } from '../data/gathered-rows.js';
-import { compileFittingColumns } from './fast/fitting-columns.js';
+import { compileFittingColumns, LINEAGE_OF } from './fast/fitting-columns.js';
 import { compileFittingRow, NOT_FITTING } from './fast/fitting-row.js';
 import { canPromote, samePrimitive } from './evolution/promotions.js';
 import type { RawRecord } from '../records/esm-event.js';
@@ -191,8 +191,14 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
       fitting && canGather(schema)
         ? () => {
             const columns = compileFittingColumns(schema, new Set(lineage ? [KAFKA_FIELD] : []));
-            const converted = (record: RawRecord) =>
-              lineage ? { [KAFKA_FIELD]: kafkaLineageRow(record) } : undefined;
+            // The record's lineage goes straight into the `_kafka` columns; one holder, reused.
+            let source: { [LINEAGE_OF]: RawRecord } | undefined;
+            const converted = (record: RawRecord) => {
+              if (!lineage) return undefined;
+              if (source) source[LINEAGE_OF] = record;
+              else source = { [LINEAGE_OF]: record };
+              return source;
+            };
             return {
               rows: new GatheredRows(columns.columns),
               append: (projected, record) => columns.append(projected, converted(record)),

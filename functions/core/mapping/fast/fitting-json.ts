@@ -218,15 +218,16 @@ function afterItem(close: number): number {
 /** A primitive through compilePrimitive's conversion of the JS value (the general fast path). */
 function viaValue(type: PrimitiveType): JsonAppend {
   const convert = compilePrimitive(type);
-  return (column) => {
+  const appendViaValue: JsonAppend = (column) => {
     const v = scalar();
     if (v === NOT_SCALAR) return false;
     return pushConverted(column as LeafColumn, convert(v));
   };
+  return appendViaValue;
 }
 
 function compileString(): JsonAppend {
-  return (column) => {
+  const appendString: JsonAppend = (column) => {
     if (buf[pos] !== QUOTE || !stringToken()) return false;
     const leaf = column as LeafColumn;
     if (escaped === undefined) leaf.pushBytes(buf, strStart, strEnd);
@@ -234,10 +235,11 @@ function compileString(): JsonAppend {
     else return false; // a lone surrogate cannot be stored as UTF-8: the general path refuses it
     return true;
   };
+  return appendString;
 }
 
 function compileNumber(type: 'int' | 'long' | 'double' | 'float'): JsonAppend {
-  return (column) => {
+  const appendNumber: JsonAppend = (column) => {
     const c = buf[pos];
     if (c !== MINUS && !isDigit(c)) return false;
     const v = numberToken();
@@ -259,12 +261,13 @@ function compileNumber(type: 'int' | 'long' | 'double' | 'float'): JsonAppend {
     (column as LeafColumn).pushNumber(n);
     return true;
   };
+  return appendNumber;
 }
 
 function compileTimestamp(type: 'timestamp' | 'timestamptz'): JsonAppend {
   const local = type === 'timestamp';
   const convert = compilePrimitive(type);
-  return (column) => {
+  const appendTimestamp: JsonAppend = (column) => {
     const leaf = column as LeafColumn;
     if (buf[pos] === QUOTE) {
       if (!stringToken()) return false;
@@ -284,6 +287,7 @@ function compileTimestamp(type: 'timestamp' | 'timestamptz'): JsonAppend {
     else leaf.pushValue(BigInt(v) * 1000n);
     return true;
   };
+  return appendTimestamp;
 }
 
 function pushConverted(leaf: LeafColumn, value: unknown): boolean {
@@ -294,7 +298,7 @@ function pushConverted(leaf: LeafColumn, value: unknown): boolean {
 
 function compileDecimal(type: PrimitiveType, precision: number, scale: number): JsonAppend {
   const convert = compilePrimitive(type);
-  return (column) => {
+  const appendDecimal: JsonAppend = (column) => {
     const leaf = column as LeafColumn;
     let from = pos;
     let to: number;
@@ -317,6 +321,7 @@ function compileDecimal(type: PrimitiveType, precision: number, scale: number): 
     leaf.pushNumber(unscaled);
     return true;
   };
+  return appendDecimal;
 }
 
 function compilePrimitiveAppend(type: PrimitiveType): JsonAppend {
@@ -346,7 +351,7 @@ function compileType(type: IcebergType): JsonAppend {
 
 function compileList(elementType: IcebergType, required: boolean): JsonAppend {
   const element = compileType(elementType);
-  return (column) => {
+  const appendList: JsonAppend = (column) => {
     if (buf[pos] !== OPEN_BRACKET) return false;
     pos++;
     const list = column as ListColumn;
@@ -365,6 +370,7 @@ function compileList(elementType: IcebergType, required: boolean): JsonAppend {
     list.offsets.push(list.offsets[list.offsets.length - 1] + count);
     return true;
   };
+  return appendList;
 }
 
 /**
@@ -395,7 +401,7 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
     for (let k = 0; k < len; k++) if (buf[pos + k] !== name[k]) return false;
     return true;
   };
-  return (column) => {
+  const appendStruct = (column: StructColumn): boolean => {
     if (buf[pos] !== OPEN_BRACE) return false;
     pos++;
     const row = ++mark;
@@ -439,6 +445,7 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
     column.valid.push(true);
     return true;
   };
+  return appendStruct;
 }
 
 /**
