@@ -44,11 +44,14 @@ export function canGather(type: IcebergType): boolean {
   return false;
 }
 
-/** Empty columns shaped like a struct type (maps are not supported: the fast path never takes them). */
-export function emptyColumns(type: StructType): StructColumn {
+/**
+ * Empty columns shaped like a struct type (maps are not supported: the fast path never takes them),
+ * their leaves sized for `rows` (the batch's record count: no regrowth while gathering it).
+ */
+export function emptyColumns(type: StructType, rows?: number): StructColumn {
   const column = (t: IcebergType): GatheredColumn => {
-    if (typeof t === 'string') return new LeafColumn(t);
-    if (t.type === 'struct') return emptyColumns(t);
+    if (typeof t === 'string') return new LeafColumn(t, rows);
+    if (t.type === 'struct') return emptyColumns(t, rows);
     if (t.type === 'list') return { kind: 'list', offsets: [0], valid: [], element: column(t.element) };
     throw new Error('gathered rows hold no maps');
   };

@@ -46,7 +46,7 @@ export function utf8Text(bytes: Uint8Array, start: number, end: number): string 
 export class LeafColumn {
   readonly kind = 'leaf';
   length = 0;
-  state = new Uint8Array(INITIAL);
+  state: Uint8Array;
   /** Numeric storage (see numberKindOf); the exact value, as a double. */
   nums: Float64Array | undefined;
   /** String storage: UTF-8 bytes; row i is bytes[ends[i] .. ends[i + 1]). */
@@ -56,12 +56,18 @@ export class LeafColumn {
   values: unknown[] | undefined;
   readonly numberKind: NumberKind | undefined;
 
-  constructor(readonly type: PrimitiveType) {
+  /** `rows`: the rows expected (storage grows past it when needed). */
+  constructor(
+    readonly type: PrimitiveType,
+    rows = INITIAL,
+  ) {
+    const capacity = Math.max(rows, 1);
+    this.state = new Uint8Array(capacity);
     this.numberKind = numberKindOf(type);
-    if (this.numberKind) this.nums = new Float64Array(INITIAL);
+    if (this.numberKind) this.nums = new Float64Array(capacity);
     else if (type === 'string') {
-      this.bytes = new Uint8Array(INITIAL * 16);
-      this.ends = new Int32Array(INITIAL + 1);
+      this.bytes = new Uint8Array(capacity * 16);
+      this.ends = new Int32Array(capacity + 1);
     } else this.values = [];
   }
 

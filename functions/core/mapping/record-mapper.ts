@@ -55,7 +55,7 @@ export interface RecordMapper {
    * The same fast path gathering columns instead of building rows (evolution/fitting-columns.ts): each
    * call starts an empty set of gathered rows. Absent when fittingRow is, and for schemas with a map.
    */
-  readonly gatherFitting?: () => FittingGatherer;
+  readonly gatherFitting?: (rows?: number) => FittingGatherer;
   /** project + toRow. @throws RecordDecodeError (stage map) naming the column path */
   map(decoded: DecodedRecord): Row;
 }
@@ -189,8 +189,8 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
     // Gathered columns hold no maps: a schema with one takes the row path.
     gatherFitting:
       fitting && canGather(schema)
-        ? () => {
-            const columns = compileFittingColumns(schema, new Set(lineage ? [KAFKA_FIELD] : []));
+        ? (rows) => {
+            const columns = compileFittingColumns(schema, new Set(lineage ? [KAFKA_FIELD] : []), rows);
             // The record's lineage goes straight into the `_kafka` columns; one holder, reused.
             let source: { [LINEAGE_OF]: RawRecord } | undefined;
             const converted = (record: RawRecord) => {

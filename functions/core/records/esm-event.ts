@@ -131,24 +131,15 @@ function headerBytes(value: unknown[], slab: ByteSlab): Uint8Array | undefined {
   return slab.take(value.length);
 }
 
-/** Header bytes of their own (no batch buffer). */
-function ownHeaderBytes(value: unknown[]): Uint8Array | undefined {
-  const out = new Uint8Array(value.length);
-  for (let i = 0; i < value.length; i++) {
-    const b = value[i];
-    // Java-based producers may deliver signed bytes; & 0xff maps them to unsigned.
-    if (typeof b === 'number' && Number.isInteger(b) && b >= -128 && b <= 255) out[i] = b & 0xff;
-    // A hole of a sparse array stays 0, as the former `every` + `Uint8Array.from` left it.
-    else if (b !== undefined || i in value) return undefined;
-  }
-  return out;
-}
+/** The headers of the record being decoded (copied out at its exact length: one array per record). */
+const scratch: KafkaHeader[] = [];
 
-function decodeHeaders(raw: unknown, slab?: ByteSlab): KafkaHeader[] {
+function decodeHeaders(raw: unknown, slab: ByteSlab): KafkaHeader[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new ValidationError('headers must be an array');
   if (raw.length === 0) return [];
-  const out: KafkaHeader[] = [];
+  const out = scratch;
+  out.length = 0;
   for (const h of raw) {
     if (h === null || typeof h !== 'object' || Array.isArray(h)) {
       throw new ValidationError('each header must be an object { name: [bytes] }');
@@ -161,16 +152,14 @@ function decodeHeaders(raw: unknown, slab?: ByteSlab): KafkaHeader[] {
         out.push({ key, value: null });
         continue;
       }
-      const bytes = Array.isArray(value)
-        ? slab
-          ? headerBytes(value, slab)
-          : ownHeaderBytes(value)
-        : undefined;
+      const bytes = Array.isArray(value) ? headerBytes(value, slab) : undefined;
       if (!bytes) throw new ValidationError(`header '${key}' is not an array of bytes`);
       out.push({ key, value: bytes });
     }
   }
-  return out;
+  const headers = out.slice();
+  out.length = 0; // keep no record's headers alive
+  return headers;
 }
 
 /** Kafka partitions are int32s ≥ 0 (the lineage and DLQ `partition` columns are Iceberg ints). */
@@ -181,11 +170,24 @@ function isPartition(p: unknown): p is number {
 /** Kafka offsets are int64s ≥ 0 (the lineage and DLQ `offset` columns are Iceberg longs). */
 const MAX_OFFSET = 2n ** 63n - 1n;
 
-function decodeRecord(raw: unknown, groupKey: string, slab: ByteSlab): RawRecord {
-  const r = (raw ?? {}) as Record<string, unknown>;
+/** A group's key `topic-partition`: the topic and partition of its records that lack their own. */
+interface GroupFallback {
+  topic: string;
+  partition: number;
+}
+
+function groupFallback(groupKey: string): GroupFallback {
   const dash = groupKey.lastIndexOf('-');
-  const fallbackTopic = dash > 0 ? groupKey.slice(0, dash) : groupKey;
-  const fallbackPartition = dash > 0 ? Number(groupKey.slice(dash + 1)) : -1;
+  return {
+    topic: dash > 0 ? groupKey.slice(0, dash) : groupKey,
+    partition: dash > 0 ? Number(groupKey.slice(dash + 1)) : -1,
+  };
+}
+
+function decodeRecord(raw: unknown, group: GroupFallback, slab: ByteSlab): RawRecord {
+  const r = (raw ?? {}) as Record<string, unknown>;
+  const fallbackTopic = group.topic;
+  const fallbackPartition = group.partition;
   const record: RawRecord = {
     topic: typeof r.topic === 'string' ? r.topic : fallbackTopic,
     // A bad one is reported below; until then (and for the DLQ row) the group key's, else -1.
@@ -266,7 +268,8 @@ export function decodeEsmEvent(event: unknown): DecodedEvent {
   const slab = new ByteSlab();
   for (const [groupKey, list] of Object.entries(e.records as Record<string, unknown>)) {
     if (!Array.isArray(list)) throw new ValidationError(`event.records["${groupKey}"] must be an array`);
-    for (const raw of list) records.push(decodeRecord(raw, groupKey, slab));
+    const group = groupFallback(groupKey);
+    for (const raw of list) records.push(decodeRecord(raw, group, slab));
   }
   records.sort((a, b) =>
     a.topic !== b.topic

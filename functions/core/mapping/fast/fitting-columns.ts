@@ -115,14 +115,15 @@ export interface FittingColumns {
 
 /**
  * Gathered columns for a table schema whose fields named in `convertedFields` come already converted
- * (the lineage) and whose others come from decoded values. Schemas nested deeper than the general
+ * (the lineage) and whose others come from decoded values, sized for `rows` when that is known. Schemas nested deeper than the general
  * path's limit take no value.
  */
 export function compileFittingColumns(
   schema: StructType,
   convertedFields: ReadonlySet<string>,
+  rows?: number,
 ): FittingColumns {
-  const columns = emptyColumns(schema);
+  const columns = emptyColumns(schema, rows);
   const valueIndexes: number[] = [];
   const convertedIndexes: number[] = [];
   schema.fields.forEach((f, j) => {

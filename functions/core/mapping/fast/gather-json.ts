@@ -27,7 +27,9 @@ export function gatherJsonBatch(
 ): MappedBatch | undefined {
   if (options.fastPath === false || !isPlainMapping(options.mapping)) return undefined;
   if (options.typeHints !== undefined && options.typeHints.size > 0) return undefined;
-  const gatherer = compileMapping(options.mapping, currentSchema(options.metadata)).gatherFitting?.();
+  const gatherer = compileMapping(options.mapping, currentSchema(options.metadata)).gatherFitting?.(
+    records.length,
+  );
   if (!gatherer) return undefined;
   const fitting: RawRecord[] = [];
   const rest: RawRecord[] = [];
