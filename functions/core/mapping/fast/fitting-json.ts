@@ -38,7 +38,16 @@ type JsonAppend = (column: GatheredColumn) => boolean;
 // (synchronous), so module state is safe and keeps the hot loop free of an extra object. Reading past
 // the end gives undefined, which every test below treats as "not this byte".
 let buf: Uint8Array = new Uint8Array(0);
+let end = 0;
 let pos = 0;
+
+/**
+ * The byte at i, or -1 past the end. Never reading a typed array out of bounds keeps every byte a
+ * small integer for the optimizer (an out-of-bounds read gives undefined and makes the loads generic).
+ */
+function at(i: number): number {
+  return i < end ? buf[i] : -1;
+}
 
 const NOT_SCALAR: unique symbol = Symbol('not a scalar');
 /** 10^k for k ≤ 22 is exact in a double (what the exact-division path below relies on). */
@@ -69,8 +78,8 @@ const NULL = [110, 117, 108, 108];
 
 /** Skips JSON whitespace; the byte at the cursor after it (undefined at the end). */
 function skipSpace(): number {
-  let c = buf[pos];
-  while (c === 32 || c === 10 || c === 13 || c === 9) c = buf[++pos];
+  let c = at(pos);
+  while (c === 32 || c === 10 || c === 13 || c === 9) c = at(++pos);
   return c;
 }
 
@@ -90,7 +99,7 @@ function stringToken(): boolean {
   let i = pos + 1;
   let plain = true;
   for (;;) {
-    const c = buf[i];
+    const c = at(i);
     if (c === QUOTE) break;
     if (c === BACKSLASH) {
       plain = false;
@@ -133,34 +142,34 @@ function tokenString(): string {
  */
 function numberToken(): number | typeof NOT_SCALAR {
   const start = pos;
-  let c = buf[pos];
+  let c = at(pos);
   const negative = c === MINUS;
-  if (negative) c = buf[++pos];
+  if (negative) c = at(++pos);
   let mantissa = 0;
-  if (c === ZERO) c = buf[++pos];
+  if (c === ZERO) c = at(++pos);
   else if (c > ZERO && c <= NINE) {
     do {
       mantissa = mantissa * 10 + (c - ZERO);
-      c = buf[++pos];
+      c = at(++pos);
     } while (isDigit(c));
   } else return NOT_SCALAR;
   let scale = 0;
   if (c === DOT) {
-    c = buf[++pos];
+    c = at(++pos);
     if (!isDigit(c)) return NOT_SCALAR;
     do {
       mantissa = mantissa * 10 + (c - ZERO);
       scale++;
-      c = buf[++pos];
+      c = at(++pos);
     } while (isDigit(c));
   }
   let exponent = false;
   if (c === 101 || c === 69) {
     exponent = true;
-    c = buf[++pos];
-    if (c === 43 || c === MINUS) c = buf[++pos];
+    c = at(++pos);
+    if (c === 43 || c === MINUS) c = at(++pos);
     if (!isDigit(c)) return NOT_SCALAR;
-    do c = buf[++pos];
+    do c = at(++pos);
     while (isDigit(c));
   }
   if (pos - start >= LONG_NUMBER_CHARS) return NOT_SCALAR;
@@ -177,14 +186,14 @@ function numberToken(): number | typeof NOT_SCALAR {
 
 /** `word` (true, false, null) at the cursor, consumed. */
 function literal(word: readonly number[]): boolean {
-  for (let k = 0; k < word.length; k++) if (buf[pos + k] !== word[k]) return false;
+  for (let k = 0; k < word.length; k++) if (at(pos + k) !== word[k]) return false;
   pos += word.length;
   return true;
 }
 
 /** The scalar at the cursor as JSON.parse gives it; NOT_SCALAR for objects, arrays, null, bad JSON. */
 function scalar(): string | number | boolean | typeof NOT_SCALAR {
-  const c = buf[pos];
+  const c = at(pos);
   if (c === QUOTE) return stringToken() ? tokenString() : NOT_SCALAR;
   if (c === MINUS || isDigit(c)) return numberToken();
   if (c === LOWER_T) return literal(TRUE) ? true : NOT_SCALAR;
@@ -194,7 +203,7 @@ function scalar(): string | number | boolean | typeof NOT_SCALAR {
 
 /** A null (only where `nullable`) or a value at the cursor, appended to `column`. */
 function valueOrNull(append: JsonAppend, column: GatheredColumn, nullable: boolean): boolean {
-  if (buf[pos] !== LOWER_N) return append(column);
+  if (at(pos) !== LOWER_N) return append(column);
   if (!nullable || !literal(NULL)) return false;
   appendAbsent(column, false);
   return true;
@@ -228,7 +237,7 @@ function viaValue(type: PrimitiveType): JsonAppend {
 
 function compileString(): JsonAppend {
   const appendString: JsonAppend = (column) => {
-    if (buf[pos] !== QUOTE || !stringToken()) return false;
+    if (at(pos) !== QUOTE || !stringToken()) return false;
     const leaf = column as LeafColumn;
     if (escaped === undefined) leaf.pushBytes(buf, strStart, strEnd);
     else if (escaped.isWellFormed()) leaf.pushString(escaped);
@@ -240,7 +249,7 @@ function compileString(): JsonAppend {
 
 function compileNumber(type: 'int' | 'long' | 'double' | 'float'): JsonAppend {
   const appendNumber: JsonAppend = (column) => {
-    const c = buf[pos];
+    const c = at(pos);
     if (c !== MINUS && !isDigit(c)) return false;
     const v = numberToken();
     if (v === NOT_SCALAR) return false;
@@ -269,7 +278,7 @@ function compileTimestamp(type: 'timestamp' | 'timestamptz'): JsonAppend {
   const convert = compilePrimitive(type);
   const appendTimestamp: JsonAppend = (column) => {
     const leaf = column as LeafColumn;
-    if (buf[pos] === QUOTE) {
+    if (at(pos) === QUOTE) {
       if (!stringToken()) return false;
       const micros = escaped === undefined ? isoTimestampBytes(buf, strStart, strEnd, local) : undefined;
       if (micros !== undefined) {
@@ -302,13 +311,13 @@ function compileDecimal(type: PrimitiveType, precision: number, scale: number): 
     const leaf = column as LeafColumn;
     let from = pos;
     let to: number;
-    if (buf[pos] === QUOTE) {
+    if (at(pos) === QUOTE) {
       if (!stringToken()) return false;
       if (escaped !== undefined) return pushConverted(leaf, convert(escaped));
       from = strStart;
       to = strEnd;
     } else {
-      const c = buf[pos];
+      const c = at(pos);
       if (c !== MINUS && !isDigit(c)) return false;
       // A number token's own text instead of String() of its double: the same value (a token under
       // 16 characters that neither under- nor overflows has at most 15 significant digits, which a
@@ -352,7 +361,7 @@ function compileType(type: IcebergType): JsonAppend {
 function compileList(elementType: IcebergType, required: boolean): JsonAppend {
   const element = compileType(elementType);
   const appendList: JsonAppend = (column) => {
-    if (buf[pos] !== OPEN_BRACKET) return false;
+    if (at(pos) !== OPEN_BRACKET) return false;
     pos++;
     const list = column as ListColumn;
     let count = 0;
@@ -397,19 +406,19 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
   const keyIs = (i: number): boolean => {
     const name = codes[i];
     const len = name.length;
-    if (!matchable[i] || buf[pos + len] !== QUOTE) return false;
-    for (let k = 0; k < len; k++) if (buf[pos + k] !== name[k]) return false;
+    if (!matchable[i] || at(pos + len) !== QUOTE) return false;
+    for (let k = 0; k < len; k++) if (at(pos + k) !== name[k]) return false;
     return true;
   };
   const appendStruct = (column: StructColumn): boolean => {
-    if (buf[pos] !== OPEN_BRACE) return false;
+    if (at(pos) !== OPEN_BRACE) return false;
     pos++;
     const row = ++mark;
     let found = 0;
     let next = 0;
     if (skipSpace() !== CLOSE_BRACE) {
       for (;;) {
-        if (buf[pos] !== QUOTE) return false;
+        if (at(pos) !== QUOTE) return false;
         pos++;
         let i = next < n && keyIs(next) ? next : -1;
         if (i < 0) {
@@ -458,13 +467,15 @@ export function compileJsonFields(type: StructType): (column: StructColumn, json
   const fields = compileFields(type);
   return (column, json) => {
     buf = json;
+    end = json.length;
     pos = json[0] === 0xef && json[1] === 0xbb && json[2] === 0xbf ? 3 : 0;
     try {
       if (skipSpace() !== OPEN_BRACE || !fields(column)) return false;
       skipSpace();
-      return pos === buf.length;
+      return pos === end;
     } finally {
       buf = EMPTY; // keep no record alive
+      end = 0;
       escaped = undefined;
     }
   };
