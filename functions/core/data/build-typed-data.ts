@@ -9,6 +9,7 @@ import * as arrow from 'apache-arrow';
 import { ValidationError } from '../errors.js';
 import { decimalParams } from '../spec/conversions.js';
 import type { PrimitiveType } from '../spec/types.js';
+import { FloatBounds, floatingData } from './build-primitive-data.js';
 import type { StatsSink } from './column-stats.js';
 import { type ColumnTarget, nullsOf, ValidityBuilder } from './column-target.js';
 import { type LeafColumn, SLOT_NULL, SLOT_VALUE, utf8Text } from './leaf-column.js';
@@ -55,7 +56,6 @@ export function buildTypedLeaf(
   const nulls = nullsOf(validity);
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
-  let seen = false;
   if (leaf.numberKind === 'boolean') {
     const bits = new Uint8Array((n + 7) >> 3);
     for (let i = 0; i < n; i++) {
@@ -76,25 +76,14 @@ export function buildTypedLeaf(
   }
   if (type === 'float' || type === 'double') {
     const out = type === 'float' ? new Float32Array(n) : new Float64Array(n);
-    let nanCount = 0;
+    const bounds = new FloatBounds();
     for (let i = 0; i < n; i++) {
       if (state[i] !== SLOT_VALUE) continue;
-      const v = nums[i];
-      out[i] = v;
-      if (Number.isNaN(v)) {
-        nanCount++;
-        continue;
-      }
-      seen = true;
-      // Iceberg orders -0 before +0 (Java's Float.compare); plain < treats them as equal.
-      if (v < min || (v === 0 && min === 0 && Object.is(v, -0))) min = v;
-      if (v > max || (v === 0 && max === 0 && Object.is(max, -0))) max = v;
+      out[i] = nums[i];
+      bounds.add(nums[i]);
     }
-    const bounded = col.bounded && seen;
-    stats.set(col.id, { type, nanCount, min: bounded ? min : undefined, max: bounded ? max : undefined });
-    if (out instanceof Float32Array)
-      return arrow.makeData({ type: arrowType as arrow.Float32, length: n, ...nulls, data: out });
-    return arrow.makeData({ type: arrowType as arrow.Float64, length: n, ...nulls, data: out });
+    bounds.record(stats, col, type);
+    return floatingData(arrowType, out, nulls);
   }
   if (type === 'int' || type === 'date') {
     const out = new Int32Array(n);
