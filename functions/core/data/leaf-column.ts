@@ -66,7 +66,8 @@ export class LeafColumn {
     this.numberKind = numberKindOf(type);
     if (this.numberKind) this.nums = new Float64Array(capacity);
     else if (type === 'string') {
-      this.bytes = new Uint8Array(capacity * 16);
+      // 8 bytes a row to start with (grown by doubling): short codes and names need no regrowth.
+      this.bytes = new Uint8Array(capacity * 8);
       this.ends = new Int32Array(capacity + 1);
     } else this.values = [];
   }
