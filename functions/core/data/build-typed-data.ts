@@ -156,12 +156,24 @@ function buildText(
   let minAt = -1;
   let maxAt = -1;
   if (col.bounded) {
+    // First bytes of the bounds so far (-1: empty): a value whose first byte lies strictly between
+    // them is neither a new min nor a new max, with no full comparison (most values of a column).
+    let minFirst = 256;
+    let maxFirst = -2;
     for (let i = 0; i < n; i++) {
       if (state[i] !== SLOT_VALUE) continue;
       const a = ends[i];
       const e = ends[i + 1];
-      if (minAt < 0 || compareRanges(bytes, a, e, ends[minAt], ends[minAt + 1]) < 0) minAt = i;
-      if (maxAt < 0 || compareRanges(bytes, a, e, ends[maxAt], ends[maxAt + 1]) > 0) maxAt = i;
+      const first = a < e ? bytes[a] : -1;
+      if (first > minFirst && first < maxFirst) continue;
+      if (minAt < 0 || compareRanges(bytes, a, e, ends[minAt], ends[minAt + 1]) < 0) {
+        minAt = i;
+        minFirst = first;
+      }
+      if (maxAt < 0 || compareRanges(bytes, a, e, ends[maxAt], ends[maxAt + 1]) > 0) {
+        maxAt = i;
+        maxFirst = first;
+      }
     }
   }
   stats.set(col.id, {
