@@ -159,10 +159,7 @@ function buildFloating(
   const n = values.length;
   const out = type === 'float' ? new Float32Array(n) : new Float64Array(n);
   const validity = new ValidityBuilder(n);
-  let nanCount = 0;
-  let min = Number.POSITIVE_INFINITY;
-  let max = Number.NEGATIVE_INFINITY;
-  let seen = false;
+  const bounds = new FloatBounds();
   for (let i = 0; i < n; i++) {
     const v = values[i];
     if (isNullSlot(v, col)) {
@@ -171,21 +168,52 @@ function buildFloating(
     }
     if (typeof v !== 'number') throw wrongValue(col, type, v);
     out[i] = v;
+    bounds.add(v);
+  }
+  bounds.record(stats, col, type);
+  return floatingData(arrowType, out, nullsOf(validity));
+}
+
+/** Bounds of float/double values in Iceberg's order: -0 before +0, NaN counted apart. */
+export class FloatBounds {
+  private nanCount = 0;
+  private min = Number.POSITIVE_INFINITY;
+  private max = Number.NEGATIVE_INFINITY;
+  private seen = false;
+
+  add(v: number): void {
     if (Number.isNaN(v)) {
-      nanCount++; // NaN never enters the bounds
-      continue;
+      this.nanCount++; // NaN never enters the bounds
+      return;
     }
-    seen = true;
+    this.seen = true;
     // Iceberg orders -0 before +0 (Java's Float.compare); plain < treats them as equal.
-    if (v < min || (v === 0 && min === 0 && Object.is(v, -0))) min = v;
-    if (v > max || (v === 0 && max === 0 && Object.is(max, -0))) max = v;
+    if (v < this.min || (v === 0 && this.min === 0 && Object.is(v, -0))) this.min = v;
+    if (v > this.max || (v === 0 && this.max === 0 && Object.is(this.max, -0))) this.max = v;
   }
-  const bounded = col.bounded && seen;
-  stats.set(col.id, { type, nanCount, min: bounded ? min : undefined, max: bounded ? max : undefined });
-  if (out instanceof Float32Array) {
-    return arrow.makeData({ type: arrowType as arrow.Float32, length: n, ...nullsOf(validity), data: out });
+
+  /** The column's stats under `col.id`. */
+  record(stats: StatsSink, col: ColumnTarget, type: 'float' | 'double'): void {
+    const bounded = col.bounded && this.seen;
+    stats.set(col.id, {
+      type,
+      nanCount: this.nanCount,
+      min: bounded ? this.min : undefined,
+      max: bounded ? this.max : undefined,
+    });
   }
-  return arrow.makeData({ type: arrowType as arrow.Float64, length: n, ...nullsOf(validity), data: out });
+}
+
+/** Float32 or Float64 Data of filled values. */
+export function floatingData(
+  arrowType: arrow.DataType,
+  out: Float32Array | Float64Array,
+  nulls: ReturnType<typeof nullsOf>,
+): arrow.Data {
+  const length = out.length;
+  if (out instanceof Float32Array)
+    return arrow.makeData({ type: arrowType as arrow.Float32, length, ...nulls, data: out });
+  return arrow.makeData({ type: arrowType as arrow.Float64, length, ...nulls, data: out });
 }
 
 function buildDecimal(

@@ -1,7 +1,7 @@
 /**
  * Rows gathered column by column: what the ingest fast path produces instead of one object per row
- * (and per nested struct, list and lineage record). Each leaf holds its converted values (the `Value`
- * representation), each struct its validity, each list its offsets, in the layout Arrow wants — so a
+ * (and per nested struct, list and lineage record). Each leaf holds its values in typed storage
+ * (leaf-column.ts: numbers in a Float64Array, strings as UTF-8 bytes), each struct its validity, each list its offsets, in the layout Arrow wants — so a
  * RecordBatch is built from it with the same primitive builders (and the same stats) as from rows,
  * without a row object ever existing. Nothing a batch of 10,000 records allocated per row has to be
  * copied by the garbage collector twice, which was a large share of the handler's time.
@@ -13,13 +13,11 @@ import type { IcebergType, Row, StructType, Value } from '../spec/types.js';
 import { buildPrimitiveData } from './build-primitive-data.js';
 import type { StatsSink } from './column-stats.js';
 import { elementTarget, fieldTarget, listData, recordBatchOf, structData } from './nested-data.js';
-import { type ColumnTarget, MASKED, ValidityBuilder } from './column-target.js';
+import { buildTypedLeaf } from './build-typed-data.js';
+import { type ColumnTarget, ValidityBuilder } from './column-target.js';
+import { LeafColumn } from './leaf-column.js';
 
-export interface LeafColumn {
-  kind: 'leaf';
-  /** Converted values; null for null, MASKED under a null parent. */
-  values: unknown[];
-}
+export { LeafColumn };
 
 export interface StructColumn {
   kind: 'struct';
@@ -46,11 +44,14 @@ export function canGather(type: IcebergType): boolean {
   return false;
 }
 
-/** Empty columns shaped like a struct type (maps are not supported: the fast path never takes them). */
-export function emptyColumns(type: StructType): StructColumn {
+/**
+ * Empty columns shaped like a struct type (maps are not supported: the fast path never takes them),
+ * their leaves sized for `rows` (the batch's record count: no regrowth while gathering it).
+ */
+export function emptyColumns(type: StructType, rows?: number): StructColumn {
   const column = (t: IcebergType): GatheredColumn => {
-    if (typeof t === 'string') return { kind: 'leaf', values: [] };
-    if (t.type === 'struct') return emptyColumns(t);
+    if (typeof t === 'string') return new LeafColumn(t, rows);
+    if (t.type === 'struct') return emptyColumns(t, rows);
     if (t.type === 'list') return { kind: 'list', offsets: [0], valid: [], element: column(t.element) };
     throw new Error('gathered rows hold no maps');
   };
@@ -64,13 +65,13 @@ export function emptyColumns(type: StructType): StructColumn {
 
 /** Rows in a column: leaf values, struct validity, list offsets. */
 export function columnLength(c: GatheredColumn): number {
-  return c.kind === 'leaf' ? c.values.length : c.valid.length;
+  return c.kind === 'leaf' ? c.length : c.valid.length;
 }
 
 /** Drops every row from `rows` on (rolls back a row the fast path gave up on half-way). */
 export function truncateColumn(c: GatheredColumn, rows: number): void {
   if (c.kind === 'leaf') {
-    c.values.length = rows;
+    c.truncate(rows);
     return;
   }
   if (c.kind === 'struct') {
@@ -87,7 +88,7 @@ export function truncateColumn(c: GatheredColumn, rows: number): void {
 /** Appends an absent slot: null, or MASKED when a parent is null. */
 export function appendAbsent(c: GatheredColumn, masked: boolean): void {
   if (c.kind === 'leaf') {
-    c.values.push(masked ? MASKED : null);
+    c.pushAbsent(masked);
     return;
   }
   c.valid.push(false);
@@ -105,7 +106,7 @@ export function appendValue(c: GatheredColumn, value: Value | undefined): void {
     return;
   }
   if (c.kind === 'leaf') {
-    c.values.push(value);
+    c.pushValue(value);
     return;
   }
   c.valid.push(true);
@@ -121,10 +122,7 @@ export function appendValue(c: GatheredColumn, value: Value | undefined): void {
 
 /** The rows' own objects again (for the paths that need rows: partitioning, sorting). */
 export function columnValue(c: GatheredColumn, i: number): Value | undefined {
-  if (c.kind === 'leaf') {
-    const v = c.values[i];
-    return v === MASKED ? undefined : (v as Value);
-  }
+  if (c.kind === 'leaf') return c.valueAt(i);
   if (!c.valid[i]) return null;
   if (c.kind === 'struct') {
     const row: Row = {};
@@ -139,11 +137,7 @@ export function columnValue(c: GatheredColumn, i: number): Value | undefined {
 /** Rows at `indices` (in that order) of a column as a column of their own. */
 function takeColumn(c: GatheredColumn, indices: readonly number[]): GatheredColumn {
   const n = indices.length;
-  if (c.kind === 'leaf') {
-    const values = new Array<unknown>(n);
-    for (let k = 0; k < n; k++) values[k] = c.values[indices[k]];
-    return { kind: 'leaf', values };
-  }
+  if (c.kind === 'leaf') return c.take(indices);
   const valid = new Array<boolean>(n);
   for (let k = 0; k < n; k++) valid[k] = c.valid[indices[k]];
   if (c.kind === 'struct') {
@@ -167,7 +161,7 @@ function takeColumn(c: GatheredColumn, indices: readonly number[]): GatheredColu
 
 /** Rows [start, end) of a column as a column of their own. */
 function sliceColumn(c: GatheredColumn, start: number, end: number): GatheredColumn {
-  if (c.kind === 'leaf') return { kind: 'leaf', values: c.values.slice(start, end) };
+  if (c.kind === 'leaf') return c.slice(start, end);
   if (c.kind === 'struct') {
     return {
       kind: 'struct',
@@ -201,7 +195,9 @@ function buildColumn(
 ): arrow.Data {
   if (typeof type === 'string') {
     if (c.kind !== 'leaf') throw new Error(`gathered column ${col.path} is not a leaf`);
-    return buildPrimitiveData(type, field.type, col, c.values, stats);
+    return c.values
+      ? buildPrimitiveData(type, field.type, col, c.values, stats)
+      : buildTypedLeaf(type, field.type, col, c, stats);
   }
   if (type.type === 'struct' && c.kind === 'struct') {
     const validity = validityOf(c.valid);

@@ -119,7 +119,7 @@ export function mapBatch(decoded: readonly DecodedRecord[], options: MapBatchOpt
   const fittingRow =
     options.fastPath !== false && hintsKeepSchema(schema, typeHints) ? mapper.fittingRow : undefined;
   if (fittingRow && options.columnar && mapper.gatherFitting) {
-    const gathered = gatherAll(mapper.gatherFitting(), candidates);
+    const gathered = gatherAll(mapper.gatherFitting(candidates.length), candidates);
     if (gathered) {
       const reconciliation = reconcileSchema(options.metadata, [], { policy: options.policy, typeHints });
       const used = candidates.map((c) => c.record);

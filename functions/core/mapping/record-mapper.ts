@@ -7,7 +7,7 @@
 import { RecordDecodeError, ValidationError } from '../errors.js';
 import type { IcebergType, PrimitiveType, Row, Schema, StructField, StructType } from '../spec/types.js';
 import { canGather, GatheredRows } from '../data/gathered-rows.js';
-import { compileFittingColumns } from './fast/fitting-columns.js';
+import { compileFittingColumns, LINEAGE_OF } from './fast/fitting-columns.js';
 import { compileFittingRow, NOT_FITTING } from './fast/fitting-row.js';
 import { canPromote, samePrimitive } from './evolution/promotions.js';
 import type { RawRecord } from '../records/esm-event.js';
@@ -29,7 +29,7 @@ export interface FittingGatherer {
    * The same from the value's JSON text, when the mapping projects the value as it is (isPlainMapping):
    * false (nothing appended) also for text that is not JSON.
    */
-  appendJson(json: string, record: RawRecord): boolean;
+  appendJson(json: Uint8Array, record: RawRecord): boolean;
 }
 
 export interface RecordMapper {
@@ -55,7 +55,7 @@ export interface RecordMapper {
    * The same fast path gathering columns instead of building rows (evolution/fitting-columns.ts): each
    * call starts an empty set of gathered rows. Absent when fittingRow is, and for schemas with a map.
    */
-  readonly gatherFitting?: () => FittingGatherer;
+  readonly gatherFitting?: (rows?: number) => FittingGatherer;
   /** project + toRow. @throws RecordDecodeError (stage map) naming the column path */
   map(decoded: DecodedRecord): Row;
 }
@@ -189,10 +189,16 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
     // Gathered columns hold no maps: a schema with one takes the row path.
     gatherFitting:
       fitting && canGather(schema)
-        ? () => {
-            const columns = compileFittingColumns(schema, new Set(lineage ? [KAFKA_FIELD] : []));
-            const converted = (record: RawRecord) =>
-              lineage ? { [KAFKA_FIELD]: kafkaLineageRow(record) } : undefined;
+        ? (rows) => {
+            const columns = compileFittingColumns(schema, new Set(lineage ? [KAFKA_FIELD] : []), rows);
+            // The record's lineage goes straight into the `_kafka` columns; one holder, reused.
+            let source: { [LINEAGE_OF]: RawRecord } | undefined;
+            const converted = (record: RawRecord) => {
+              if (!lineage) return undefined;
+              if (source) source[LINEAGE_OF] = record;
+              else source = { [LINEAGE_OF]: record };
+              return source;
+            };
             return {
               rows: new GatheredRows(columns.columns),
               append: (projected, record) => columns.append(projected, converted(record)),

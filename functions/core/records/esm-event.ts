@@ -51,16 +51,24 @@ const BASE64URL = /^[A-Za-z0-9_-]*={0,2}$/;
  * but strictly about the alphabet, so garbage is reported rather than silently skipped.
  * @throws ValidationError for characters outside the base64 alphabets
  */
-export function decodeBase64(text: string, what: string): Uint8Array {
+export function decodeBase64(text: string, what: string, slab?: ByteSlab): Uint8Array {
   // Fast path for canonical text (what producers and the ESM send), one native call: Node's decoder
   // skips characters outside the alphabets, so a decode of exactly the length the text implies used
   // only alphabet characters. Anything else takes the strict path below, so errors stay the same.
   const len = text.length;
   if (len % 4 === 0) {
     const pad = len === 0 ? 0 : text.charCodeAt(len - 1) !== 61 ? 0 : text.charCodeAt(len - 2) === 61 ? 2 : 1;
-    const fast = Buffer.from(text, 'base64');
-    if (fast.byteLength === (len / 4) * 3 - pad && !mixesAlphabets(text)) {
-      return new Uint8Array(fast.buffer, fast.byteOffset, fast.byteLength);
+    const expected = (len / 4) * 3 - pad;
+    if (slab) {
+      // Straight into the batch's one buffer: no Buffer per record.
+      const { buffer, at } = slab.reserve(expected);
+      if (buffer.write(text, at, expected, 'base64') === expected && !mixesAlphabets(text))
+        return slab.take(expected);
+    } else {
+      const fast = Buffer.from(text, 'base64');
+      if (fast.byteLength === expected && !mixesAlphabets(text)) {
+        return new Uint8Array(fast.buffer, fast.byteOffset, fast.byteLength);
+      }
     }
   }
   const compact = text.replace(/\s+/g, '');
@@ -73,6 +81,35 @@ export function decodeBase64(text: string, what: string): Uint8Array {
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
+/**
+ * The decoded bytes of one batch (keys, values, header values) in a few large buffers, handed out as
+ * views: no Buffer, pool slice or copy per record. A view keeps its slab alive, as a pooled Buffer
+ * keeps its pool.
+ */
+export class ByteSlab {
+  /** The current slab and the first free byte in it (read after reserve()). */
+  buffer = Buffer.allocUnsafe(0);
+  at = 0;
+
+  constructor(private readonly slabBytes = 1 << 20) {}
+
+  /** Room for `n` bytes at `at` of `buffer` (taken only by take()). */
+  reserve(n: number): { readonly buffer: Buffer; readonly at: number } {
+    if (this.at + n > this.buffer.length) {
+      this.buffer = Buffer.allocUnsafe(Math.max(this.slabBytes, n));
+      this.at = 0;
+    }
+    return this;
+  }
+
+  /** The `n` bytes reserved (and written) at the current position, as a view. */
+  take(n: number): Uint8Array {
+    const view = new Uint8Array(this.buffer.buffer, this.buffer.byteOffset + this.at, n);
+    this.at += n;
+    return view;
+  }
+}
+
 /** The strict path refuses a text mixing `+/` with `-_`; so must the fast one. */
 function mixesAlphabets(text: string): boolean {
   const standard = text.indexOf('+') >= 0 || text.indexOf('/') >= 0;
@@ -80,37 +117,49 @@ function mixesAlphabets(text: string): boolean {
 }
 
 /** Header bytes in one pass; undefined when an element is not a byte (signed or unsigned). */
-function headerBytes(value: unknown[]): Uint8Array | undefined {
-  const out = new Uint8Array(value.length);
+function headerBytes(value: unknown[], slab: ByteSlab): Uint8Array | undefined {
+  const { buffer, at } = slab.reserve(value.length);
+  const out = buffer;
   for (let i = 0; i < value.length; i++) {
     const b = value[i];
     // Java-based producers may deliver signed bytes; & 0xff maps them to unsigned.
-    if (typeof b === 'number' && Number.isInteger(b) && b >= -128 && b <= 255) out[i] = b & 0xff;
-    // A hole of a sparse array stays 0, as the former `every` + `Uint8Array.from` left it.
-    else if (b !== undefined || i in value) return undefined;
+    if (typeof b === 'number' && Number.isInteger(b) && b >= -128 && b <= 255) out[at + i] = b & 0xff;
+    // A hole of a sparse array is 0, as the former `every` + `Uint8Array.from` left it.
+    else if (b === undefined && !(i in value)) out[at + i] = 0;
+    else return undefined;
   }
-  return out;
+  return slab.take(value.length);
 }
 
-function decodeHeaders(raw: unknown): KafkaHeader[] {
+/** The headers of the record being decoded (copied out at its exact length: one array per record). */
+const scratch: KafkaHeader[] = [];
+
+function decodeHeaders(raw: unknown, slab: ByteSlab): KafkaHeader[] {
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new ValidationError('headers must be an array');
-  const out: KafkaHeader[] = [];
+  if (raw.length === 0) return [];
+  const out = scratch;
+  out.length = 0;
   for (const h of raw) {
     if (h === null || typeof h !== 'object' || Array.isArray(h)) {
       throw new ValidationError('each header must be an object { name: [bytes] }');
     }
-    for (const [key, value] of Object.entries(h as Record<string, unknown>)) {
+    // for-in over own keys: Object.entries' keys in its order, without an entries array per header.
+    for (const key in h) {
+      if (!Object.hasOwn(h, key)) continue;
+      const value = (h as Record<string, unknown>)[key];
       if (value === null) {
         out.push({ key, value: null });
         continue;
       }
-      const bytes = Array.isArray(value) ? headerBytes(value) : undefined;
+      const bytes = Array.isArray(value) ? headerBytes(value, slab) : undefined;
       if (!bytes) throw new ValidationError(`header '${key}' is not an array of bytes`);
       out.push({ key, value: bytes });
     }
   }
-  return out;
+  const headers = out.slice();
+  out.length = 0; // keep no record's headers alive
+  return headers;
 }
 
 /** Kafka partitions are int32s ≥ 0 (the lineage and DLQ `partition` columns are Iceberg ints). */
@@ -121,11 +170,24 @@ function isPartition(p: unknown): p is number {
 /** Kafka offsets are int64s ≥ 0 (the lineage and DLQ `offset` columns are Iceberg longs). */
 const MAX_OFFSET = 2n ** 63n - 1n;
 
-function decodeRecord(raw: unknown, groupKey: string): RawRecord {
-  const r = (raw ?? {}) as Record<string, unknown>;
+/** A group's key `topic-partition`: the topic and partition of its records that lack their own. */
+interface GroupFallback {
+  topic: string;
+  partition: number;
+}
+
+function groupFallback(groupKey: string): GroupFallback {
   const dash = groupKey.lastIndexOf('-');
-  const fallbackTopic = dash > 0 ? groupKey.slice(0, dash) : groupKey;
-  const fallbackPartition = dash > 0 ? Number(groupKey.slice(dash + 1)) : -1;
+  return {
+    topic: dash > 0 ? groupKey.slice(0, dash) : groupKey,
+    partition: dash > 0 ? Number(groupKey.slice(dash + 1)) : -1,
+  };
+}
+
+function decodeRecord(raw: unknown, group: GroupFallback, slab: ByteSlab): RawRecord {
+  const r = (raw ?? {}) as Record<string, unknown>;
+  const fallbackTopic = group.topic;
+  const fallbackPartition = group.partition;
   const record: RawRecord = {
     topic: typeof r.topic === 'string' ? r.topic : fallbackTopic,
     // A bad one is reported below; until then (and for the DLQ row) the group key's, else -1.
@@ -169,13 +231,13 @@ function decodeRecord(raw: unknown, groupKey: string): RawRecord {
     }
     if (r.key !== undefined && r.key !== null) {
       if (typeof r.key !== 'string') throw new ValidationError('key must be a base64 string');
-      record.key = decodeBase64(r.key, 'key');
+      record.key = decodeBase64(r.key, 'key', slab);
     }
     if (r.value !== undefined && r.value !== null) {
       if (typeof r.value !== 'string') throw new ValidationError('value must be a base64 string');
-      record.value = decodeBase64(r.value, 'value');
+      record.value = decodeBase64(r.value, 'value', slab);
     }
-    record.headers = decodeHeaders(r.headers);
+    record.headers = decodeHeaders(r.headers, slab);
     if (r.keySchemaMetadata !== undefined) record.keySchemaMetadata = r.keySchemaMetadata;
     if (r.valueSchemaMetadata !== undefined) record.valueSchemaMetadata = r.valueSchemaMetadata;
   } catch (error) {
@@ -203,9 +265,11 @@ export function decodeEsmEvent(event: unknown): DecodedEvent {
     throw new ValidationError('event.records must be an object keyed "topic-partition"');
   }
   const records: RawRecord[] = [];
+  const slab = new ByteSlab();
   for (const [groupKey, list] of Object.entries(e.records as Record<string, unknown>)) {
     if (!Array.isArray(list)) throw new ValidationError(`event.records["${groupKey}"] must be an array`);
-    for (const raw of list) records.push(decodeRecord(raw, groupKey));
+    const group = groupFallback(groupKey);
+    for (const raw of list) records.push(decodeRecord(raw, group, slab));
   }
   records.sort((a, b) =>
     a.topic !== b.topic

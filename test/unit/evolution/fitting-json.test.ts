@@ -121,7 +121,7 @@ function gatherers(valueSchema: Schema) {
   const scan = compileFittingColumns(schema, new Set([KAFKA_FIELD]));
   const parse = compileFittingColumns(schema, new Set([KAFKA_FIELD]));
   return {
-    scan: (text: string) => scan.appendJson(text, lineage),
+    scan: (text: string) => scan.appendJson(Buffer.from(text), lineage),
     parse: (text: string): boolean => {
       let value: unknown;
       try {

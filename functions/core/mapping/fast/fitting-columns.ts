@@ -17,7 +17,10 @@ import {
 } from '../../data/gathered-rows.js';
 import type { IcebergType, StructType, Value } from '../../spec/types.js';
 import { isFieldObject, ownValue } from '../value-paths.js';
+import type { RawRecord } from '../../records/esm-event.js';
+import { KAFKA_FIELD } from '../../records/kafka-lineage.js';
 import { compileJsonFields } from './fitting-json.js';
+import { compileLineageAppend } from './lineage-columns.js';
 import { compilePrimitive, depthOf, inheritedNames, MAX_DEPTH, NOT_FITTING } from './fitting-row.js';
 
 /** Appends a (non-null) value to a column; false when it does not fit (the column may be left partly written). */
@@ -29,7 +32,7 @@ function compileType(type: IcebergType): Append {
     return (column, v) => {
       const value = convert(v);
       if (value === NOT_FITTING) return false;
-      (column as LeafColumn).values.push(value);
+      (column as LeafColumn).pushValue(value);
       return true;
     };
   }
@@ -85,6 +88,15 @@ function compileFields(type: StructType): (column: StructColumn, obj: Record<str
   };
 }
 
+/**
+ * The converted fields' values: by field name, or (`record`) the `_kafka` lineage of a record,
+ * appended straight into its columns (lineage-columns.ts); other converted fields are then null.
+ */
+export type Converted = Record<string, unknown> | { readonly [LINEAGE_OF]: RawRecord };
+
+/** The key of a Converted that holds the record whose lineage is appended. */
+export const LINEAGE_OF: unique symbol = Symbol('lineage of');
+
 export interface FittingColumns {
   /** The gathered rows so far, one column per schema field. */
   readonly columns: StructColumn;
@@ -93,24 +105,25 @@ export interface FittingColumns {
    * `_kafka`) from `converted` as they are. False, leaving the columns as they were, when the value does
    * not fit the schema as it is.
    */
-  append(value: unknown, converted?: Record<string, unknown>): boolean;
+  append(value: unknown, converted?: Converted): boolean;
   /**
-   * The same for a value still as JSON text (fitting-json.ts): false, leaving the columns as they
+   * The same for a value still as the UTF-8 bytes of JSON text (fitting-json.ts): false, leaving the columns as they
    * were, also when the text is not JSON or holds anything the scan leaves to the general path.
    */
-  appendJson(json: string, converted?: Record<string, unknown>): boolean;
+  appendJson(json: Uint8Array, converted?: Converted): boolean;
 }
 
 /**
  * Gathered columns for a table schema whose fields named in `convertedFields` come already converted
- * (the lineage) and whose others come from decoded values. Schemas nested deeper than the general
+ * (the lineage) and whose others come from decoded values, sized for `rows` when that is known. Schemas nested deeper than the general
  * path's limit take no value.
  */
 export function compileFittingColumns(
   schema: StructType,
   convertedFields: ReadonlySet<string>,
+  rows?: number,
 ): FittingColumns {
-  const columns = emptyColumns(schema);
+  const columns = emptyColumns(schema, rows);
   const valueIndexes: number[] = [];
   const convertedIndexes: number[] = [];
   schema.fields.forEach((f, j) => {
@@ -127,11 +140,14 @@ export function compileFittingColumns(
   };
   const jsonFields = compileJsonFields(valueStruct);
   const deep = depthOf(schema) > MAX_DEPTH;
+  const lineages = convertedIndexes.map((j) =>
+    schema.fields[j].name === KAFKA_FIELD ? compileLineageAppend(schema.fields[j].type) : undefined,
+  );
   /** Appends the value fields of `source` by `appendFields`, then the converted ones; all or nothing. */
   const appendRow = <S>(
     appendFields: (column: StructColumn, source: S) => boolean,
     source: S,
-    converted?: Record<string, unknown>,
+    converted?: Converted,
   ): boolean => {
     if (deep) return false;
     const before = columnLength(columns);
@@ -140,8 +156,19 @@ export function compileFittingColumns(
       truncateColumn(columns, before);
       return false;
     }
-    for (const j of convertedIndexes) {
-      appendValue(columns.children[j], (converted?.[schema.fields[j].name] ?? null) as Value);
+    const record = converted !== undefined && LINEAGE_OF in converted ? converted[LINEAGE_OF] : undefined;
+    if (record !== undefined) {
+      for (let k = 0; k < convertedIndexes.length; k++) {
+        const j = convertedIndexes[k];
+        const lineage = lineages[k];
+        if (lineage) lineage(columns.children[j], record);
+        else appendAbsent(columns.children[j], false);
+      }
+    } else {
+      for (const j of convertedIndexes) {
+        const values = converted as Record<string, unknown> | undefined;
+        appendValue(columns.children[j], (values?.[schema.fields[j].name] ?? null) as Value);
+      }
     }
     columns.valid.push(true);
     return true;

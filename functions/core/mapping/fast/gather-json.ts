@@ -12,7 +12,6 @@ import { appendValue } from '../../data/gathered-rows.js';
 import { currentSchema } from '../../spec/metadata.js';
 import type { RawRecord } from '../../records/esm-event.js';
 import { reconcileSchema } from '../evolution/reconcile-schema.js';
-import { jsonTextOf } from '../../records/parse-json.js';
 import { decodeJsonRecords } from '../decoded-record.js';
 import { type MapBatchOptions, type MappedBatch, mapBatch } from '../map-batch.js';
 import { compileMapping, isPlainMapping } from '../record-mapper.js';
@@ -28,14 +27,15 @@ export function gatherJsonBatch(
 ): MappedBatch | undefined {
   if (options.fastPath === false || !isPlainMapping(options.mapping)) return undefined;
   if (options.typeHints !== undefined && options.typeHints.size > 0) return undefined;
-  const gatherer = compileMapping(options.mapping, currentSchema(options.metadata)).gatherFitting?.();
+  const gatherer = compileMapping(options.mapping, currentSchema(options.metadata)).gatherFitting?.(
+    records.length,
+  );
   if (!gatherer) return undefined;
   const fitting: RawRecord[] = [];
   const rest: RawRecord[] = [];
   for (const record of records) {
-    const json =
-      record.decodeError === undefined && record.value !== null ? jsonTextOf(record.value) : undefined;
-    if (json !== undefined && gatherer.appendJson(json, record)) fitting.push(record);
+    const json = record.decodeError === undefined ? record.value : null;
+    if (json !== null && gatherer.appendJson(json, record)) fitting.push(record);
     else rest.push(record);
   }
   if (rest.length === 0) {

@@ -1,0 +1,86 @@
+/**
+ * The `_kafka` lineage appended straight from a record into gathered columns: topic, partition,
+ * offset, timestamp, timestamp type, key and headers go into the struct's leaf columns as they are
+ * (numbers into typed storage, strings as UTF-8), with no lineage row, header row or BigInt per
+ * record. Only for a lineage struct of exactly the shape records/kafka-lineage.ts makes; any other
+ * (a table whose `_kafka` was changed) gets kafkaLineageRow + appendValue, the same values.
+ */
+import {
+  appendValue,
+  type GatheredColumn,
+  type LeafColumn,
+  type ListColumn,
+  type StructColumn,
+} from '../../data/gathered-rows.js';
+import type { RawRecord } from '../../records/esm-event.js';
+import { kafkaLineageRow } from '../../records/kafka-lineage.js';
+import type { IcebergType } from '../../spec/types.js';
+
+/** Appends one record's lineage to a `_kafka` struct column. */
+export type LineageAppend = (column: GatheredColumn, record: RawRecord) => void;
+
+const SHAPE: readonly [string, IcebergType | 'headers'][] = [
+  ['topic', 'string'],
+  ['partition', 'int'],
+  ['offset', 'long'],
+  ['timestamp', 'timestamptz'],
+  ['timestamp_type', 'string'],
+  ['key', 'binary'],
+  ['headers', 'headers'],
+];
+
+function isHeadersType(type: IcebergType): boolean {
+  if (typeof type === 'string' || type.type !== 'list' || !type['element-required']) return false;
+  const element = type.element;
+  if (typeof element === 'string' || element.type !== 'struct' || element.fields.length !== 2) return false;
+  const [key, value] = element.fields;
+  return key.name === 'key' && key.type === 'string' && value.name === 'value' && value.type === 'binary';
+}
+
+function hasLineageShape(type: IcebergType): boolean {
+  if (typeof type === 'string' || type.type !== 'struct' || type.fields.length !== SHAPE.length) return false;
+  return type.fields.every((f, j) => {
+    const [name, expected] = SHAPE[j];
+    return f.name === name && (expected === 'headers' ? isHeadersType(f.type) : f.type === expected);
+  });
+}
+
+/** Epoch ms → µs as an exact double when it is one. */
+function pushMicros(leaf: LeafColumn, ms: number, record: RawRecord): void {
+  const micros = ms * 1000;
+  if (Number.isSafeInteger(micros)) leaf.pushNumber(micros + 0);
+  else appendValue(leaf, kafkaLineageRow(record).timestamp);
+}
+
+function appendColumns(column: GatheredColumn, record: RawRecord): void {
+  const struct = column as StructColumn;
+  const c = struct.children;
+  struct.valid.push(true);
+  // pushValue: a string that is not well-formed is kept as rows keep it (build-binary-data.ts writes it).
+  (c[0] as LeafColumn).pushValue(record.topic);
+  (c[1] as LeafColumn).pushNumber(record.partition);
+  const offset = Number(record.offset);
+  if (Number.isSafeInteger(offset)) (c[2] as LeafColumn).pushNumber(offset);
+  else (c[2] as LeafColumn).pushValue(record.offset);
+  pushMicros(c[3] as LeafColumn, record.timestamp, record);
+  (c[4] as LeafColumn).pushValue(record.timestampType);
+  (c[5] as LeafColumn).pushValue(record.key);
+  const list = c[6] as ListColumn;
+  const headers = record.headers;
+  const element = list.element as StructColumn;
+  const keys = element.children[0] as LeafColumn;
+  const values = element.children[1] as LeafColumn;
+  for (let h = 0; h < headers.length; h++) {
+    element.valid.push(true);
+    keys.pushValue(headers[h].key);
+    values.pushValue(headers[h].value);
+  }
+  list.valid.push(true);
+  list.offsets.push(list.offsets[list.offsets.length - 1] + headers.length);
+}
+
+/** The lineage appender for a `_kafka` column of this type. */
+export function compileLineageAppend(type: IcebergType): LineageAppend {
+  if (hasLineageShape(type)) return appendColumns;
+  return (column, record) => appendValue(column, kafkaLineageRow(record));
+}
