@@ -8,7 +8,7 @@
  * so the table shows the source table's current state.
  */
 import { formatIdentifier } from '../catalog/catalog.js';
-import { collapseChanges } from '../cdc/collapse-changes.js';
+import { collapseChanges, type KeyState } from '../cdc/collapse-changes.js';
 import { lineageFields } from '../cdc/change-version.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
 import { readKeyVersions } from '../cdc/key-versions.js';
@@ -159,7 +159,12 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
       } else if (lateAtPlan.size > 0) {
         kept = collapsed.finals.map((f) => ({ ...f, deleteExisting: true }));
       }
-      const finals = empty ? kept.map((f) => (f.deleteExisting ? { ...f, deleteExisting: false } : f)) : kept;
+      // With lineage, a key a batch leaves deleted keeps its delete row even in an empty table: it is
+      // the key's version, so a late batch cannot bring the key back.
+      const keepsDelete = (f: KeyState) => lineage !== undefined && f.row === null;
+      const finals = empty
+        ? kept.map((f) => (f.deleteExisting && !keepsDelete(f) ? { ...f, deleteExisting: false } : f))
+        : kept;
       const lateWhenPlanned = lateAtPlan.size > 0;
       // Only a batch with deletes needs a scope (and may add the unpartitioned spec).
       const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;

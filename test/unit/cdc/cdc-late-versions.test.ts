@@ -173,4 +173,15 @@ describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer chang
     expect(replay.tables[0]).toMatchObject({ skippedAsReplayed: 1 });
     expect(await regions()).toEqual(new Map([[1, 'newer']]));
   });
+  it('keeps a key deleted by the first batch of an empty table deleted when a late batch writes it', async () => {
+    // Prepare: the live tail (offsets 10–19) commits first, into an empty table, and deletes key 6
+    const first = await ingest(batch(mode, 10, [{ id: 6, region: null, was: 'v0' }]));
+    expect(first.tables[0].equalityDeletes).toBeGreaterThan(0);
+
+    // Act: the backfill (offsets 0–9) wrote key 6
+    await ingest(batch(mode, 0, [{ id: 6, region: 'v0' }]));
+
+    // Assess
+    expect((await regions()).has(6)).toBe(false);
+  });
 });
