@@ -33,9 +33,9 @@ export function lineageFields(schema: Schema): LineageFields | undefined {
   return { field, topic, partition, offset };
 }
 
-/** The ids of the lineage fields (the struct and its three columns). Never throws. */
+/** The ids of the three lineage columns a version is (keySchema keeps the `_kafka` struct around them). Never throws. */
 export function lineageIds(fields: LineageFields): number[] {
-  return [fields.field.id, fields.topic.id, fields.partition.id, fields.offset.id];
+  return [fields.topic.id, fields.partition.id, fields.offset.id];
 }
 
 /** The `_kafka` value of an equality delete row: the deleting change's place. Never throws. */

@@ -141,6 +141,10 @@ describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer chang
     expect(rows.filter((r) => r.id === 2n)).toEqual([
       { id: 2n, _kafka: expect.objectContaining({ topic: CDC_TOPIC, partition: 0, offset: 10n }) },
     ]);
+    // Only those three lineage columns (no timestamp, key or headers): the file's columns are
+    const type = kafka.type as StructType;
+    const ids = ['topic', 'partition', 'offset'].map((n) => type.fields.find((f) => f.name === n)!.id);
+    expect([...deletes[0].data_file.value_counts!.keys()].sort((a, b) => a - b)).toEqual([1, ...ids]);
   });
 
   it('applies a late change when the key’s version comes from another partition, and warns', async () => {
