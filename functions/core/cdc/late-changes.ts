@@ -37,6 +37,37 @@ export function latePartitions(records: readonly RawRecord[], committed: SourceO
   return late;
 }
 
+/**
+ * The topic-partitions whose records in `records` follow a gap in the committed offsets (offsets
+ * below the batch's first that are not committed, after some that are): a batch not ingested yet
+ * may sit there, holding an older delete of a key this batch creates, so a create cannot trust that
+ * the table holds no row of its key. Never throws.
+ */
+export function partitionsAfterGap(records: readonly RawRecord[], committed: SourceOffsets): Set<string> {
+  const first = new Map<string, RawRecord>();
+  for (const r of records) {
+    const where = partitionOf(r.topic, r.partition);
+    const seen = first.get(where);
+    if (r.offset >= 0n && (!seen || r.offset < seen.offset)) first.set(where, r);
+  }
+  const gapped = new Set<string>();
+  for (const [where, r] of first) {
+    const below = (committed.get(r.topic)?.get(r.partition) ?? []).filter(([from]) => from < r.offset);
+    if (below.length > 1 || (below.length === 1 && below[0][1] + 1n < r.offset)) gapped.add(where);
+  }
+  return gapped;
+}
+
+/** The changes, with every key last changed on one of `partitions` replacing its rows. Never throws. */
+export function replaceRowsOn(finals: readonly KeyState[], partitions: ReadonlySet<string>): KeyState[] {
+  if (partitions.size === 0) return [...finals];
+  return finals.map((f) =>
+    !f.deleteExisting && f.record && partitions.has(partitionOf(f.record.topic, f.record.partition))
+      ? { ...f, deleteExisting: true }
+      : f,
+  );
+}
+
 /** Whether `a` and `b` commit the same offsets for every partition of `late`. Never throws. */
 export function sameLateOffsets(
   late: ReadonlyMap<string, bigint>,

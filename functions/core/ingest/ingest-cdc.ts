@@ -18,6 +18,8 @@ import {
   lateKeys,
   latePartitions,
   lateWarnings,
+  partitionsAfterGap,
+  replaceRowsOn,
   sameLateOffsets,
 } from '../cdc/late-changes.js';
 import { type ExtractedChanges, isDebeziumControl } from '../cdc/extract-changes.js';
@@ -159,6 +161,8 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
       } else if (lateAtPlan.size > 0) {
         kept = collapsed.finals.map((f) => ({ ...f, deleteExisting: true }));
       }
+      // A create after a gap cannot trust "this key is new" either: an older delete may be missing.
+      kept = replaceRowsOn(kept, partitionsAfterGap(good, plannedOffsets));
       // With lineage, a key a batch leaves deleted keeps its delete row even in an empty table: it is
       // the key's version, so a late batch cannot bring the key back.
       const keepsDelete = (f: KeyState) => lineage !== undefined && f.row === null;

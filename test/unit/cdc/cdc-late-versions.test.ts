@@ -188,4 +188,17 @@ describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer chang
     // Assess
     expect((await regions()).has(6)).toBe(false);
   });
+  it('keeps one row of a key created again after a gap, when the delete in the gap arrives last', async () => {
+    // Prepare: key 7 created (offset 0), deleted (offset 1), created again (offset 2)
+    await ingest(batch(mode, 0, [{ id: 7, region: 'first' }], { size: 1 }));
+
+    // Act: offset 2 arrives before offset 1
+    await ingest(batch(mode, 2, [{ id: 7, region: 'again' }], { size: 1 }));
+    await ingest(batch(mode, 1, [{ id: 7, region: null, was: 'first' }], { size: 1 }));
+
+    // Assess
+    const table = await wh.catalog.loadTable(route.table);
+    const rows = await readScanRows(table, await planScan(table));
+    expect(rows.map((r) => `${r.id} ${r.region}`)).toEqual(['7 again']);
+  });
 });
