@@ -14,7 +14,7 @@ import type { StructType } from '../../../functions/core/spec/types.js';
 import { CDC_TOPIC, ITEMS_SCHEMA } from '../../support/cdc-stream.js';
 import { jsonEvent } from '../../support/json-event.js';
 import { liveEntries } from '../../support/readers.js';
-import { tempWarehouse } from '../../support/tables.js';
+import { FaultyCatalog, tempWarehouse } from '../../support/tables.js';
 
 type Mode = 'upsert' | 'debezium';
 interface Item {
@@ -200,5 +200,25 @@ describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer chang
     const table = await wh.catalog.loadTable(route.table);
     const rows = await readScanRows(table, await planScan(table));
     expect(rows.map((r) => `${r.id} ${r.region}`)).toEqual(['7 again']);
+  });
+
+  it('reads the versions again when the late partition moves on while the late batch is written', async () => {
+    // Prepare: offsets 10–19 commit (key 1 untouched); while the late batch (offsets 0–9, key 1 =
+    // 'old') is written, another writer commits key 1 = 'new' at offset 20
+    await ingest(batch(mode, 10, []));
+    const faulty = new FaultyCatalog(wh.catalog);
+    faulty.beforeCommit = async () => {
+      await ingest(batch(mode, 20, [{ id: 1, region: 'new' }], { size: 1 }));
+    };
+
+    // Act
+    const late = await ingestEvent(
+      { catalog: faulty, routes: [route] },
+      batch(mode, 0, [{ id: 1, region: 'old' }]),
+    );
+
+    // Assess
+    expect(late.tables[0]).toMatchObject({ status: 'committed', skippedAsReplayed: 0 });
+    expect((await regions()).get(1)).toBe('new');
   });
 });
