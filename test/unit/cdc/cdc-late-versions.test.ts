@@ -221,4 +221,67 @@ describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer chang
     expect(late.tables[0]).toMatchObject({ status: 'committed', skippedAsReplayed: 0 });
     expect((await regions()).get(1)).toBe('new');
   });
+
+  it('finds the versions of a late batch with more keys than an `in` filter takes', async () => {
+    // Prepare: key 1 = 'new' at offset 5000
+    await ingest(batch(mode, 5000, [{ id: 1, region: 'new' }], { size: 1 }));
+
+    // Act: 1,200 keys at offsets 0–1199 (filtered by their range), key 1 = 'old' among them
+    const late = await ingest(batch(mode, 0, [{ id: 1, region: 'old' }], { size: 1200 }));
+
+    // Assess
+    expect(late.tables[0].warnings?.[0]).toMatch(/: 1 older change\(s\) dropped/);
+    expect((await regions()).get(1)).toBe('new');
+  });
+});
+
+describe('late batches on a table keyed by two columns', () => {
+  let wh: Awaited<ReturnType<typeof tempWarehouse>>;
+  beforeEach(async () => {
+    wh = await tempWarehouse();
+  });
+  afterEach(() => wh.cleanup());
+
+  it('compares versions per composite key', async () => {
+    // Prepare: (1, EU) = 5 and (1, US) = 6 at offsets 10–11
+    const route: TableRoute = {
+      table: { namespace: ['db'], name: 'pairs' },
+      topics: [CDC_TOPIC],
+      schema: ITEMS_SCHEMA,
+      mode: 'upsert',
+      identifierColumns: ['id', 'region'],
+      kafkaLineage: true,
+      properties: {},
+    };
+    const event = (first: number, rows: [number, string, number][]) =>
+      jsonEvent(
+        CDC_TOPIC,
+        rows.map(([id, region, amount]) => ({ id, region, amount })),
+        { firstOffset: first, key: (_v, i) => JSON.stringify({ id: rows[i][0], region: rows[i][1] }) },
+      );
+    const ingest = (e: unknown) => ingestEvent({ catalog: wh.catalog, routes: [route] }, e);
+    await ingest(
+      event(10, [
+        [1, 'EU', 5],
+        [1, 'US', 6],
+      ]),
+    );
+
+    // Act: a late batch changes (1, EU) and adds (1, APAC)
+    await ingest(
+      event(0, [
+        [1, 'EU', -1],
+        [1, 'APAC', 7],
+      ]),
+    );
+
+    // Assess
+    const table = await wh.catalog.loadTable(route.table);
+    const rows = await readScanRows(table, await planScan(table));
+    expect(rows.map((r) => `${r.id} ${r.region} ${r.amount}`).sort()).toEqual([
+      '1 APAC 7',
+      '1 EU 5',
+      '1 US 6',
+    ]);
+  });
 });
