@@ -5,6 +5,7 @@
  * batch has no defined order: that is reported as a warning (the producer is not keying records by
  * the primary key), and the changes are applied in topic-partition order.
  */
+import type { RawRecord } from '../records/esm-event.js';
 import type { Row } from '../spec/types.js';
 import type { Change } from './extract-changes.js';
 import { type ChangeKey, describeKey } from './record-key.js';
@@ -16,6 +17,12 @@ export interface KeyState {
   row: Row | null;
   /** Whether rows of this key written before the batch must be deleted (equality delete). */
   deleteExisting: boolean;
+  /**
+   * The record of the key's last change in the batch: its `_kafka` partition and offset are the
+   * version the batch leaves the key at (equality delete rows carry them). Absent for states not
+   * collapsed from records.
+   */
+  record?: RawRecord;
 }
 
 export interface CollapsedChanges {
@@ -48,6 +55,7 @@ export function collapseChanges(changes: readonly Change[], columns: readonly Ke
         key: change.key,
         row: change.row,
         deleteExisting: change.mayExist,
+        record: change.record,
         where,
       });
       continue;
@@ -59,6 +67,7 @@ export function collapseChanges(changes: readonly Change[], columns: readonly Ke
     }
     state.row = change.row;
     state.deleteExisting ||= change.mayExist;
+    state.record = change.record;
   }
   const warnings: string[] = [];
   if (crossPartition.size > 0) {
@@ -74,7 +83,12 @@ export function collapseChanges(changes: readonly Change[], columns: readonly Ke
     );
   }
   return {
-    finals: [...states.values()].map(({ key, row, deleteExisting }) => ({ key, row, deleteExisting })),
+    finals: [...states.values()].map(({ key, row, deleteExisting, record }) => ({
+      key,
+      row,
+      deleteExisting,
+      record,
+    })),
     warnings,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * A collapsed CDC batch → files: DataFiles for the keys' final rows (split by the default spec, like
  * appends), and equality DeleteFiles (content 2, `equality_ids` = the key's field ids) holding the
- * key of every row the batch replaces or deletes, one file per partition of the delete scope.
+ * key of every row the batch replaces or deletes, one file per partition of the delete scope. When
+ * the table has `_kafka` lineage, each delete row also carries the deleting change's `_kafka` topic,
+ * partition and offset (change-version.ts): the key's version once no row holds it.
  * Both go into one snapshot; an equality delete reaches only strictly older data, so the new rows
  * survive the deletes written beside them. Nothing is committed here.
  */
@@ -10,11 +12,13 @@ import type { LoadedTable } from '../catalog/catalog.js';
 import { writeDataFiles } from '../data/write-data-file.js';
 import { ValidationError } from '../errors.js';
 import { joinLocation } from '../io/location.js';
+import { KAFKA_FIELD } from '../records/kafka-lineage.js';
 import { currentSchema } from '../spec/metadata.js';
 import { partitionPath } from '../spec/transforms.js';
 import type { DataFile, Row, Schema, StructField, StructType, Value } from '../spec/types.js';
 import { partitionRows } from '../table/partition-rows.js';
 import { writeRows } from '../table/write-rows.js';
+import { lineageFields, lineageIds, versionValue } from './change-version.js';
 import type { KeyState } from './collapse-changes.js';
 import type { DeleteScope } from './delete-scope.js';
 import type { KeyColumn } from '../routing/table-mode.js';
@@ -67,7 +71,9 @@ async function writeDeleteFiles(
 ): Promise<DataFile[]> {
   const md = table.metadata;
   const ids = columns.map((c) => c.id);
-  const deleteSchema = keySchema(schema, new Set(ids));
+  const lineage = lineageFields(schema);
+  // Extra columns beside the key: equality_ids stays the key's, so readers compare only the key.
+  const deleteSchema = keySchema(schema, new Set([...ids, ...(lineage ? lineageIds(lineage) : [])]));
   const props = md.properties ?? {};
   const files: DataFile[] = [];
   // The key rows carry the partition source columns whenever the scope is partitioned (the key decides it).
@@ -113,7 +119,14 @@ export async function writeChanges(
   const schema = options.schema ?? currentSchema(table.metadata);
   const prefix = options.filePrefix ? `${options.filePrefix.slice(0, 12)}-` : '';
   const rows = finals.flatMap((s) => (s.row ? [s.row] : []));
-  const keyRows = finals.filter((s) => s.deleteExisting).map((s) => keyRow(columns, s.key.values));
+  const lineage = lineageFields(schema) !== undefined;
+  const keyRows = finals
+    .filter((s) => s.deleteExisting)
+    .map((s) => {
+      const row = keyRow(columns, s.key.values);
+      if (lineage) row[KAFKA_FIELD] = s.record ? versionValue(s.record) : null;
+      return row;
+    });
   if (keyRows.length > 0 && !scope)
     throw new ValidationError('a batch with equality deletes needs a delete scope');
   const dataFiles = rows.length

@@ -8,16 +8,28 @@
  * so the table shows the source table's current state.
  */
 import { formatIdentifier } from '../catalog/catalog.js';
-import { collapseChanges } from '../cdc/collapse-changes.js';
+import { collapseChanges, type KeyState } from '../cdc/collapse-changes.js';
+import { lineageFields } from '../cdc/change-version.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
+import { readKeyVersions } from '../cdc/key-versions.js';
+import {
+  applyLate,
+  type LateOutcome,
+  lateKeys,
+  latePartitions,
+  lateWarnings,
+  partitionsAfterGap,
+  replaceRowsOn,
+  sameLateOffsets,
+} from '../cdc/late-changes.js';
 import { type ExtractedChanges, isDebeziumControl } from '../cdc/extract-changes.js';
 import { planChanges } from '../cdc/plan-changes.js';
 import type { CdcMode } from '../routing/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
-import { currentSnapshot } from '../spec/metadata.js';
+import { currentSchema, currentSnapshot } from '../spec/metadata.js';
 import type { TableMetadata } from '../spec/types.js';
-import { readCommittedOffsets, type SourceOffsets } from '../table/source-offsets.js';
+import { readCommittedOffsets } from '../table/source-offsets.js';
 import { sameMappingBase, splitDuplicates, unseen } from './batch-offsets.js';
 import { type BaseCheck, type BatchFiles, commitBatch } from './commit-batch.js';
 import { commitDeadLetters } from './commit-dead-letters.js';
@@ -40,31 +52,6 @@ function hasDataFiles(metadata: TableMetadata): boolean {
   const snapshot = currentSnapshot(metadata);
   // A snapshot without the total (not written by floe) counts as having some: deletes stay.
   return snapshot !== undefined && snapshot.summary['total-data-files'] !== '0';
-}
-
-/**
- * The topic-partitions (`topic/partition` → the newest offset committed) whose records in `records`
- * are older than changes the table already has: a redriven on-failure batch, a backfill under the
- * live tail. Ranges let such a batch in instead of dropping it as a replay, but its changes land after
- * the newer ones.
- */
-function latePartitions(records: readonly RawRecord[], committed: SourceOffsets): Map<string, bigint> {
-  const late = new Map<string, bigint>();
-  for (const r of records) {
-    const ranges = committed.get(r.topic)?.get(r.partition);
-    const newest = ranges?.[ranges.length - 1]?.[1];
-    if (r.offset >= 0n && newest !== undefined && r.offset < newest)
-      late.set(`${r.topic}/${r.partition}`, newest);
-  }
-  return late;
-}
-
-function lateWarnings(late: Map<string, bigint>): string[] {
-  return [...late].map(
-    ([tp, newest]) =>
-      `changes of ${tp} older than offset ${newest}, which the table already has, were applied after it: ` +
-      'a key both touched now shows the older change (deliver a partition’s CDC batches in order)',
-  );
 }
 
 /** Dead letters in their records' batch order, as one pass over the records would have met them. */
@@ -118,6 +105,7 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
   let ignored: ExtractedChanges['ignored'] = first.extracted.ignored;
   let warnings: string[] = [];
   let late = new Map<string, bigint>();
+  let lateOutcome: LateOutcome | undefined;
 
   const outcome = await commitBatch<CdcFiles>(
     options,
@@ -153,15 +141,35 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
       // of delete files alone is one some readers refuse). Checked again against the commit's base.
       const empty = !hasDataFiles(current.metadata);
       // Late changes cannot trust "this key is new" (a create, a snapshot read): the newer changes
-      // committed first may have written the key. Every key they touch replaces its rows, so a key
-      // stays one row (the older change's, which the report warns about).
-      late = latePartitions(good, readCommittedOffsets(current.metadata));
-      const planned =
-        late.size > 0 ? collapsed.finals.map((f) => ({ ...f, deleteExisting: true })) : collapsed.finals;
+      // committed first may have written the key. So every key they touch replaces its rows, and a
+      // key the table holds a newer version of (same partition) keeps it (cdc/late-changes.ts).
+      const plannedOffsets = readCommittedOffsets(current.metadata);
+      const lateAtPlan = latePartitions(good, plannedOffsets);
+      late = lateAtPlan;
+      const lineage = lineageFields(currentSchema(current.metadata));
+      lateOutcome = undefined;
+      let kept = collapsed.finals;
+      if (lateAtPlan.size > 0 && lineage) {
+        const versions = await readKeyVersions(
+          current,
+          columns,
+          lateKeys(collapsed.finals, lateAtPlan).map((f) => f.key),
+          lineage,
+        );
+        lateOutcome = applyLate(collapsed.finals, versions);
+        kept = lateOutcome.finals;
+      } else if (lateAtPlan.size > 0) {
+        kept = collapsed.finals.map((f) => ({ ...f, deleteExisting: true }));
+      }
+      // A create after a gap cannot trust "this key is new" either: an older delete may be missing.
+      kept = replaceRowsOn(kept, partitionsAfterGap(good, plannedOffsets));
+      // With lineage, a key a batch leaves deleted keeps its delete row even in an empty table: it is
+      // the key's version, so a late batch cannot bring the key back.
+      const keepsDelete = (f: KeyState) => lineage !== undefined && f.row === null;
       const finals = empty
-        ? planned.map((f) => (f.deleteExisting ? { ...f, deleteExisting: false } : f))
-        : planned;
-      const lateWhenPlanned = late.size > 0;
+        ? kept.map((f) => (f.deleteExisting && !keepsDelete(f) ? { ...f, deleteExisting: false } : f))
+        : kept;
+      const lateWhenPlanned = lateAtPlan.size > 0;
       // Only a batch with deletes needs a scope (and may add the unpartitioned spec).
       const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;
       const written = await writeChanges(current, finals, columns, scope, {
@@ -175,10 +183,18 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
           if (!reconciliationStillApplies(base.metadata, reconciliation)) {
             return { kind: 'stale', reason: `${name}: the table schema changed while the batch was written` };
           }
-          if (!lateWhenPlanned && latePartitions(good, readCommittedOffsets(base.metadata)).size > 0) {
+          const baseOffsets = readCommittedOffsets(base.metadata);
+          if (!lateWhenPlanned && latePartitions(good, baseOffsets).size > 0) {
             return {
               kind: 'stale',
               reason: `${name}: newer changes were committed while the batch was written`,
+            };
+          }
+          // The versions read for a late batch hold only for the partitions' offsets they were read at.
+          if (lateWhenPlanned && !sameLateOffsets(lateAtPlan, plannedOffsets, baseOffsets)) {
+            return {
+              kind: 'stale',
+              reason: `${name}: changes of the late batch's partitions were committed while it was written`,
             };
           }
           if (empty && hasDataFiles(base.metadata)) {
@@ -209,7 +225,7 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
     table,
   );
   const committed = outcome.result?.status === 'committed';
-  if (committed) warnings = [...warnings, ...lateWarnings(late)];
+  if (committed) warnings = [...warnings, ...lateWarnings(late, lateOutcome)];
   for (const warning of warnings) options.onWarning?.(name, warning, 'configuration');
   return {
     ...baseReport(route, batchId, records, deadLettered, outcome),

@@ -1,7 +1,8 @@
 /**
  * A CDC batch older than changes the table already has (a redriven on-failure batch, a backfill under
- * the live tail) is applied, not dropped as a replay — and the report says its changes landed after
- * newer ones, since a key both touched now shows the older change.
+ * the live tail) is applied, not dropped as a replay. On a route without `_kafka` lineage (as here)
+ * floe cannot tell which change is newer, so the report says its changes landed after newer ones: a
+ * key both touched shows the older change (with lineage: cdc-late-versions.test.ts).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
