@@ -12,7 +12,7 @@ import { describeError } from '../errors.js';
 import { deliverWithRetry, type RetryPolicy } from './deliver-with-retry.js';
 import { type FormedEvent, formEsmEvents, markFetchStarts } from './esm-batch.js';
 import { offsetsAtTime } from './offsets-by-time.js';
-import { type FetchedSpan, type ReadRecord, readRanges, toConsumedMessage } from './read-ranges.js';
+import { type FetchedSpan, type ReadRecord, readRanges, consumedOf } from './read-ranges.js';
 
 /** One partition's range: `start` inclusive, `end` exclusive. */
 export interface OffsetRange {
@@ -149,7 +149,7 @@ export async function runBackfill<T>(options: BackfillOptions<T>): Promise<Backf
 
   const onRecords = async (fetched: ReadRecord[], span: FetchedSpan): Promise<void> => {
     const end = options.ranges.find((r) => r.partition === span.partition)!.end;
-    const events = formEsmEvents(options.bootstrapServers, fetched.map(toConsumedMessage), {
+    const events = formEsmEvents(options.bootstrapServers, fetched.map(consumedOf), {
       batchSize: options.batchSize,
     });
     // The fetch started where this backfill's previous batch of the partition ended (or at the range's

@@ -137,7 +137,8 @@ export async function createKafka(options: KafkaConnectionOptions): Promise<Kafk
   return new Kafka(await kafkaConfigOf(options));
 }
 
-function bytesOf(value: Buffer | string | null | undefined): Uint8Array | null {
+/** A kafkajs key, value or header value as bytes (null stays null). */
+export function bytesOf(value: Buffer | string | null | undefined): Uint8Array | null {
   if (value === null || value === undefined) return null;
   return typeof value === 'string' ? Buffer.from(value, 'utf8') : new Uint8Array(value);
 }
@@ -158,16 +159,26 @@ export function fetchStartOf(batch: object): bigint | undefined {
   return text !== undefined && /^\d+$/.test(text) ? BigInt(text) : undefined;
 }
 
-/** A kafkajs message as the batch former takes it. */
-export function toConsumedMessage(topic: string, partition: number, message: KafkaMessage): ConsumedMessage {
-  const headers: ConsumedMessage['headers'] = [];
+/** A kafkajs message's headers in the order the broker holds them (a name may repeat; a null value stays null). */
+export function headersOf(message: KafkaMessage): { key: string; value: Uint8Array | null }[] {
+  const headers: { key: string; value: Uint8Array | null }[] = [];
   for (const [key, value] of Object.entries(message.headers ?? {})) {
     // kafkajs folds repeated header names into an array, in their order.
-    for (const v of Array.isArray(value) ? value : [value]) {
-      const bytes = bytesOf(v);
-      headers.push({ key, value: bytes ?? new Uint8Array(0) });
-    }
+    for (const v of Array.isArray(value) ? value : [value]) headers.push({ key, value: bytesOf(v) });
   }
+  return headers;
+}
+
+/** Headers as an ESM event carries them: a null value becomes empty bytes. */
+export function esmHeaders(
+  headers: readonly { key: string; value: Uint8Array | null }[],
+): ConsumedMessage['headers'] {
+  return headers.map(({ key, value }) => ({ key, value: value ?? new Uint8Array(0) }));
+}
+
+/** A kafkajs message as the batch former takes it (a null header value becomes empty bytes, as the ESM has it). */
+export function toConsumedMessage(topic: string, partition: number, message: KafkaMessage): ConsumedMessage {
+  const headers = esmHeaders(headersOf(message));
   return {
     topic,
     partition,

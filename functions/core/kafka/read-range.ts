@@ -4,7 +4,7 @@
  */
 import type { Kafka } from 'kafkajs';
 import type { ConsumedMessage } from './esm-batch.js';
-import { readRanges, toConsumedMessage } from './read-ranges.js';
+import { readRanges, consumedOf } from './read-ranges.js';
 
 /** A partition's watermarks: the oldest offset still held and the offset the next record gets. */
 export interface PartitionWatermarks {
@@ -75,7 +75,7 @@ export async function collectRanges(
     timeoutMs: options.timeoutMs ?? 30_000,
     onRecords: async (records) => {
       for (const r of records) {
-        got.get(keyOf(r.topic, r.partition))!.push(toConsumedMessage(r));
+        got.get(keyOf(r.topic, r.partition))!.push(consumedOf(r));
       }
     },
   });

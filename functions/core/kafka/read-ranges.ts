@@ -17,7 +17,7 @@ import {
   openCluster,
   READ_COMMITTED,
 } from './kafka-cluster.js';
-import { timestampTypeOf } from './kafka-client.js';
+import { bytesOf, esmHeaders, headersOf, timestampTypeOf } from './kafka-client.js';
 
 /** One partition's range: `start` inclusive; `end` exclusive, or undefined to read until stopped. */
 export interface ReadRange {
@@ -73,31 +73,21 @@ const FETCH_MAX_BYTES = 32 * 1024 * 1024;
 /** Retriable broker errors in a row (leader moved, broker restarting, ...) before giving up. */
 const MAX_RETRIES = 10;
 
-function bytes(value: Buffer | string | null | undefined): Uint8Array | null {
-  if (value === null || value === undefined) return null;
-  return typeof value === 'string' ? Buffer.from(value, 'utf8') : new Uint8Array(value);
-}
-
 export function toReadRecord(topic: string, partition: number, message: KafkaMessage): ReadRecord {
-  const headers: ReadRecord['headers'] = [];
-  for (const [key, value] of Object.entries(message.headers ?? {})) {
-    // kafkajs folds repeated header names into an array, in their order.
-    for (const v of Array.isArray(value) ? value : [value]) headers.push({ key, value: bytes(v) });
-  }
   return {
     topic,
     partition,
     offset: BigInt(message.offset),
     timestampMs: Number(message.timestamp),
     timestampType: timestampTypeOf(message),
-    key: bytes(message.key),
-    value: bytes(message.value),
-    headers,
+    key: bytesOf(message.key),
+    value: bytesOf(message.value),
+    headers: headersOf(message),
   };
 }
 
 /** A read record as the ESM batch former takes it (a null header value becomes empty bytes, as the ESM has it). */
-export function toConsumedMessage(r: ReadRecord): ConsumedMessage {
+export function consumedOf(r: ReadRecord): ConsumedMessage {
   return {
     topic: r.topic,
     partition: r.partition,
@@ -106,7 +96,7 @@ export function toConsumedMessage(r: ReadRecord): ConsumedMessage {
     timestampType: r.timestampType,
     key: r.key,
     value: r.value,
-    headers: r.headers.map((h) => ({ key: h.key, value: h.value ?? new Uint8Array(0) })),
+    headers: esmHeaders(r.headers),
   };
 }
 
