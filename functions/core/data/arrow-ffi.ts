@@ -283,6 +283,33 @@ export interface FfiBatch {
   columns: arrow.Data[];
 }
 
+/** What parquet-wasm's Table hands over through the C Data Interface (`Table.intoFFI()`). */
+export interface FfiExport {
+  schemaAddr(): number;
+  arrayAddrs(): ArrayLike<number>;
+  free(): void;
+}
+
+/**
+ * A decoded WASM table's batches copied out through the C Data Interface (the table is consumed);
+ * undefined for a format this reader does not know — the caller then decodes again and takes the IPC
+ * route.
+ */
+export function exportedBatches(
+  memory: { readonly buffer: ArrayBufferLike },
+  table: { intoFFI(): FfiExport },
+): FfiBatch[] | undefined {
+  const exported = table.intoFFI();
+  try {
+    return readFfiBatches(memory, exported.schemaAddr(), Array.from(exported.arrayAddrs()));
+  } catch (error) {
+    if (error instanceof UnsupportedArrowFormat) return undefined;
+    throw error;
+  } finally {
+    exported.free();
+  }
+}
+
 /**
  * Copies an exported table (schema + one ArrowArray struct per batch) out of WASM memory.
  * @throws UnsupportedArrowFormat for a format this reader does not know

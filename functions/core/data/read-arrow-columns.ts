@@ -10,7 +10,7 @@ import type { FileIO } from '../io/file-io.js';
 import type { IcebergType, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
 import { readColumnValues } from './arrow-to-values.js';
-import { readFfiBatches, UnsupportedArrowFormat } from './arrow-ffi.js';
+import { exportedBatches } from './arrow-ffi.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import { childById, projectData } from './project-arrow.js';
 
@@ -54,32 +54,20 @@ export async function readArrowFile(io: FileIO, location: string): Promise<Arrow
  * a file without batches (its schema then comes from the IPC route).
  */
 function tableViaFfi(wasm: ParquetWasm, bytes: Uint8Array): arrow.Table | undefined {
-  const exported = wasm.readParquet(bytes, { batchSize: READ_BATCH_ROWS }).intoFFI();
-  try {
-    const batches = readFfiBatches(
-      wasm.wasmMemory(),
-      exported.schemaAddr(),
-      Array.from(exported.arrayAddrs()),
-    );
-    if (batches.length === 0) return undefined;
-    const schema = new arrow.Schema(batches[0]!.fields);
-    const type = new arrow.Struct(schema.fields);
-    return new arrow.Table(
-      schema,
-      batches.map(
-        (b) =>
-          new arrow.RecordBatch(
-            schema,
-            arrow.makeData({ type, length: b.length, nullCount: 0, children: b.columns }),
-          ),
-      ),
-    );
-  } catch (error) {
-    if (error instanceof UnsupportedArrowFormat) return undefined;
-    throw error;
-  } finally {
-    exported.free();
-  }
+  const batches = exportedBatches(wasm.wasmMemory(), wasm.readParquet(bytes, { batchSize: READ_BATCH_ROWS }));
+  if (batches === undefined || batches.length === 0) return undefined;
+  const schema = new arrow.Schema(batches[0]!.fields);
+  const type = new arrow.Struct(schema.fields);
+  return new arrow.Table(
+    schema,
+    batches.map(
+      (b) =>
+        new arrow.RecordBatch(
+          schema,
+          arrow.makeData({ type, length: b.length, nullCount: 0, children: b.columns }),
+        ),
+    ),
+  );
 }
 
 function hasAnyFieldId(fields: arrow.Field[]): boolean {

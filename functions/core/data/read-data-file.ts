@@ -8,7 +8,7 @@ import { LakeError, ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import type { Row, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
-import { type FfiBatch, readFfiBatches, UnsupportedArrowFormat } from './arrow-ffi.js';
+import { exportedBatches, type FfiBatch } from './arrow-ffi.js';
 import { readColumnValues } from './arrow-to-values.js';
 import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
@@ -156,16 +156,8 @@ class WasmDataFile implements OpenDataFile {
       this.file ??= await this.wasm.ParquetFile.fromFile(new Blob([this.bytes]));
       return this.file.read({ ...options, columns });
     };
-    const exported = (await decode()).intoFFI();
-    try {
-      return ffiBatchesOf(
-        readFfiBatches(this.wasm.wasmMemory(), exported.schemaAddr(), Array.from(exported.arrayAddrs())),
-      );
-    } catch (error) {
-      if (!(error instanceof UnsupportedArrowFormat)) throw error;
-    } finally {
-      exported.free();
-    }
+    const batches = exportedBatches(this.wasm.wasmMemory(), await decode());
+    if (batches) return ffiBatchesOf(batches);
     // A type the FFI reader does not know: decode again and take the IPC route.
     return batchesOf(arrow.tableFromIPC((await decode()).intoIPCStream()));
   }
