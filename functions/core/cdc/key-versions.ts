@@ -7,8 +7,6 @@
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { readDataFile } from '../data/read-data-file.js';
-import { readManifestEntries } from '../manifest/manifest-reader.js';
-import { readManifestList } from '../manifest/manifest-list.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import type { Expression, Literal } from '../scan/expression.js';
 import { planScan } from '../scan/plan-scan.js';
@@ -19,6 +17,7 @@ import { compareValues, decodeValue } from '../spec/conversions.js';
 import { currentSchema, currentSnapshot } from '../spec/metadata.js';
 import type { DataFile, Row, StructType, Value } from '../spec/types.js';
 import { mapLimited } from '../table/map-limited.js';
+import { readSnapshotManifests } from '../table/snapshot-manifests.js';
 import { addVersion, type KeyVersions, type LineageFields } from './change-version.js';
 import type { ChangeKey } from './record-key.js';
 import { keySchema } from './write-changes.js';
@@ -112,17 +111,18 @@ function deleteReadStruct(
 async function liveDeleteFiles(table: LoadedTable, keyIds: readonly number[]): Promise<DataFile[]> {
   const snapshot = currentSnapshot(table.metadata);
   if (!snapshot) return [];
-  const manifests = (await readManifestList(table.io, snapshot['manifest-list'])).filter(
+  const manifests = await readSnapshotManifests(
+    table.io,
+    snapshot,
     (m) => m.content === 1 && m.added_files_count + m.existing_files_count > 0,
   );
-  const entries = await mapLimited(manifests, READ_CONCURRENCY, (m) => readManifestEntries(table.io, m));
   const sameKey = (ids: readonly number[] | null | undefined) =>
     ids !== null &&
     ids !== undefined &&
     ids.length === keyIds.length &&
     ids.every((id) => keyIds.includes(id));
-  return entries
-    .flat()
+  return manifests
+    .flatMap((m) => m.entries)
     .filter((e) => e.status !== 2 && e.data_file.content === 2 && sameKey(e.data_file.equality_ids))
     .map((e) => e.data_file);
 }

@@ -30,7 +30,7 @@ import { markRemoved } from './mark-removed.js';
 import { groupResultLocation, planLocation, readGroupResult, type RewritePlan } from './rewrite-run-files.js';
 import { type GroupToCommit, type RewriteValidation, validateRewrite } from './rewrite-validation.js';
 import { mapLimited } from '../table/map-limited.js';
-import { readSnapshotManifests } from './snapshot-entries.js';
+import { readSnapshotManifests } from '../table/snapshot-manifests.js';
 
 export interface RewriteCommitResult extends DeleteRefusals {
   status: 'committed' | 'already-committed' | 'abandoned' | 'nothing-to-commit';

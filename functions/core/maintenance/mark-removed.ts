@@ -12,7 +12,7 @@ import { writeManifest } from '../manifest/manifest-writer.js';
 import { currentSchema, specById } from '../spec/metadata.js';
 import type { DataFile, ManifestEntry, ManifestFile } from '../spec/types.js';
 import { avroCodec } from '../table/table-properties.js';
-import type { ManifestWithEntries } from './snapshot-entries.js';
+import type { ManifestWithEntries } from '../table/snapshot-manifests.js';
 
 export interface MarkRemovedResult {
   manifests: ManifestFile[];

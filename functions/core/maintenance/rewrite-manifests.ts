@@ -19,7 +19,7 @@ import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import { avroCodec, intProperty } from '../table/table-properties.js';
 import { carriedFloeSummary } from './carried-summary.js';
-import { type ManifestWithEntries, readSnapshotManifests } from './snapshot-entries.js';
+import { type ManifestWithEntries, readSnapshotManifests } from '../table/snapshot-manifests.js';
 
 export interface RewriteManifestsResult {
   status: 'rewritten' | 'nothing-to-rewrite' | 'dry-run';

@@ -21,7 +21,7 @@ import { isUnpartitioned, POSITION_DELETE_FILE_PATH_ID, partitionKey } from '../
 import { specById } from '../spec/metadata.js';
 import type { DataFile, ManifestEntry, PartitionSpec, StructType, TableMetadata } from '../spec/types.js';
 import type { RewriteGroupPlan } from './rewrite-run-files.js';
-import type { ManifestWithEntries } from './snapshot-entries.js';
+import type { ManifestWithEntries } from '../table/snapshot-manifests.js';
 
 export interface GroupToCommit {
   plan: RewriteGroupPlan;

@@ -14,7 +14,7 @@ import { removeOrphansTask } from '../../../functions/core/maintenance/maintenan
 import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
 import { markRemoved } from '../../../functions/core/maintenance/mark-removed.js';
 import { removeOrphanFiles } from '../../../functions/core/maintenance/remove-orphans.js';
-import { readSnapshotManifests } from '../../../functions/core/maintenance/snapshot-entries.js';
+import { readSnapshotManifests } from '../../../functions/core/table/snapshot-manifests.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { DataFile, TableIdentifier } from '../../../functions/core/spec/types.js';
 import { commitWithRetry } from '../../../functions/core/table/commit-loop.js';

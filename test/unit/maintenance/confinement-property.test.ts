@@ -29,7 +29,7 @@ import {
   rewriteManifestsTask,
 } from '../../../functions/core/maintenance/maintenance-tasks.js';
 import { markRemoved } from '../../../functions/core/maintenance/mark-removed.js';
-import { readSnapshotManifests } from '../../../functions/core/maintenance/snapshot-entries.js';
+import { readSnapshotManifests } from '../../../functions/core/table/snapshot-manifests.js';
 import { readManifestList, writeManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import { readManifestEntries } from '../../../functions/core/manifest/manifest-reader.js';
 import { currentSnapshot, parseTableMetadata } from '../../../functions/core/spec/metadata.js';

@@ -7,7 +7,7 @@ import { expireSnapshots } from '../../../functions/core/maintenance/expire-snap
 import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
 import { markRemoved } from '../../../functions/core/maintenance/mark-removed.js';
 import { normalizeLocation, removeOrphanFiles } from '../../../functions/core/maintenance/remove-orphans.js';
-import { readSnapshotManifests } from '../../../functions/core/maintenance/snapshot-entries.js';
+import { readSnapshotManifests } from '../../../functions/core/table/snapshot-manifests.js';
 import { readManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';

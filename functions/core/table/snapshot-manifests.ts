@@ -1,11 +1,13 @@
 /**
- * Every manifest and manifest entry of a snapshot, read once, for the maintenance steps that need the
- * whole picture (rewrite validation, manifest rewrites, reachability).
+ * Every manifest and manifest entry of a snapshot, read once, for what needs the whole picture:
+ * maintenance (rewrite validation, manifest rewrites, reachability) and a late CDC batch's key versions
+ * (every live equality delete file).
  */
 import type { FileIO } from '../io/file-io.js';
 import { readManifestEntries } from '../manifest/manifest-reader.js';
 import { readManifestList } from '../manifest/manifest-list.js';
 import type { ManifestEntry, ManifestFile, Snapshot } from '../spec/types.js';
+import { mapLimited } from './map-limited.js';
 
 export interface ManifestWithEntries {
   manifest: ManifestFile;
@@ -13,14 +15,17 @@ export interface ManifestWithEntries {
   entries: ManifestEntry[];
 }
 
-import { mapLimited } from '../table/map-limited.js';
-
 /**
  * The manifests of a snapshot with their entries (DELETED ones included), in manifest-list order.
  * @throws NotFoundError / TransientIOError / ValidationError from reading the list and the manifests
  */
-export async function readSnapshotManifests(io: FileIO, snapshot: Snapshot): Promise<ManifestWithEntries[]> {
-  const manifests = await readManifestList(io, snapshot['manifest-list']);
+export async function readSnapshotManifests(
+  io: FileIO,
+  snapshot: Snapshot,
+  /** Only the manifests this keeps are opened. @default every manifest */
+  keep: (manifest: ManifestFile) => boolean = () => true,
+): Promise<ManifestWithEntries[]> {
+  const manifests = (await readManifestList(io, snapshot['manifest-list'])).filter(keep);
   return mapLimited(manifests, 8, async (manifest) => ({
     manifest,
     entries: await readManifestEntries(io, manifest),
