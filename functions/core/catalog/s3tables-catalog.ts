@@ -35,6 +35,7 @@ import { applyUpdates, checkRequirements } from './apply-updates.js';
 import type { Catalog, CatalogMaintenance, CreateTableRequest, LoadedTable } from './catalog.js';
 import { formatIdentifier } from './catalog.js';
 import type { TableRequirement, TableUpdate } from './requirements-updates.js';
+import { MetadataMemo } from './metadata-memo.js';
 import { isS3TablesConflict, isS3TablesNotFound, mapS3TablesError } from './s3tables-errors.js';
 import { S3TablesMaintenance } from './s3tables-maintenance.js';
 import { nextMetadataFileName, singleNamespace, validateS3TablesName } from './s3tables-names.js';
@@ -69,6 +70,8 @@ export class S3TablesCatalog implements Catalog {
   /** S3 Tables compacts, expires snapshots and removes unreferenced files itself; this configures it. */
   readonly maintenance: CatalogMaintenance;
   private readonly bucket: S3TablesBucket;
+  /** Each table's last metadata read or written here, so a warm function's next load skips the GET. */
+  private readonly memo = new MetadataMemo();
 
   constructor(options: S3TablesCatalogOptions) {
     if (!/^arn:[^:]+:s3tables:[^:]*:[^:]*:bucket\/.+$/.test(options.tableBucketArn)) {
@@ -134,7 +137,14 @@ export class S3TablesCatalog implements Catalog {
     pointer: Pointer & { metadataLocation: string },
   ): Promise<LoadedTable> {
     const { metadataLocation, versionToken } = pointer;
-    const metadata = parseTableMetadata(decoder.decode(await this.io.read(metadataLocation)));
+    const key = formatIdentifier(id);
+    const metadata =
+      this.memo.get(key, metadataLocation) ??
+      this.memo.remember(
+        key,
+        metadataLocation,
+        parseTableMetadata(decoder.decode(await this.io.read(metadataLocation))),
+      );
     return { identifier: id, metadata, metadataLocation, io: this.io, versionToken };
   }
 
@@ -220,6 +230,7 @@ export class S3TablesCatalog implements Catalog {
       }
       throw error;
     }
+    this.memo.remember(formatIdentifier(id), metadataLocation, metadata);
     return { identifier: id, metadata, metadataLocation, io: this.io, versionToken };
   }
 
@@ -257,6 +268,7 @@ export class S3TablesCatalog implements Catalog {
       nextMetadataFileName(pointer.metadataLocation, base.metadata),
     );
     const versionToken = await swapPointer(this.bucket, id, pointer, nextLocation, next);
+    this.memo.remember(formatIdentifier(id), nextLocation, next);
     return { identifier: id, metadata: next, metadataLocation: nextLocation, io: this.io, versionToken };
   }
 
@@ -284,6 +296,7 @@ export class S3TablesCatalog implements Catalog {
   /** Deletes the table; S3 Tables removes its files itself. @throws NoSuchTableError; LakeError */
   async dropTable(id: TableIdentifier): Promise<void> {
     const namespace = singleNamespace(id.namespace);
+    this.memo.forget(formatIdentifier(id));
     try {
       await this.client.send(
         new DeleteTableCommand({ tableBucketARN: this.tableBucketArn, namespace, name: id.name }),

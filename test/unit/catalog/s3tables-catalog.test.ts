@@ -9,6 +9,7 @@ import {
   UpdateTableMetadataLocationCommand,
 } from '@aws-sdk/client-s3tables';
 import { describe, expect, it } from 'vitest';
+import { applyUpdates } from '../../../functions/core/catalog/apply-updates.js';
 import { S3TablesCatalog } from '../../../functions/core/catalog/s3tables-catalog.js';
 import {
   nextMetadataFileName,
@@ -393,5 +394,76 @@ describe('S3 Tables names', () => {
     expect(nextMetadataFileName(undefined)).toMatch(/^00000-[0-9a-f-]{36}\.metadata\.json$/);
     expect(nextMetadataFileName('s3://b/metadata/00041-x.metadata.json')).toMatch(/^00042-/);
     expect(nextMetadataFileName('s3://b/metadata/v7.metadata.json')).toMatch(/^00008-/);
+  });
+});
+
+describe('S3TablesCatalog metadata reads', () => {
+  /** Counts reads of metadata.json files on the fake's storage. */
+  function countMetadataReads(fake: ReturnType<typeof fakeS3Tables>): () => number {
+    let reads = 0;
+    const read = fake.io.read.bind(fake.io);
+    fake.io.read = async (location: string) => {
+      if (location.endsWith('.metadata.json')) reads++;
+      return read(location);
+    };
+    return () => reads;
+  }
+  const swapTo: SwapBehaviour = (input, state) => {
+    state.metadataLocation = input.metadataLocation ?? '';
+    state.versionToken = `v${state.swaps + 1}`;
+    return { versionToken: state.versionToken };
+  };
+
+  it('loads the metadata it just committed without reading the file again', async () => {
+    // Prepare
+    const fake = fakeS3Tables(swapTo);
+    const reads = countMetadataReads(fake);
+    const committed = await commitAppend(fake);
+
+    // Act
+    const loaded = await fake.catalog.loadTable(ID);
+
+    // Assess: one read, of the first metadata, by commitAppend's loadTable; none after the commit
+    expect(reads()).toBe(1);
+    expect(loaded.metadataLocation).toBe(committed.metadataLocation);
+    expect(loaded.metadata['current-snapshot-id']).toBe(committed.metadata['current-snapshot-id']);
+    expect(loaded.versionToken).toBe(fake.state.versionToken);
+  });
+
+  it('reads the file the pointer names once another writer moved it', async () => {
+    // Prepare: our commit, then another writer's metadata (one more snapshot) and pointer
+    const fake = fakeS3Tables(swapTo);
+    const reads = countMetadataReads(fake);
+    const ours = await commitAppend(fake);
+    const theirs = appendChange(ours);
+    const next = applyUpdates(ours.metadata, theirs.updates);
+    const otherLocation = `${WAREHOUSE}/metadata/00002-other.metadata.json`;
+    fake.io.objects.set(otherLocation, new TextEncoder().encode(serializeTableMetadata(next)));
+    fake.state.metadataLocation = otherLocation;
+    fake.state.versionToken = 'v-other';
+
+    // Act
+    const loaded = await fake.catalog.loadTable(ID);
+
+    // Assess
+    expect(reads()).toBe(2);
+    expect(loaded.metadataLocation).toBe(otherLocation);
+    expect(loaded.metadata.snapshots).toHaveLength(2);
+  });
+
+  it('hands out remembered metadata frozen, so no caller can change what the next load returns', async () => {
+    // Prepare
+    const fake = fakeS3Tables(swapTo);
+    await commitAppend(fake);
+
+    // Act
+    const loaded = await fake.catalog.loadTable(ID);
+
+    // Assess
+    expect(() => {
+      (loaded.metadata.properties as Record<string, string>).changed = 'yes';
+    }).toThrow(TypeError);
+    expect(() => loaded.metadata.snapshots?.pop()).toThrow(TypeError);
+    expect((await fake.catalog.loadTable(ID)).metadata.snapshots).toHaveLength(1);
   });
 });
