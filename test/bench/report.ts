@@ -217,6 +217,10 @@ function commitText(c: CommitFigures): string {
             .map(([k, v]) => `${k} ×${v}`)
             .join(', ')}`,
       ),
+    '  above the minimum, and why:',
+    ...c.scenarios
+      .filter((s) => s.status === 'measured' && s.mode === 'append')
+      .flatMap((s) => s.above_minimum.map((a) => `  ${s.scenario}: ${a.request} +${a.extra} — ${a.why}`)),
   ].join('\n');
 }
 

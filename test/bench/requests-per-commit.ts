@@ -1,7 +1,8 @@
 /**
  * Section 2: every request one batch's commit makes, counted at the FileIO, the catalog and (on moto)
  * the HTTP level, against the minimum: one PUT per data or delete file, one manifest per content type,
- * one manifest list, one metadata.json, one pointer swap, one metadata read, two lock operations. The
+ * one manifest list, one metadata.json, one pointer swap, one metadata read, two lock operations
+ * (commit-minimum.ts, which also says why each request above it is made). The
  * measured batch lands on a table that already has a snapshot (the steady state), so the parent's
  * manifest list is part of it.
  */
@@ -27,6 +28,7 @@ import {
   kindOf,
   Tally,
 } from './counting.js';
+import { type AboveMinimum, aboveMinimum, type CatalogKind, minimumBreakdown } from './commit-minimum.js';
 import { type MotoServer, oneRequestAtATime } from './moto-process.js';
 import {
   makeOrderMessages,
@@ -44,6 +46,8 @@ export interface CommitRequests {
   /** Requests the batch made: HTTP requests on moto (S3 + S3 Tables + DynamoDB), FileIO calls locally. */
   requests: number;
   minimum_requests: number;
+  /** Each request beyond the minimum (commit-minimum.ts), with why floe makes it. */
+  above_minimum: AboveMinimum[];
   data_files: number;
   delete_files: number;
   /** Request counts by operation and object kind. */
@@ -60,8 +64,8 @@ interface Scenario {
   requests: Tally;
   fileio: Tally;
   catalogCalls: Tally;
-  /** The catalog's pointer swap is a request of its own (S3 Tables), not the metadata.json write. */
-  separateSwap: boolean;
+  /** Which minimum applies (commit-minimum.ts). */
+  kind: CatalogKind;
   cleanup(): Promise<void>;
 }
 
@@ -77,18 +81,6 @@ function route(mode: 'append' | 'debezium'): TableRoute[] {
       ...(mode === 'debezium' ? { mode, identifierColumns: ['order_id'] } : {}),
     },
   ]);
-}
-
-function minimumRequests(
-  dataFiles: number,
-  deleteFiles: number,
-  lock: boolean,
-  separateSwap: boolean,
-): number {
-  const manifests = (dataFiles > 0 ? 1 : 0) + (deleteFiles > 0 ? 1 : 0);
-  // metadata.json + swap are one conditional create for the embedded catalog.
-  const metadataAndSwap = separateSwap ? 2 : 1;
-  return dataFiles + deleteFiles + manifests + 1 + metadataAndSwap + 1 + (lock ? 2 : 0);
 }
 
 async function measure(
@@ -115,6 +107,7 @@ async function measure(
   const summary: Record<string, string> = currentSnapshot(loaded.metadata)?.summary ?? {};
   const dataFiles = Number(summary['added-data-files'] ?? 0);
   const deleteFiles = Number(summary['added-delete-files'] ?? 0);
+  const minimum = minimumBreakdown(scenario.kind, dataFiles, deleteFiles);
   let status = 'measured';
   if (table?.status !== 'committed' || table.deadLettered > 0) {
     status = `not measured: the batch ${table?.status}, ${table?.deadLettered} dead letters`;
@@ -127,12 +120,8 @@ async function measure(
     mode,
     status,
     requests: counted.total,
-    minimum_requests: minimumRequests(
-      dataFiles,
-      deleteFiles,
-      scenario.lock !== undefined,
-      scenario.separateSwap,
-    ),
+    minimum_requests: Object.values(minimum).reduce((a, b) => a + b, 0),
+    above_minimum: aboveMinimum(counted.requests, minimum),
     data_files: dataFiles,
     delete_files: deleteFiles,
     breakdown: counted.requests,
@@ -150,11 +139,11 @@ async function localScenario(): Promise<Scenario> {
   const io = countingFileIO(countingFileIO(new EmbeddedCatalog({ warehouse: dir }).io, fileio), requests);
   return {
     name: 'embedded catalog, local disk, no lock',
+    kind: 'local',
     catalog: countingCatalog(new EmbeddedCatalog({ warehouse: dir, io }), catalogCalls),
     requests,
     fileio,
     catalogCalls,
-    separateSwap: false,
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 }
@@ -182,12 +171,12 @@ async function motoEmbeddedScenario(moto: MotoServer): Promise<Scenario> {
   const io = countingFileIO(new S3FileIO({ client: s3 }), fileio);
   return {
     name: 'embedded catalog on S3 + DynamoDB lock (moto)',
+    kind: 'embedded-s3',
     catalog: countingCatalog(new EmbeddedCatalog({ warehouse: `s3://${bucket}/wh`, io }), catalogCalls),
     lock: await motoLock(moto, requests),
     requests,
     fileio,
     catalogCalls,
-    separateSwap: false,
     cleanup: async () => {},
   };
 }
@@ -208,12 +197,12 @@ async function motoS3TablesScenario(moto: MotoServer): Promise<Scenario> {
   const catalog = new S3TablesCatalog({ tableBucketArn: bucket.arn, client: s3tables, io });
   return {
     name: 'S3 Tables catalog + DynamoDB lock (moto)',
+    kind: 's3tables',
     catalog: countingCatalog(catalog, catalogCalls),
     lock: await motoLock(moto, requests),
     requests,
     fileio,
     catalogCalls,
-    separateSwap: true,
     cleanup: async () => {},
   };
 }
@@ -225,6 +214,7 @@ function failed(name: string, mode: 'append' | 'cdc', error: unknown): CommitReq
     status: `failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300),
     requests: Number.NaN,
     minimum_requests: Number.NaN,
+    above_minimum: [],
     data_files: 0,
     delete_files: 0,
     breakdown: {},
