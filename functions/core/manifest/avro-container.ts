@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import avro from 'avsc';
 import { ValidationError } from '../errors.js';
-import { type AvroSchema, createAvroType } from './avro-type.js';
+import { type AvroSchema, avroTypeOf } from './avro-type.js';
 
 export type AvroCodec = 'null' | 'deflate';
 
@@ -67,11 +67,12 @@ export function encodeAvroContainer(options: EncodeAvroContainerOptions): Uint8A
   const blockSize = options.blockSizeBytes ?? DEFAULT_BLOCK_SIZE_BYTES;
   const sync = Buffer.from(options.syncMarker ?? randomBytes(SYNC_SIZE));
   if (sync.length !== SYNC_SIZE) throw new ValidationError(`an Avro sync marker has ${SYNC_SIZE} bytes`);
-  const type = createAvroType(schema);
+  const schemaJson = JSON.stringify(schema);
+  const type = avroTypeOf(schema, schemaJson);
 
   const meta: Record<string, Buffer> = {};
   for (const [key, value] of Object.entries(options.metadata)) meta[key] = Buffer.from(value, 'utf8');
-  meta['avro.schema'] = Buffer.from(JSON.stringify(schema), 'utf8');
+  meta['avro.schema'] = Buffer.from(schemaJson, 'utf8');
   meta['avro.codec'] = Buffer.from(codec, 'utf8');
   const chunks: Buffer[] = [headerType.toBuffer({ magic: MAGIC, meta, sync })];
 
@@ -129,7 +130,7 @@ export function decodeAvroContainer(bytes: Uint8Array): AvroContainer {
   const schemaJson = metadata['avro.schema'];
   if (schemaJson === undefined) throw new ValidationError('Avro header has no avro.schema');
   const schema = JSON.parse(schemaJson) as AvroSchema;
-  const type = createAvroType(schema);
+  const type = avroTypeOf(schema, schemaJson);
 
   const records: unknown[] = [];
   let blocks = 0;

@@ -3,7 +3,8 @@
  *
  * Iceberg ids (snapshot ids, sequence numbers, sizes) are 64-bit and routinely exceed 2^53, so avsc's
  * default `long` (a JS number) would corrupt them. avsc mutates the registry and options it is given
- * (it records every named type it parses), so each `Type.forSchema` call gets fresh ones.
+ * (it records every named type it parses), so each `Type.forSchema` call gets fresh ones; the types
+ * themselves are cached by schema text (`avroTypeOf`).
  */
 import avro from 'avsc';
 
@@ -35,9 +36,85 @@ export interface AvroField {
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
+/** Longs in this range zig-zag into at most 53 bits: exact as doubles, no bigint arithmetic needed. */
+const FAST_MIN = -(2n ** 52n);
+const FAST_MAX = 2n ** 52n - 1n;
 
-/** Avro long ↔ bigint. avsc hands `fromBuffer` the 8-byte little-endian two's complement of the value. */
-const bigintLongType = avro.types.LongType.__with({
+/** avsc's Tap (lib/utils.js), the cursor its `_read` / `_write` methods move: a buffer and a position. */
+interface Tap {
+  buf: Buffer;
+  pos: number;
+}
+
+const isInt64 = (n: unknown): n is bigint => typeof n === 'bigint' && n >= INT64_MIN && n <= INT64_MAX;
+
+/**
+ * Reads a zig-zag varint long as a bigint. Like avsc's own reads it never throws: past the end of the
+ * buffer it reads zeros and leaves `pos` beyond it, which avsc's `decode` reports (offset -1).
+ */
+function readLong(tap: Tap): bigint {
+  const buf = tap.buf;
+  let pos = tap.pos;
+  let b = buf[pos++];
+  let n = b & 0x7f;
+  // Up to 7 bytes (49 bits) in double arithmetic, which is exact there.
+  for (let scale = 128; b & 0x80 && scale <= 2 ** 42; scale *= 128) {
+    b = buf[pos++];
+    n += (b & 0x7f) * scale;
+  }
+  if (!(b & 0x80)) {
+    tap.pos = pos;
+    return BigInt(n % 2 === 1 ? -(n + 1) / 2 : n / 2);
+  }
+  return readLongSlowly(tap);
+}
+
+function readLongSlowly(tap: Tap): bigint {
+  const buf = tap.buf;
+  let u = 0n;
+  let shift = 0n;
+  let b: number;
+  do {
+    b = buf[tap.pos++];
+    // Bytes past the tenth cannot belong to a 64-bit value: skipped, as avsc skips them.
+    if (shift < 70n) u |= BigInt(b & 0x7f) << shift;
+    shift += 7n;
+  } while (b & 0x80);
+  return BigInt.asIntN(64, (u >> 1n) ^ -(u & 1n));
+}
+
+function writeLong(tap: Tap, n: unknown): void {
+  if (!isInt64(n)) throw new Error(`invalid "long": ${String(n)}`);
+  // Writes past the end of the buffer are dropped by the typed array; avsc sees `pos` beyond the end
+  // and encodes again into a buffer of the right size.
+  const buf = tap.buf;
+  let pos = tap.pos;
+  if (n >= FAST_MIN && n <= FAST_MAX) {
+    const v = Number(n);
+    let z = v >= 0 ? v * 2 : -v * 2 - 1;
+    while (z >= 128) {
+      buf[pos++] = (z % 128) | 0x80;
+      z = Math.floor(z / 128);
+    }
+    buf[pos++] = z;
+  } else {
+    let z = n >= 0n ? n << 1n : (-n << 1n) - 1n;
+    while (z >= 128n) {
+      buf[pos++] = Number(z & 0x7fn) | 0x80;
+      z >>= 7n;
+    }
+    buf[pos++] = Number(z);
+  }
+  tap.pos = pos;
+}
+
+/**
+ * Avro long ↔ bigint. avsc's LongType.__with hands `fromBuffer` the 8-byte little-endian two's
+ * complement of the value, one Buffer per long read or written; a manifest entry holds a hundred
+ * longs (its column statistics), so the hot `_read` / `_write` are replaced by a varint codec that
+ * makes a bigint straight from the bytes (same bytes, same values: checked in avro-type.test.ts).
+ */
+const stockBigintLongType = avro.types.LongType.__with({
   fromBuffer: (buf: Buffer): bigint => buf.readBigInt64LE(0),
   toBuffer: (n: bigint): Buffer => {
     const buf = Buffer.alloc(8);
@@ -46,9 +123,16 @@ const bigintLongType = avro.types.LongType.__with({
   },
   fromJSON: (json: unknown): bigint => BigInt(json as string | number),
   toJSON: (n: bigint): string => n.toString(),
-  isValid: (n: unknown): boolean => typeof n === 'bigint' && n >= INT64_MIN && n <= INT64_MAX,
+  isValid: isInt64,
   compare: (a: bigint, b: bigint): number => (a === b ? 0 : a < b ? -1 : 1),
 });
+// `__with` freezes the type it makes: the faster methods go on an object derived from it.
+const bigintLongType: avro.types.LongType = Object.freeze(
+  Object.create(stockBigintLongType, {
+    _read: { value: readLong },
+    _write: { value: writeLong },
+  }) as avro.types.LongType,
+);
 
 function isLongSchema(schema: unknown): boolean {
   if (schema === 'long') return true;
@@ -63,4 +147,29 @@ export function createAvroType(schema: AvroSchema): avro.Type {
     typeHook: (s) => (isLongSchema(s) ? bigintLongType : undefined),
     registry: { long: bigintLongType },
   });
+}
+
+/** Compiled types by their schema's JSON text; the oldest goes first once full. */
+const compiled = new Map<string, avro.Type>();
+const MAX_COMPILED = 64;
+/** A schema this long is compiled each time rather than held (a hostile header could be megabytes). */
+const MAX_CACHED_SCHEMA_CHARS = 256 * 1024;
+
+/**
+ * The avsc type of a schema, compiled once per distinct schema text (avsc generates reader and writer
+ * code for every type it builds, which costs far more than a manifest's records). A built type is never
+ * changed, and each compilation still gets a registry of its own: two schemas naming a record alike but
+ * with other fields have other texts, so other types.
+ * @param json the schema's JSON text: the key (`JSON.stringify(schema)` when not given)
+ * @throws Error from avsc on an invalid schema (not cached)
+ */
+export function avroTypeOf(schema: AvroSchema, json: string = JSON.stringify(schema)): avro.Type {
+  const hit = compiled.get(json);
+  if (hit !== undefined) return hit;
+  const type = createAvroType(schema);
+  if (json.length <= MAX_CACHED_SCHEMA_CHARS) {
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(json, type);
+  }
+  return type;
 }

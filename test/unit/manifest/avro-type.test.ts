@@ -1,0 +1,125 @@
+import avro from 'avsc';
+import { describe, expect, it } from 'vitest';
+import { type AvroSchema, avroTypeOf, createAvroType } from '../../../functions/core/manifest/avro-type.js';
+
+/** The Avro spec's long: zig-zag, then base-128 varint, least significant group first. */
+function referenceLongBytes(n: bigint): number[] {
+  let z = BigInt.asUintN(64, (n << 1n) ^ (n >> 63n));
+  const out: number[] = [];
+  while (z >= 0x80n) {
+    out.push(Number(z & 0x7fn) | 0x80);
+    z >>= 7n;
+  }
+  out.push(Number(z));
+  return out;
+}
+
+const LONGS = [
+  0n,
+  1n,
+  -1n,
+  63n,
+  -64n,
+  64n,
+  2n ** 31n - 1n,
+  -(2n ** 31n),
+  2n ** 48n,
+  -(2n ** 48n) - 1n,
+  2n ** 52n - 1n,
+  -(2n ** 52n),
+  2n ** 52n,
+  -(2n ** 52n) - 1n,
+  2n ** 53n + 1n,
+  2n ** 62n + 12345n,
+  2n ** 63n - 1n,
+  -(2n ** 63n),
+  3211351389039909707n,
+];
+
+const record = (name: string, fields: { name: string; type: AvroSchema }[]): AvroSchema => ({
+  type: 'record',
+  name,
+  fields,
+});
+
+describe('Avro long as bigint', () => {
+  it('writes the bytes the Avro spec gives and reads them back, across the int64 range', () => {
+    const type = createAvroType('long');
+    for (const n of LONGS) {
+      const bytes = type.toBuffer(n);
+      expect([...bytes], String(n)).toEqual(referenceLongBytes(n));
+      expect(type.fromBuffer(bytes)).toBe(n);
+    }
+  });
+
+  it('writes what avsc writes for a JS number long, inside records and unions too', () => {
+    const ours = createAvroType(
+      record('r', [
+        { name: 'a', type: 'long' },
+        { name: 'b', type: ['null', 'long'] },
+      ]),
+    );
+    const stock = avro.Type.forSchema(
+      record('r', [
+        { name: 'a', type: 'long' },
+        { name: 'b', type: ['null', 'long'] },
+      ]) as avro.Schema,
+    );
+    // avsc's number long is exact only while the zig-zag value fits a double's 53 bits
+    for (const n of LONGS.filter((v) => v >= -(2n ** 52n) && v < 2n ** 52n)) {
+      const bytes = ours.toBuffer({ a: n, b: -n });
+      expect(bytes.equals(stock.toBuffer({ a: Number(n), b: Number(-n) })), String(n)).toBe(true);
+      expect({ ...(ours.fromBuffer(bytes) as object) }).toEqual({ a: n, b: -n });
+    }
+  });
+
+  it('reads an overlong encoding of a long and reports one that runs past the end of the data', () => {
+    const type = createAvroType('long');
+    // 5 written with a redundant continuation byte
+    expect(type.decode(Buffer.from([0x8a, 0x00]), 0)).toEqual({ value: 5n, offset: 2 });
+    // a continuation bit on the last byte: the long does not end inside the data
+    expect(type.decode(Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]), 0).offset).toBe(-1);
+    expect(type.decode(Buffer.from([0x80]), 0).offset).toBe(-1);
+  });
+
+  it('refuses a value that is not a 64-bit bigint', () => {
+    const type = createAvroType('long');
+    for (const bad of [1, 2n ** 63n, -(2n ** 63n) - 1n, '1', null]) {
+      expect(() => type.toBuffer(bad), String(bad)).toThrow(/long/);
+      expect(type.isValid(bad)).toBe(false);
+    }
+  });
+});
+
+describe('avroTypeOf', () => {
+  it('compiles a schema once and hands the same type to every later use of the same text', () => {
+    const schema = record('cached_once', [{ name: 'id', type: 'long' }]);
+    expect(avroTypeOf(schema)).toBe(avroTypeOf(JSON.parse(JSON.stringify(schema)) as AvroSchema));
+  });
+
+  it('keeps two schemas that name a record alike but differ in fields apart', () => {
+    // Prepare: the same record name (as every manifest's partition record is r102), other fields
+    const first = record('r102', [{ name: 'day', type: ['null', 'int'] }]);
+    const second = record('r102', [
+      { name: 'day', type: ['null', 'int'] },
+      { name: 'country', type: ['null', 'string'] },
+    ]);
+    // Act
+    const a = avroTypeOf(first);
+    const b = avroTypeOf(second);
+    // Assess
+    expect(a).not.toBe(b);
+    expect({ ...(a.fromBuffer(a.toBuffer({ day: 3 })) as object) }).toEqual({ day: 3 });
+    expect({ ...(b.fromBuffer(b.toBuffer({ day: 3, country: 'DE' })) as object) }).toEqual({
+      day: 3,
+      country: 'DE',
+    });
+    expect(() => a.toBuffer({ day: 'x' })).toThrow();
+  });
+
+  it('does not cache a schema avsc refuses: it throws each time', () => {
+    const bad = { type: 'record', name: 'broken', fields: [{ name: 'x', type: 'nope' }] } as AvroSchema;
+    expect(() => avroTypeOf(bad)).toThrow();
+    expect(() => avroTypeOf(bad)).toThrow();
+  });
+});
