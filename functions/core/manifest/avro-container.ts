@@ -76,28 +76,41 @@ export function encodeAvroContainer(options: EncodeAvroContainerOptions): Uint8A
   meta['avro.codec'] = Buffer.from(codec, 'utf8');
   const chunks: Buffer[] = [headerType.toBuffer({ magic: MAGIC, meta, sync })];
 
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  // Records are encoded straight into one block buffer (avsc's toBuffer encodes into a 1 KiB scratch
+  // buffer and, for a larger record such as a manifest entry with its column statistics, encodes it again).
+  let block = Buffer.allocUnsafe(blockSize + 1024);
+  let used = 0;
+  let count = 0;
   const flush = () => {
-    const raw = Buffer.concat(pending);
-    const data = codec === 'deflate' ? deflateRawSync(raw) : raw;
-    chunks.push(countType.toBuffer(pending.length), countType.toBuffer(data.length), data, sync);
-    pending = [];
-    pendingBytes = 0;
+    const raw = block.subarray(0, used);
+    const data = codec === 'deflate' ? deflateRawSync(raw) : Buffer.from(raw);
+    chunks.push(countType.toBuffer(count), countType.toBuffer(data.length), data, sync);
+    used = 0;
+    count = 0;
   };
   records.forEach((record, index) => {
-    const encoded = encodeRecord(type, record, index);
-    pending.push(encoded);
-    pendingBytes += encoded.length;
-    if (pendingBytes >= blockSize) flush();
+    for (;;) {
+      const end = encodeRecord(type, record, index, block, used);
+      if (end >= 0) {
+        used = end;
+        break;
+      }
+      // `-end` bytes short: a larger buffer, and the record again.
+      const larger = Buffer.allocUnsafe(2 * block.length - end);
+      block.copy(larger, 0, 0, used);
+      block = larger;
+    }
+    count++;
+    if (used >= blockSize) flush();
   });
-  if (pending.length > 0) flush();
+  if (count > 0) flush();
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-function encodeRecord(type: avro.Type, record: unknown, index: number): Buffer {
+/** Encodes a record at `pos`: the position after it, or minus the bytes `buf` lacks for it. */
+function encodeRecord(type: avro.Type, record: unknown, index: number, buf: Buffer, pos: number): number {
   try {
-    return type.toBuffer(record);
+    return type.encode(record, buf, pos);
   } catch (error) {
     // avsc's own message names only the value; walk again to name the offending field.
     const paths: string[] = [];
