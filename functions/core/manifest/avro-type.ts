@@ -69,18 +69,28 @@ function readLong(tap: Tap): bigint {
   return readLongSlowly(tap);
 }
 
+/**
+ * A long of 8+ bytes (a snapshot id): the low 28 bits and the rest as two exact doubles, one bigint
+ * made of them. Bytes past the tenth cannot belong to a 64-bit value: skipped, as avsc skips them.
+ */
 function readLongSlowly(tap: Tap): bigint {
   const buf = tap.buf;
-  let u = 0n;
-  let shift = 0n;
-  let b: number;
-  do {
-    b = buf[tap.pos++];
-    // Bytes past the tenth cannot belong to a 64-bit value: skipped, as avsc skips them.
-    if (shift < 70n) u |= BigInt(b & 0x7f) << shift;
-    shift += 7n;
-  } while (b & 0x80);
-  return BigInt.asIntN(64, (u >> 1n) ^ -(u & 1n));
+  let pos = tap.pos;
+  let b = 0;
+  let low = 0;
+  for (let shift = 0; shift < 28; shift += 7) {
+    b = buf[pos++];
+    low |= (b & 0x7f) << shift;
+  }
+  let high = 0;
+  for (let scale = 1; b & 0x80; scale *= 128) {
+    b = buf[pos++];
+    if (scale <= 2 ** 35) high += (b & 0x7f) * scale;
+  }
+  tap.pos = pos;
+  // zig-zag: the magnitude is the value without its lowest bit, which gives the sign
+  const magnitude = (BigInt(high) << 27n) | BigInt(low >>> 1);
+  return BigInt.asIntN(64, low & 1 ? -magnitude - 1n : magnitude);
 }
 
 function writeLong(tap: Tap, n: unknown): void {
@@ -98,12 +108,16 @@ function writeLong(tap: Tap, n: unknown): void {
     }
     buf[pos++] = z;
   } else {
-    let z = n >= 0n ? n << 1n : (-n << 1n) - 1n;
-    while (z >= 128n) {
-      buf[pos++] = Number(z & 0x7fn) | 0x80;
-      z >>= 7n;
+    // Beyond 2^52 a long takes 8+ bytes: the low 28 bits (4 bytes) and the rest as exact doubles.
+    const z = n >= 0n ? n << 1n : (-n << 1n) - 1n;
+    let low = Number(z & 0xfffffffn);
+    for (let i = 0; i < 4; i++, low >>>= 7) buf[pos++] = (low & 0x7f) | 0x80;
+    let high = Number(z >> 28n);
+    while (high >= 128) {
+      buf[pos++] = (high % 128) | 0x80;
+      high = Math.floor(high / 128);
     }
-    buf[pos++] = Number(z);
+    buf[pos++] = high;
   }
   tap.pos = pos;
 }

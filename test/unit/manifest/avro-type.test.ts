@@ -1,4 +1,5 @@
 import avro from 'avsc';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type AvroSchema, avroTypeOf, createAvroType } from '../../../functions/core/manifest/avro-type.js';
 
@@ -50,6 +51,21 @@ describe('Avro long as bigint', () => {
       expect([...bytes], String(n)).toEqual(referenceLongBytes(n));
       expect(type.fromBuffer(bytes)).toBe(n);
     }
+  });
+
+  it('writes the spec bytes for any 64-bit value and reads them back (property)', () => {
+    const type = createAvroType('long');
+    fc.assert(
+      fc.property(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), (n) => {
+        const bytes = type.toBuffer(n);
+        expect([...bytes]).toEqual(referenceLongBytes(n));
+        expect(type.decode(Buffer.concat([bytes, Buffer.from([0x01])]), 0)).toEqual({
+          value: n,
+          offset: bytes.length,
+        });
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('writes what avsc writes for a JS number long, inside records and unions too', () => {
