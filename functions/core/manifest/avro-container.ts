@@ -34,6 +34,12 @@ const headerType = avro.Type.forSchema({
   ],
 });
 const countType = avro.Type.forSchema('long');
+/**
+ * The block buffer, kept for the next container: encoding never yields (no await), and a block leaves
+ * it only as a copy (deflated or copied), so one buffer serves every call.
+ */
+let scratch = Buffer.allocUnsafe(DEFAULT_BLOCK_SIZE_BYTES + 1024);
+const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
 
 export interface EncodeAvroContainerOptions {
   /** Raw schema, written verbatim as `avro.schema` (so Iceberg's id attributes survive). */
@@ -78,7 +84,7 @@ export function encodeAvroContainer(options: EncodeAvroContainerOptions): Uint8A
 
   // Records are encoded straight into one block buffer (avsc's toBuffer encodes into a 1 KiB scratch
   // buffer and, for a larger record such as a manifest entry with its column statistics, encodes it again).
-  let block = Buffer.allocUnsafe(blockSize + 1024);
+  let block = scratch.length >= blockSize + 1024 ? scratch : Buffer.allocUnsafe(blockSize + 1024);
   let used = 0;
   let count = 0;
   const flush = () => {
@@ -104,6 +110,7 @@ export function encodeAvroContainer(options: EncodeAvroContainerOptions): Uint8A
     if (used >= blockSize) flush();
   });
   if (count > 0) flush();
+  if (block.length <= MAX_SCRATCH_BYTES) scratch = block;
   return new Uint8Array(Buffer.concat(chunks));
 }
 

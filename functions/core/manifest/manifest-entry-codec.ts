@@ -9,9 +9,15 @@ import { fromAvroPartition, type PartitionAvroField, toAvroPartition } from './p
 
 type AvroRecord = Record<string, unknown>;
 
-function toAvroMap<V>(map: Map<number, V> | undefined, toValue: (v: V) => unknown) {
+/** An int-keyed map as Iceberg's Avro writes it: an array of key/value records. */
+function toAvroMap<V>(map: Map<number, V> | undefined, toValue?: (v: V) => unknown) {
   if (map === undefined) return null;
-  return Array.from(map, ([key, value]) => ({ key, value: toValue(value) }));
+  const out: { key: number; value: unknown }[] = new Array(map.size);
+  let i = 0;
+  // forEach: no [key, value] array per entry, as iterating the map would make
+  if (toValue === undefined) map.forEach((value, key) => (out[i++] = { key, value }));
+  else map.forEach((value, key) => (out[i++] = { key, value: toValue(value) }));
+  return out;
 }
 
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -37,10 +43,10 @@ export function toAvroEntry(
       partition: toAvroPartition(partitionFields, df.partition),
       record_count: df.record_count,
       file_size_in_bytes: df.file_size_in_bytes,
-      column_sizes: toAvroMap(df.column_sizes, (v) => v),
-      value_counts: toAvroMap(df.value_counts, (v) => v),
-      null_value_counts: toAvroMap(df.null_value_counts, (v) => v),
-      nan_value_counts: toAvroMap(df.nan_value_counts, (v) => v),
+      column_sizes: toAvroMap(df.column_sizes),
+      value_counts: toAvroMap(df.value_counts),
+      null_value_counts: toAvroMap(df.null_value_counts),
+      nan_value_counts: toAvroMap(df.nan_value_counts),
       lower_bounds: toAvroMap(df.lower_bounds, asBuffer),
       upper_bounds: toAvroMap(df.upper_bounds, asBuffer),
       key_metadata: df.key_metadata ? asBuffer(df.key_metadata) : null,
@@ -75,7 +81,8 @@ function fromAvroMap<V>(value: unknown, toValue: (v: unknown) => V): Map<number,
   if (value === null || value === undefined) return undefined;
   const out = new Map<number, V>();
   if (Array.isArray(value)) {
-    for (const kv of value as AvroRecord[]) out.set(Number(kv.key), toValue(kv.value));
+    const kvs = value as AvroRecord[];
+    for (let i = 0; i < kvs.length; i++) out.set(Number(kvs[i].key), toValue(kvs[i].value));
   } else {
     for (const [k, v] of Object.entries(value as AvroRecord)) out.set(Number(k), toValue(v));
   }
