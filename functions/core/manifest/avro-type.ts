@@ -153,12 +153,105 @@ function isLongSchema(schema: unknown): boolean {
   return typeof schema === 'object' && schema !== null && (schema as { type?: unknown }).type === 'long';
 }
 
-/** Parses a raw schema into an avsc type whose longs are bigints. @throws Error from avsc on an invalid schema */
+/** avsc's Tap with the methods the int-map reader uses. */
+interface AvscTap extends Tap {
+  readInt(): number;
+  skipLong(): void;
+}
+
+type IntMapValue = 'long' | 'bytes';
+
+/**
+ * Iceberg's map<int, long | binary> in Avro — an array of `{key: int, value: long | bytes}` records
+ * (manifest entries' column statistics: six of them, a key/value pair per column) — or undefined.
+ */
+function intMapValue(schema: unknown): IntMapValue | undefined {
+  const s = schema as AvroComplexSchema | null;
+  if (typeof s !== 'object' || s === null || s.type !== 'array') return undefined;
+  const items = s.items as AvroComplexSchema | null;
+  if (typeof items !== 'object' || items === null || items.type !== 'record') return undefined;
+  const [key, value, ...more] = items.fields ?? [];
+  if (more.length > 0 || key?.name !== 'key' || key.type !== 'int' || value?.name !== 'value')
+    return undefined;
+  return value.type === 'long' || value.type === 'bytes' ? value.type : undefined;
+}
+
+/** Bytes, copied out of the block (a view would hold the whole inflated block alive). */
+function readBytesCopy(tap: AvscTap): Uint8Array {
+  const length = tap.readInt();
+  const start = tap.pos;
+  const buf = tap.buf;
+  if (length < 0 || start + length > buf.length) {
+    tap.pos = buf.length + 1; // decode reports the record as ending past the data
+    return new Uint8Array(0);
+  }
+  tap.pos = start + length;
+  const out = new Uint8Array(length);
+  if (length > 32) out.set(buf.subarray(start, start + length));
+  else for (let i = 0; i < length; i++) out[i] = buf[start + i];
+  return out;
+}
+
+/**
+ * Reads an int map's array blocks straight into a `Map` (no record object per pair, no array): what
+ * `fromAvroEntry` makes of them anyway. avsc's ArrayType._read otherwise, blocks and sizes included.
+ */
+function intMapReader(kind: IntMapValue): (tap: AvscTap) => Map<number, bigint | Uint8Array> {
+  const readValue: (tap: AvscTap) => bigint | Uint8Array = kind === 'long' ? readLong : readBytesCopy;
+  return (tap) => {
+    const out = new Map<number, bigint | Uint8Array>();
+    for (let n = tap.readInt(); n !== 0; n = tap.readInt()) {
+      if (n < 0) {
+        n = -n;
+        tap.skipLong(); // the block's size in bytes
+      }
+      for (; n > 0; n--) {
+        // Past the end of the data (a garbled count): stop; decode reports the record as cut short.
+        if (tap.pos > tap.buf.length) return out;
+        const key = tap.readInt();
+        out.set(key, readValue(tap));
+      }
+    }
+    return out;
+  };
+}
+
+/** The int-map schemas whose plain avsc type is being built (the hook declines them meanwhile). */
+const buildingIntMaps = new Set<unknown>();
+
+type ForSchemaOptions = NonNullable<Parameters<typeof avro.Type.forSchema>[1]>;
+
+/**
+ * avsc's type for a schema, but for bigint longs and int maps. Must be called for every type avsc
+ * builds (its typeHook), nested ones included.
+ */
+function hookType(schema: unknown, opts: ForSchemaOptions): avro.Type | undefined {
+  if (isLongSchema(schema)) return bigintLongType;
+  const kind = buildingIntMaps.has(schema) ? undefined : intMapValue(schema);
+  if (kind === undefined) return undefined;
+  buildingIntMaps.add(schema);
+  let plain: avro.Type;
+  try {
+    plain = avro.Type.forSchema(schema as avro.Schema, opts);
+  } finally {
+    buildingIntMaps.delete(schema);
+  }
+  // avsc freezes its types: the reader goes on an object derived from it (writing stays avsc's, from
+  // arrays of key/value records).
+  return Object.freeze(Object.create(plain, { _read: { value: intMapReader(kind) } })) as avro.Type;
+}
+
+/**
+ * Parses a raw schema into an avsc type whose longs are bigints. Iceberg's int maps (arrays of
+ * `{key: int, value: long | bytes}` records) decode as `Map<number, bigint | Uint8Array>` and are
+ * written from arrays of `{key, value}` records.
+ * @throws Error from avsc on an invalid schema
+ */
 export function createAvroType(schema: AvroSchema): avro.Type {
-  return avro.Type.forSchema(schema as Parameters<typeof avro.Type.forSchema>[0], {
+  return avro.Type.forSchema(schema as avro.Schema, {
     // A registry entry for `long` covers only the bare name: avsc builds `{"type": "long", "logicalType":
     // "timestamp-micros"}` with its own number-based LongType. The hook catches both spellings.
-    typeHook: (s) => (isLongSchema(s) ? bigintLongType : undefined),
+    typeHook: hookType,
     registry: { long: bigintLongType },
   });
 }

@@ -76,9 +76,13 @@ function copyBytes(value: unknown): Uint8Array {
   return new Uint8Array(value as Uint8Array);
 }
 
-/** Reads a map<int, V> written either as an array of key/value records or as an Avro map. */
+/**
+ * Reads a map<int, V> written either as an array of key/value records or as an Avro map. The arrays of
+ * `{key: int, value: long | bytes}` that Iceberg writes arrive decoded already (avro-type.ts).
+ */
 function fromAvroMap<V>(value: unknown, toValue: (v: unknown) => V): Map<number, V> | undefined {
   if (value === null || value === undefined) return undefined;
+  if (value instanceof Map) return value as Map<number, V>;
   const out = new Map<number, V>();
   if (Array.isArray(value)) {
     const kvs = value as AvroRecord[];

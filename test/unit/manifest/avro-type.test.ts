@@ -139,3 +139,48 @@ describe('avroTypeOf', () => {
     expect(() => avroTypeOf(bad)).toThrow();
   });
 });
+
+describe('Iceberg int maps (arrays of key/value records)', () => {
+  const intMaps = record('stats', [
+    { name: 'sizes', type: { type: 'array', items: record('k1_v2', kvFields('long')), logicalType: 'map' } },
+    { name: 'bounds', type: ['null', { type: 'array', items: record('k3_v4', kvFields('bytes')) }] },
+  ]);
+  function kvFields(value: AvroSchema) {
+    return [
+      { name: 'key', type: 'int' },
+      { name: 'value', type: value },
+    ];
+  }
+
+  it('decode as Maps of bigints and copied bytes, written from key/value arrays', () => {
+    // Prepare
+    const type = createAvroType(intMaps);
+    const bytes = type.toBuffer({
+      sizes: [
+        { key: 1, value: 2n ** 40n },
+        { key: 7, value: -3n },
+      ],
+      bounds: [{ key: 2, value: Buffer.from('abc') }],
+    });
+    // Act
+    const decoded = type.fromBuffer(bytes) as { sizes: Map<number, bigint>; bounds: Map<number, Uint8Array> };
+    // Assess
+    expect(decoded.sizes).toEqual(
+      new Map([
+        [1, 2n ** 40n],
+        [7, -3n],
+      ]),
+    );
+    expect(decoded.bounds).toEqual(new Map([[2, new Uint8Array([0x61, 0x62, 0x63])]]));
+    expect(decoded.bounds.get(2)?.buffer).not.toBe(bytes.buffer); // a copy, not a view of the block
+  });
+
+  it('report a garbled pair count as data cut short, without reading on', () => {
+    const type = createAvroType(intMaps);
+    // a count of 2^34 pairs, then one pair and the end of the data
+    const garbled = Buffer.from([0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x02, 0x04, 0x00, 0x00]);
+    expect(type.decode(garbled, 0).offset).toBe(-1);
+    // a byte length past the end of the data
+    expect(type.decode(Buffer.from([0x00, 0x02, 0x02, 0x02, 0x7e, 0x61, 0x00, 0x00]), 0).offset).toBe(-1);
+  });
+});
