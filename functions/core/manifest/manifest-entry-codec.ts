@@ -9,21 +9,11 @@ import { fromAvroPartition, type PartitionAvroField, toAvroPartition } from './p
 
 type AvroRecord = Record<string, unknown>;
 
-/** An int-keyed map as Iceberg's Avro writes it: an array of key/value records. */
-function toAvroMap<V>(map: Map<number, V> | undefined, toValue?: (v: V) => unknown) {
-  if (map === undefined) return null;
-  const out: { key: number; value: unknown }[] = new Array(map.size);
-  let i = 0;
-  // forEach: no [key, value] array per entry, as iterating the map would make
-  if (toValue === undefined) map.forEach((value, key) => (out[i++] = { key, value }));
-  else map.forEach((value, key) => (out[i++] = { key, value: toValue(value) }));
-  return out;
-}
-
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /**
- * The Avro record of one entry, written as given (sequence numbers stay null for inheritance).
+ * The Avro record of one entry, written as given (sequence numbers stay null for inheritance). The
+ * statistics maps go as they are: the manifest's Avro type writes int maps from Maps (avro-int-map.ts).
  * @throws ValidationError on a partition value of the wrong representation or missing partition field
  */
 export function toAvroEntry(
@@ -43,12 +33,12 @@ export function toAvroEntry(
       partition: toAvroPartition(partitionFields, df.partition),
       record_count: df.record_count,
       file_size_in_bytes: df.file_size_in_bytes,
-      column_sizes: toAvroMap(df.column_sizes),
-      value_counts: toAvroMap(df.value_counts),
-      null_value_counts: toAvroMap(df.null_value_counts),
-      nan_value_counts: toAvroMap(df.nan_value_counts),
-      lower_bounds: toAvroMap(df.lower_bounds, asBuffer),
-      upper_bounds: toAvroMap(df.upper_bounds, asBuffer),
+      column_sizes: df.column_sizes ?? null,
+      value_counts: df.value_counts ?? null,
+      null_value_counts: df.null_value_counts ?? null,
+      nan_value_counts: df.nan_value_counts ?? null,
+      lower_bounds: df.lower_bounds ?? null,
+      upper_bounds: df.upper_bounds ?? null,
       key_metadata: df.key_metadata ? asBuffer(df.key_metadata) : null,
       split_offsets: df.split_offsets ?? null,
       equality_ids: df.equality_ids ?? null,

@@ -1,7 +1,9 @@
 import avro from 'avsc';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { encodeAvroContainer } from '../../../functions/core/manifest/avro-container.js';
 import { type AvroSchema, avroTypeOf, createAvroType } from '../../../functions/core/manifest/avro-type.js';
+import { ValidationError } from '../../../functions/core/errors.js';
 
 /** The Avro spec's long: zig-zag, then base-128 varint, least significant group first. */
 function referenceLongBytes(n: bigint): number[] {
@@ -173,6 +175,46 @@ describe('Iceberg int maps (arrays of key/value records)', () => {
     );
     expect(decoded.bounds).toEqual(new Map([[2, new Uint8Array([0x61, 0x62, 0x63])]]));
     expect(decoded.bounds.get(2)?.buffer).not.toBe(bytes.buffer); // a copy, not a view of the block
+  });
+
+  it('write from Maps the bytes avsc writes from key/value arrays', () => {
+    const type = createAvroType(intMaps);
+    const asArrays = type.toBuffer({
+      sizes: [
+        { key: 3, value: 10n },
+        { key: -1, value: 2n ** 62n },
+      ],
+      bounds: [{ key: 9, value: Buffer.from([1, 2, 3]) }],
+    });
+    const asMaps = type.toBuffer({
+      sizes: new Map([
+        [3, 10n],
+        [-1, 2n ** 62n],
+      ]),
+      bounds: new Map([[9, new Uint8Array([1, 2, 3])]]),
+    });
+    expect(asMaps.equals(asArrays)).toBe(true);
+    expect(
+      type.toBuffer({ sizes: new Map(), bounds: null }).equals(type.toBuffer({ sizes: [], bounds: null })),
+    ).toBe(true);
+  });
+
+  it('refuse a Map holding a value of the wrong kind, naming the field', () => {
+    for (const sizes of [new Map([[1, 5]]), new Map([[1.5, 5n]])]) {
+      const write = () =>
+        encodeAvroContainer({
+          schema: intMaps,
+          records: [{ sizes, bounds: null }],
+          metadata: {},
+          codec: 'null',
+        });
+      expect(write).toThrow(ValidationError);
+      expect(write).toThrow(/record 0 does not match its schema at sizes/);
+    }
+    const badBytes = { sizes: new Map(), bounds: new Map([[1, 'abc']]) };
+    expect(() =>
+      encodeAvroContainer({ schema: intMaps, records: [badBytes], metadata: {}, codec: 'null' }),
+    ).toThrow(/at bounds/);
   });
 
   it('report a garbled pair count as data cut short, without reading on', () => {
