@@ -34,8 +34,12 @@ export function parseJsonLossless(text: string): unknown {
   return put.left === 0 ? result : parseWithReviver(text);
 }
 
-/** The reviver path: exact, but it calls back for every value with its source text. */
-function parseWithReviver(text: string): unknown {
+/**
+ * JSON.parse with integers beyond 2^53 as exact bigints, through the reviver's source text: exact, but
+ * called back for every value. What parseJsonLossless falls back to (and is checked against).
+ * @throws SyntaxError
+ */
+export function parseWithReviver(text: string): unknown {
   return JSON.parse(text, (_key: string, value: unknown, context?: { source?: string }) =>
     typeof value === 'number' &&
     !Number.isSafeInteger(value) &&

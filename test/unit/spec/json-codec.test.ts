@@ -1,18 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseJsonLossless, stringifyJson } from '../../../functions/core/spec/json-codec.js';
+import {
+  parseJsonLossless,
+  parseWithReviver,
+  stringifyJson,
+} from '../../../functions/core/spec/json-codec.js';
 
 /** What parseJsonLossless has always given: the reviver with source text, integers past 2^53 as bigints. */
-function reference(text: string): unknown {
-  return JSON.parse(text, (_key: string, value: unknown, context?: { source?: string }) =>
-    typeof value === 'number' &&
-    !Number.isSafeInteger(value) &&
-    context?.source !== undefined &&
-    /^-?\d+$/.test(context.source)
-      ? BigInt(context.source)
-      : value,
-  );
-}
+const reference = parseWithReviver;
 
 const bigId = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
 /** Strings that look like the numbers around them: digits, quotes, backslashes, delimiters. */
