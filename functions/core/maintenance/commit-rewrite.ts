@@ -90,7 +90,8 @@ async function deleteAll(table: LoadedTable, locations: readonly string[]): Prom
 }
 
 /**
- * Commits the groups of a run that compacted.
+ * Commits the groups of a run that compacted. `options.base`, the table as the caller loaded it, saves
+ * reading it again (the commit loop checks it is still current before using it).
  * @throws ValidationError when an outcome names a group the plan does not have
  * @throws CommitFailedError / CommitStateUnknownError / LockTimeoutError from the commit loop (files kept)
  */
@@ -101,7 +102,7 @@ export async function commitRewrite(
   outcomes: readonly GroupOutcome[],
   options: CommitOptions = {},
 ): Promise<RewriteCommitResult> {
-  const table = await catalog.loadTable(id);
+  const table = options.base ?? (await catalog.loadTable(id));
   const mine = findRunSnapshot(table.metadata, plan.runId);
   if (mine !== undefined) return alreadyCommitted(mine);
   const io = table.io;
@@ -153,6 +154,7 @@ export async function commitRewrite(
           addedDeleteFiles: [],
           summary: { ...carriedFloeSummary(base.metadata), [MAINTENANCE_RUN_KEY]: plan.runId },
           dataSequenceNumber: startingSeq,
+          parentManifests: manifests.map((m) => m.manifest),
           rewriteExisting: async (b, carried, snapshotId) => {
             const marked = await markRemoved(b, carried, loaded, snapshotId, remove);
             written.push(...marked.written);
@@ -164,7 +166,7 @@ export async function commitRewrite(
         return { kind: 'change', change: prepared };
       },
     },
-    options,
+    { ...options, base: table },
   );
   if (outcome.kind !== 'committed') {
     // A rewrite never answers stale: it validates against every base itself.

@@ -143,7 +143,7 @@ export async function commitTask(ctx: MaintenanceContext, event: unknown): Promi
   const committed = findRunSnapshot(table.metadata, plan.runId);
   if (committed !== undefined) return alreadyCommitted(committed);
   const rewritePlan = await readRewritePlan(table.io, plan.planLocation!);
-  return commitRewrite(ctx.catalog, id, rewritePlan, rewrites, commitOptions(ctx));
+  return commitRewrite(ctx.catalog, id, rewritePlan, rewrites, { ...commitOptions(ctx), base: table });
 }
 
 /**

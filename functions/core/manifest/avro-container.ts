@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import avro from 'avsc';
 import { ValidationError } from '../errors.js';
-import { type AvroSchema, createAvroType } from './avro-type.js';
+import { type AvroSchema, avroTypeOf } from './avro-type.js';
 
 export type AvroCodec = 'null' | 'deflate';
 
@@ -34,6 +34,12 @@ const headerType = avro.Type.forSchema({
   ],
 });
 const countType = avro.Type.forSchema('long');
+/**
+ * The block buffer, kept for the next container: encoding never yields (no await), and a block leaves
+ * it only as a copy (deflated or copied), so one buffer serves every call.
+ */
+let scratch = Buffer.allocUnsafe(DEFAULT_BLOCK_SIZE_BYTES + 1024);
+const MAX_SCRATCH_BYTES = 4 * 1024 * 1024;
 
 export interface EncodeAvroContainerOptions {
   /** Raw schema, written verbatim as `avro.schema` (so Iceberg's id attributes survive). */
@@ -67,36 +73,51 @@ export function encodeAvroContainer(options: EncodeAvroContainerOptions): Uint8A
   const blockSize = options.blockSizeBytes ?? DEFAULT_BLOCK_SIZE_BYTES;
   const sync = Buffer.from(options.syncMarker ?? randomBytes(SYNC_SIZE));
   if (sync.length !== SYNC_SIZE) throw new ValidationError(`an Avro sync marker has ${SYNC_SIZE} bytes`);
-  const type = createAvroType(schema);
+  const schemaJson = JSON.stringify(schema);
+  const type = avroTypeOf(schema, schemaJson);
 
   const meta: Record<string, Buffer> = {};
   for (const [key, value] of Object.entries(options.metadata)) meta[key] = Buffer.from(value, 'utf8');
-  meta['avro.schema'] = Buffer.from(JSON.stringify(schema), 'utf8');
+  meta['avro.schema'] = Buffer.from(schemaJson, 'utf8');
   meta['avro.codec'] = Buffer.from(codec, 'utf8');
   const chunks: Buffer[] = [headerType.toBuffer({ magic: MAGIC, meta, sync })];
 
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
+  // Records are encoded straight into one block buffer (avsc's toBuffer encodes into a 1 KiB scratch
+  // buffer and, for a larger record such as a manifest entry with its column statistics, encodes it again).
+  let block = scratch.length >= blockSize + 1024 ? scratch : Buffer.allocUnsafe(blockSize + 1024);
+  let used = 0;
+  let count = 0;
   const flush = () => {
-    const raw = Buffer.concat(pending);
-    const data = codec === 'deflate' ? deflateRawSync(raw) : raw;
-    chunks.push(countType.toBuffer(pending.length), countType.toBuffer(data.length), data, sync);
-    pending = [];
-    pendingBytes = 0;
+    const raw = block.subarray(0, used);
+    const data = codec === 'deflate' ? deflateRawSync(raw) : Buffer.from(raw);
+    chunks.push(countType.toBuffer(count), countType.toBuffer(data.length), data, sync);
+    used = 0;
+    count = 0;
   };
   records.forEach((record, index) => {
-    const encoded = encodeRecord(type, record, index);
-    pending.push(encoded);
-    pendingBytes += encoded.length;
-    if (pendingBytes >= blockSize) flush();
+    for (;;) {
+      const end = encodeRecord(type, record, index, block, used);
+      if (end >= 0) {
+        used = end;
+        break;
+      }
+      // `-end` bytes short: a larger buffer, and the record again.
+      const larger = Buffer.allocUnsafe(2 * block.length - end);
+      block.copy(larger, 0, 0, used);
+      block = larger;
+    }
+    count++;
+    if (used >= blockSize) flush();
   });
-  if (pending.length > 0) flush();
+  if (count > 0) flush();
+  if (block.length <= MAX_SCRATCH_BYTES) scratch = block;
   return new Uint8Array(Buffer.concat(chunks));
 }
 
-function encodeRecord(type: avro.Type, record: unknown, index: number): Buffer {
+/** Encodes a record at `pos`: the position after it, or minus the bytes `buf` lacks for it. */
+function encodeRecord(type: avro.Type, record: unknown, index: number, buf: Buffer, pos: number): number {
   try {
-    return type.toBuffer(record);
+    return type.encode(record, buf, pos);
   } catch (error) {
     // avsc's own message names only the value; walk again to name the offending field.
     const paths: string[] = [];
@@ -129,7 +150,7 @@ export function decodeAvroContainer(bytes: Uint8Array): AvroContainer {
   const schemaJson = metadata['avro.schema'];
   if (schemaJson === undefined) throw new ValidationError('Avro header has no avro.schema');
   const schema = JSON.parse(schemaJson) as AvroSchema;
-  const type = createAvroType(schema);
+  const type = avroTypeOf(schema, schemaJson);
 
   const records: unknown[] = [];
   let blocks = 0;

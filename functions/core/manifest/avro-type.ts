@@ -3,9 +3,18 @@
  *
  * Iceberg ids (snapshot ids, sequence numbers, sizes) are 64-bit and routinely exceed 2^53, so avsc's
  * default `long` (a JS number) would corrupt them. avsc mutates the registry and options it is given
- * (it records every named type it parses), so each `Type.forSchema` call gets fresh ones.
+ * (it records every named type it parses), so each `Type.forSchema` call gets fresh ones; the types
+ * themselves are cached by schema text (`avroTypeOf`).
  */
 import avro from 'avsc';
+import {
+  intMapType,
+  intMapValue,
+  isOptionalIntMap,
+  optionalIntMapType,
+  unionBranches,
+} from './avro-int-map.js';
+import { bigintLongType } from './avro-long.js';
 
 /**
  * An Avro schema as JSON, with Iceberg's extra attributes (`field-id`, `element-id`,
@@ -33,34 +42,74 @@ export interface AvroField {
   [attribute: string]: unknown;
 }
 
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-
-/** Avro long ↔ bigint. avsc hands `fromBuffer` the 8-byte little-endian two's complement of the value. */
-const bigintLongType = avro.types.LongType.__with({
-  fromBuffer: (buf: Buffer): bigint => buf.readBigInt64LE(0),
-  toBuffer: (n: bigint): Buffer => {
-    const buf = Buffer.alloc(8);
-    buf.writeBigInt64LE(n);
-    return buf;
-  },
-  fromJSON: (json: unknown): bigint => BigInt(json as string | number),
-  toJSON: (n: bigint): string => n.toString(),
-  isValid: (n: unknown): boolean => typeof n === 'bigint' && n >= INT64_MIN && n <= INT64_MAX,
-  compare: (a: bigint, b: bigint): number => (a === b ? 0 : a < b ? -1 : 1),
-});
-
 function isLongSchema(schema: unknown): boolean {
   if (schema === 'long') return true;
   return typeof schema === 'object' && schema !== null && (schema as { type?: unknown }).type === 'long';
 }
 
-/** Parses a raw schema into an avsc type whose longs are bigints. @throws Error from avsc on an invalid schema */
+/** The int-map schemas whose plain avsc type is being built (the hook declines them meanwhile). */
+const building = new Set<unknown>();
+
+type ForSchemaOptions = NonNullable<Parameters<typeof avro.Type.forSchema>[1]>;
+
+/** avsc's own type for a schema the hook would otherwise take. */
+function plainType(schema: unknown, opts: ForSchemaOptions): avro.Type {
+  building.add(schema);
+  try {
+    return avro.Type.forSchema(schema as avro.Schema, opts);
+  } finally {
+    building.delete(schema);
+  }
+}
+
+/** avsc's typeHook: called for every type avsc builds, nested ones included. */
+function hookType(schema: unknown, opts: ForSchemaOptions): avro.Type | undefined {
+  if (isLongSchema(schema)) return bigintLongType;
+  if (building.has(schema)) return undefined;
+  if (isOptionalIntMap(schema)) {
+    const plain = plainType(schema, opts);
+    return optionalIntMapType(plain, unionBranches(plain)[1]);
+  }
+  const kind = intMapValue(schema);
+  return kind === undefined ? undefined : intMapType(plainType(schema, opts), kind);
+}
+
+/**
+ * Parses a raw schema into an avsc type whose longs are bigints (avro-long.ts). Iceberg's int maps
+ * (arrays of `{key: int, value: long | bytes}` records) decode as `Map<number, bigint | Uint8Array>` and
+ * are written from such Maps or from arrays of `{key, value}` records (avro-int-map.ts).
+ * @throws Error from avsc on an invalid schema
+ */
 export function createAvroType(schema: AvroSchema): avro.Type {
-  return avro.Type.forSchema(schema as Parameters<typeof avro.Type.forSchema>[0], {
+  return avro.Type.forSchema(schema as avro.Schema, {
     // A registry entry for `long` covers only the bare name: avsc builds `{"type": "long", "logicalType":
     // "timestamp-micros"}` with its own number-based LongType. The hook catches both spellings.
-    typeHook: (s) => (isLongSchema(s) ? bigintLongType : undefined),
+    typeHook: hookType,
     registry: { long: bigintLongType },
   });
+}
+
+/** Compiled types by their schema's JSON text; the oldest goes first once full. */
+const compiled = new Map<string, avro.Type>();
+const MAX_COMPILED = 64;
+/** A schema this long is compiled each time rather than held (a hostile header could be megabytes). */
+const MAX_CACHED_SCHEMA_CHARS = 256 * 1024;
+
+/**
+ * The avsc type of a schema, compiled once per distinct schema text (avsc generates reader and writer
+ * code for every type it builds, which costs far more than a manifest's records). A built type is never
+ * changed, and each compilation still gets a registry of its own: two schemas naming a record alike but
+ * with other fields have other texts, so other types.
+ * @param json the schema's JSON text: the key (`JSON.stringify(schema)` when not given)
+ * @throws Error from avsc on an invalid schema (not cached)
+ */
+export function avroTypeOf(schema: AvroSchema, json: string = JSON.stringify(schema)): avro.Type {
+  const hit = compiled.get(json);
+  if (hit !== undefined) return hit;
+  const type = createAvroType(schema);
+  if (json.length <= MAX_CACHED_SCHEMA_CHARS) {
+    if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
+    compiled.set(json, type);
+  }
+  return type;
 }

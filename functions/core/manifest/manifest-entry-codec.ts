@@ -9,15 +9,11 @@ import { fromAvroPartition, type PartitionAvroField, toAvroPartition } from './p
 
 type AvroRecord = Record<string, unknown>;
 
-function toAvroMap<V>(map: Map<number, V> | undefined, toValue: (v: V) => unknown) {
-  if (map === undefined) return null;
-  return Array.from(map, ([key, value]) => ({ key, value: toValue(value) }));
-}
-
 const asBuffer = (bytes: Uint8Array): Buffer => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /**
- * The Avro record of one entry, written as given (sequence numbers stay null for inheritance).
+ * The Avro record of one entry, written as given (sequence numbers stay null for inheritance). The
+ * statistics maps go as they are: the manifest's Avro type writes int maps from Maps (avro-int-map.ts).
  * @throws ValidationError on a partition value of the wrong representation or missing partition field
  */
 export function toAvroEntry(
@@ -37,12 +33,12 @@ export function toAvroEntry(
       partition: toAvroPartition(partitionFields, df.partition),
       record_count: df.record_count,
       file_size_in_bytes: df.file_size_in_bytes,
-      column_sizes: toAvroMap(df.column_sizes, (v) => v),
-      value_counts: toAvroMap(df.value_counts, (v) => v),
-      null_value_counts: toAvroMap(df.null_value_counts, (v) => v),
-      nan_value_counts: toAvroMap(df.nan_value_counts, (v) => v),
-      lower_bounds: toAvroMap(df.lower_bounds, asBuffer),
-      upper_bounds: toAvroMap(df.upper_bounds, asBuffer),
+      column_sizes: df.column_sizes ?? null,
+      value_counts: df.value_counts ?? null,
+      null_value_counts: df.null_value_counts ?? null,
+      nan_value_counts: df.nan_value_counts ?? null,
+      lower_bounds: df.lower_bounds ?? null,
+      upper_bounds: df.upper_bounds ?? null,
       key_metadata: df.key_metadata ? asBuffer(df.key_metadata) : null,
       split_offsets: df.split_offsets ?? null,
       equality_ids: df.equality_ids ?? null,
@@ -70,12 +66,17 @@ function copyBytes(value: unknown): Uint8Array {
   return new Uint8Array(value as Uint8Array);
 }
 
-/** Reads a map<int, V> written either as an array of key/value records or as an Avro map. */
+/**
+ * Reads a map<int, V> written either as an array of key/value records or as an Avro map. The arrays of
+ * `{key: int, value: long | bytes}` that Iceberg writes arrive decoded already (avro-type.ts).
+ */
 function fromAvroMap<V>(value: unknown, toValue: (v: unknown) => V): Map<number, V> | undefined {
   if (value === null || value === undefined) return undefined;
+  if (value instanceof Map) return value as Map<number, V>;
   const out = new Map<number, V>();
   if (Array.isArray(value)) {
-    for (const kv of value as AvroRecord[]) out.set(Number(kv.key), toValue(kv.value));
+    const kvs = value as AvroRecord[];
+    for (let i = 0; i < kvs.length; i++) out.set(Number(kvs[i].key), toValue(kvs[i].value));
   } else {
     for (const [k, v] of Object.entries(value as AvroRecord)) out.set(Number(k), toValue(v));
   }

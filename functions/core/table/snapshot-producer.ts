@@ -45,6 +45,8 @@ export interface SnapshotChanges {
     manifests: ManifestFile[];
     removed: DataFile[];
   }>;
+  /** The parent snapshot's manifest list, when the caller read it on this base (else it is read here). */
+  parentManifests?: ManifestFile[];
   /** Data sequence number for added data files (compaction keeps the starting one); default: new. */
   dataSequenceNumber?: bigint;
 }
@@ -101,7 +103,9 @@ export async function prepareSnapshot(
   const attempt = randomUUID();
   const codec = avroCodec(md.properties ?? {});
 
-  let carried: ManifestFile[] = parent ? await readManifestList(base.io, parent['manifest-list']) : [];
+  let carried: ManifestFile[] = !parent
+    ? []
+    : (changes.parentManifests ?? (await readManifestList(base.io, parent['manifest-list'])));
   let removed: DataFile[] = [];
   if (changes.rewriteExisting) {
     const rewritten = await changes.rewriteExisting(base, carried, sid);

@@ -59,6 +59,23 @@ describe('Avro object container framing', () => {
     expect(decoded.records.map((r) => (r as { id: bigint }).id)).toEqual(records.map((r) => r.id));
   });
 
+  it('writes records larger than the block buffer whole, each closing its block, and the rest after them', () => {
+    // Prepare: 3 small, one of 200 KB (past the block size and any scratch buffer), 3 small
+    const records = things(7).map((r, i) => (i === 3 ? { ...r, payload: Buffer.alloc(200_000, 7) } : r));
+    // Act
+    const bytes = encodeAvroContainer({
+      schema,
+      records,
+      codec: 'null',
+      metadata: {},
+      blockSizeBytes: 1_000,
+    });
+    const decoded = decodeAvroContainer(bytes);
+    // Assess: the big record ends the block it joins; the three after it share the next
+    expect(decoded.blocks).toBe(2);
+    expect(decoded.records.map((r) => ({ ...(r as object) }))).toEqual(records);
+  });
+
   it('writes no block for no records', () => {
     const decoded = decodeAvroContainer(
       encodeAvroContainer({ schema, records: [], codec: 'deflate', metadata: {} }),
