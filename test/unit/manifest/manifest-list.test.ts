@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
+import { LocalFileIO } from '../../../functions/core/io/local-file-io.js';
 import { encodeAvroContainer } from '../../../functions/core/manifest/avro-container.js';
 import {
   readManifestList,
@@ -153,5 +154,67 @@ describe('writeManifestList / readManifestList', () => {
     const location = path.join(warehouse.dir, 'garbage.avro');
     await warehouse.io.write(location, new TextEncoder().encode('not avro at all'));
     await expect(readManifestList(warehouse.io, location)).rejects.toThrow(/garbage\.avro.*bad magic/);
+  });
+});
+
+describe('readManifestList of the list just written', () => {
+  it('decodes the bytes this FileIO just wrote instead of reading them back; another FileIO reads storage', async () => {
+    // Prepare
+    const location = path.join(warehouse.dir, 'snap-last.avro');
+    await writeManifestList({
+      io: warehouse.io,
+      location,
+      snapshotId: SNAPSHOT,
+      parentSnapshotId: PARENT,
+      sequenceNumber: 4n,
+      manifests: [manifestFile(1), manifestFile(2)],
+    });
+    const reads: string[] = [];
+    const read = warehouse.io.read.bind(warehouse.io);
+    warehouse.io.read = async (at: string) => {
+      reads.push(at);
+      return read(at);
+    };
+
+    // Act
+    const fromMemory = await readManifestList(warehouse.io, location);
+    const fromStorage = await readManifestList(new LocalFileIO(), location);
+
+    // Assess
+    expect(reads).toEqual([]);
+    expect(fromMemory).toEqual(fromStorage);
+    expect(fromMemory.map((m) => m.manifest_path)).toEqual([
+      manifestFile(1).manifest_path,
+      manifestFile(2).manifest_path,
+    ]);
+  });
+
+  it('reads any other location from storage', async () => {
+    // Prepare: two lists written; the first is no longer the last
+    const first = path.join(warehouse.dir, 'snap-a.avro');
+    const second = path.join(warehouse.dir, 'snap-b.avro');
+    for (const location of [first, second]) {
+      await writeManifestList({
+        io: warehouse.io,
+        location,
+        snapshotId: SNAPSHOT,
+        parentSnapshotId: PARENT,
+        sequenceNumber: 4n,
+        manifests: [manifestFile(location === first ? 1 : 2)],
+      });
+    }
+    const reads: string[] = [];
+    const read = warehouse.io.read.bind(warehouse.io);
+    warehouse.io.read = async (at: string) => {
+      reads.push(at);
+      return read(at);
+    };
+
+    // Act
+    const listed = await readManifestList(warehouse.io, first);
+
+    // Assess
+    expect(reads).toEqual([first]);
+    expect(listed.map((m) => m.manifest_path)).toEqual([manifestFile(1).manifest_path]);
   });
 });
