@@ -131,9 +131,36 @@ function toArrowType(f: FfiField): arrow.DataType {
   throw new UnsupportedArrowFormat(`Arrow format '${format}'`);
 }
 
+/** Bytes of the shared buffers small copies are cut from. */
+const SLAB_BYTES = 64 << 10;
+/** Copies above this get a buffer of their own (a slab would mostly waste its rest). */
+const OWN_BUFFER_BYTES = 16 << 10;
+
+/**
+ * Zeroed, 8-byte-aligned byte ranges for the copies of one export: the small buffers of a file's
+ * columns (a 250-row file has ~60 of a few hundred bytes) share a few ArrayBuffers instead of one
+ * each — an ArrayBuffer costs an allocation, external-memory accounting and a sweep when it dies,
+ * which for small files cost more than the copy. The ranges never overlap and are never reused.
+ */
+class Slab {
+  private buffer = new ArrayBuffer(0);
+  private at = 0;
+
+  take(length: number): Uint8Array {
+    if (length > OWN_BUFFER_BYTES) return new Uint8Array(length);
+    if (this.at + length > this.buffer.byteLength) {
+      this.buffer = new ArrayBuffer(SLAB_BYTES);
+      this.at = 0;
+    }
+    const out = new Uint8Array(this.buffer, this.at, length);
+    this.at += (length + 7) & ~7;
+    return out;
+  }
+}
+
 /** A copy of `count` bits starting at bit `from` of the bitmap at `ptr`, realigned to bit 0. */
-function copyBits(mem: Uint8Array, ptr: number, from: number, count: number): Uint8Array {
-  const out = new Uint8Array((count + 7) >> 3);
+function copyBits(slab: Slab, mem: Uint8Array, ptr: number, from: number, count: number): Uint8Array {
+  const out = slab.take((count + 7) >> 3);
   if (from % 8 === 0) {
     out.set(mem.subarray(ptr + (from >> 3), ptr + (from >> 3) + out.length));
     return out;
@@ -191,14 +218,15 @@ function typedValues(type: arrow.DataType, bytes: Uint8Array): ArrayBufferView {
   return bytes; // fixed-size binary
 }
 
-/** A copy of `length` bytes at `ptr`, in a fresh 8-byte-aligned buffer. */
-function copyBytes(mem: Uint8Array, ptr: number, length: number): Uint8Array {
-  const out = new Uint8Array(length);
+/** A copy of `length` bytes at `ptr`, 8-byte-aligned. */
+function copyBytes(slab: Slab, mem: Uint8Array, ptr: number, length: number): Uint8Array {
+  const out = slab.take(length);
   out.set(mem.subarray(ptr, ptr + length));
   return out;
 }
 
 function readArray(
+  slab: Slab,
   view: DataView,
   mem: Uint8Array,
   ptr: number,
@@ -215,18 +243,20 @@ function readArray(
   const child = (k: number) => view.getUint32(childrenPtr + 4 * k, true);
   if (type instanceof arrow.Null) return arrow.makeData({ type, length });
   const validityPtr = buffer(0);
-  const nullBitmap = validityPtr === 0 ? undefined : copyBits(mem, validityPtr, offset, length);
+  const nullBitmap = validityPtr === 0 ? undefined : copyBits(slab, mem, validityPtr, offset, length);
   const nullCount = nullBitmap ? countNulls(nullBitmap, length) : 0;
   const common = { offset: 0, length, nullCount, nullBitmap };
   if (type instanceof arrow.Struct) {
     // A struct's offset applies to its children as well as to its own validity.
-    const children = type.children.map((f, k) => readArray(view, mem, child(k), f.type, offset, length));
+    const children = type.children.map((f, k) =>
+      readArray(slab, view, mem, child(k), f.type, offset, length),
+    );
     return arrow.makeData({ ...common, type, children });
   }
   if (type instanceof arrow.List || type instanceof arrow.LargeList || type instanceof arrow.Map_) {
     const large = type instanceof arrow.LargeList;
-    const offsets = copyOffsets(mem, buffer(1), offset, length, large);
-    const childData = readArray(view, mem, child(0), type.children[0].type, 0);
+    const offsets = copyOffsets(slab, mem, buffer(1), offset, length, large);
+    const childData = readArray(slab, view, mem, child(0), type.children[0].type, 0);
     if (type instanceof arrow.Map_) {
       return arrow.makeData({ ...common, type, valueOffsets: offsets as Int32Array, child: childData });
     }
@@ -244,21 +274,22 @@ function readArray(
     type instanceof arrow.LargeBinary
   ) {
     const large = type instanceof arrow.LargeUtf8 || type instanceof arrow.LargeBinary;
-    const offsets = copyOffsets(mem, buffer(1), offset, length, large);
+    const offsets = copyOffsets(slab, mem, buffer(1), offset, length, large);
     const end = Number(offsets[length]);
     // Offsets stay absolute into the data buffer, which is copied from its start to the last end.
-    const data = copyBytes(mem, buffer(2), end);
+    const data = copyBytes(slab, mem, buffer(2), end);
     return arrow.makeData({ ...common, type: type as arrow.Utf8, valueOffsets: offsets as Int32Array, data });
   }
   const width = valueWidth(type);
   const values =
     width === 0
-      ? copyBits(mem, buffer(1), offset, length)
-      : typedValues(type, copyBytes(mem, buffer(1) + offset * width, length * width));
+      ? copyBits(slab, mem, buffer(1), offset, length)
+      : typedValues(type, copyBytes(slab, mem, buffer(1) + offset * width, length * width));
   return arrow.makeData({ ...common, type: type as arrow.Int, data: values as Int32Array });
 }
 
 function copyOffsets(
+  slab: Slab,
   mem: Uint8Array,
   ptr: number,
   offset: number,
@@ -266,8 +297,10 @@ function copyOffsets(
   large: boolean,
 ): Int32Array | BigInt64Array {
   const width = large ? 8 : 4;
-  const bytes = copyBytes(mem, ptr + offset * width, (length + 1) * width);
-  return large ? new BigInt64Array(bytes.buffer, 0, length + 1) : new Int32Array(bytes.buffer, 0, length + 1);
+  const bytes = copyBytes(slab, mem, ptr + offset * width, (length + 1) * width);
+  return large
+    ? new BigInt64Array(bytes.buffer, bytes.byteOffset, length + 1)
+    : new Int32Array(bytes.buffer, bytes.byteOffset, length + 1);
 }
 
 function countNulls(bitmap: Uint8Array, length: number): number {
@@ -324,12 +357,13 @@ export function readFfiBatches(
   const schema = readSchema(view, mem, schemaPtr);
   if (schema.format !== '+s') throw new UnsupportedArrowFormat(`top-level format '${schema.format}'`);
   const fields = schema.children.map(toArrowField);
+  const slab = new Slab();
   return arrayPtrs.map((ptr) => {
     const length = Number(view.getBigInt64(ptr, true));
     const offset = Number(view.getBigInt64(ptr + 16, true));
     const childrenPtr = view.getUint32(ptr + 44, true);
     const columns = fields.map((f, k) =>
-      readArray(view, mem, view.getUint32(childrenPtr + 4 * k, true), f.type, offset, length),
+      readArray(slab, view, mem, view.getUint32(childrenPtr + 4 * k, true), f.type, offset, length),
     );
     return { length, fields, columns };
   });
