@@ -6,6 +6,7 @@
  * its indices, ranked once by the dictionary's byte order, without comparing the values of every row.
  */
 import { type ChunkStats, chunkStats, compareSlots, stringBoundsAt } from './chunk-stats.js';
+import type { DictionaryChunk } from './dictionary.js';
 import type { LeafLevels } from './levels.js';
 
 /**
@@ -91,18 +92,12 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 }
 
 /**
- * Page stats of a dictionary-encoded string chunk: page p holds levels [pages[p], pages[p + 1]) and
- * dictionary indices [indexStarts[p], indexStarts[p + 1]) of `indices`; `distinct` holds the Arrow
- * slot of each dictionary entry. Never throws.
+ * Page stats of a dictionary-encoded string chunk: page p holds levels [pageStarts[p], pageStarts[p + 1])
+ * and dictionary indices [indexStarts[p], indexStarts[p + 1]); `distinct` holds the Arrow slot of each
+ * dictionary entry. Never throws.
  */
-export function dictionaryPageStats(
-  levels: LeafLevels,
-  pages: readonly number[],
-  indexStarts: readonly number[],
-  indices: Int32Array,
-  distinct: Int32Array,
-  size: number,
-): ChunkStats[] {
+export function dictionaryPageStats(levels: LeafLevels, dict: DictionaryChunk): ChunkStats[] {
+  const { pageStarts: pages, indexStarts, indices, distinct, size } = dict;
   const offsets = levels.data.valueOffsets as Int32Array;
   const src = levels.data.values as Uint8Array;
   const byRank = Array.from({ length: size }, (_, e) => e).sort((a, b) =>

@@ -225,17 +225,7 @@ function writeChunk(
       const stats = dictionaryStats(levels, from, to, dict.distinct, dict.size);
       return {
         out,
-        pageStats:
-          dataPages === 1
-            ? [stats]
-            : dictionaryPageStats(
-                levels,
-                dict.pageStarts,
-                dict.indexStarts,
-                dict.indices,
-                dict.distinct,
-                dict.size,
-              ),
+        pageStats: dataPages === 1 ? [stats] : dictionaryPageStats(levels, dict),
         meta: {
           ...base,
           stats,

@@ -89,14 +89,7 @@ describe('page statistics', () => {
             pageRows,
           );
           if (!dict) return;
-          const got = dictionaryPageStats(
-            levels,
-            dict.pageStarts,
-            dict.indexStarts,
-            dict.indices,
-            dict.distinct,
-            dict.size,
-          );
+          const got = dictionaryPageStats(levels, dict);
           expect(got).toEqual(
             dict.pageStarts.slice(1).map((to, p) => chunkStats(levels, dict.pageStarts[p], to)),
           );
