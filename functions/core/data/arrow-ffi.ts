@@ -11,125 +11,9 @@
  * the IPC route.
  */
 import * as arrow from 'apache-arrow';
+import { readSchemaFields, UnsupportedArrowFormat } from './arrow-ffi-schema.js';
 
-/** A format this reader does not know; the IPC route reads it. */
-export class UnsupportedArrowFormat extends Error {}
-
-/** One parsed ArrowSchema node. */
-interface FfiField {
-  format: string;
-  name: string;
-  metadata: Map<string, string>;
-  nullable: boolean;
-  children: FfiField[];
-}
-
-const utf8 = new TextDecoder();
-
-function cString(mem: Uint8Array, ptr: number): string {
-  let end = ptr;
-  while (mem[end] !== 0) end++;
-  return utf8.decode(mem.subarray(ptr, end));
-}
-
-function readSchema(view: DataView, mem: Uint8Array, ptr: number): FfiField {
-  const format = cString(mem, view.getUint32(ptr, true));
-  const namePtr = view.getUint32(ptr + 4, true);
-  const metadataPtr = view.getUint32(ptr + 8, true);
-  const flags = Number(view.getBigInt64(ptr + 16, true));
-  const nChildren = Number(view.getBigInt64(ptr + 24, true));
-  const childrenPtr = view.getUint32(ptr + 32, true);
-  if (view.getUint32(ptr + 36, true) !== 0) throw new UnsupportedArrowFormat('dictionary-encoded array');
-  const metadata = new Map<string, string>();
-  if (metadataPtr !== 0) {
-    let at = metadataPtr;
-    const pairs = view.getInt32(at, true);
-    at += 4;
-    for (let p = 0; p < pairs; p++) {
-      const keyLength = view.getInt32(at, true);
-      const key = utf8.decode(mem.subarray(at + 4, at + 4 + keyLength));
-      at += 4 + keyLength;
-      const valueLength = view.getInt32(at, true);
-      const value = utf8.decode(mem.subarray(at + 4, at + 4 + valueLength));
-      at += 4 + valueLength;
-      metadata.set(key, value);
-    }
-  }
-  const children: FfiField[] = [];
-  for (let c = 0; c < nChildren; c++) {
-    children.push(readSchema(view, mem, view.getUint32(childrenPtr + 4 * c, true)));
-  }
-  return {
-    format,
-    name: namePtr === 0 ? '' : cString(mem, namePtr),
-    metadata,
-    nullable: (flags & 2) !== 0,
-    children,
-  };
-}
-
-const TIME_UNITS: Record<string, arrow.TimeUnit> = {
-  s: arrow.TimeUnit.SECOND,
-  m: arrow.TimeUnit.MILLISECOND,
-  u: arrow.TimeUnit.MICROSECOND,
-  n: arrow.TimeUnit.NANOSECOND,
-};
-
-const SIMPLE: Record<string, () => arrow.DataType> = {
-  n: () => new arrow.Null(),
-  b: () => new arrow.Bool(),
-  c: () => new arrow.Int8(),
-  C: () => new arrow.Uint8(),
-  s: () => new arrow.Int16(),
-  S: () => new arrow.Uint16(),
-  i: () => new arrow.Int32(),
-  I: () => new arrow.Uint32(),
-  l: () => new arrow.Int64(),
-  L: () => new arrow.Uint64(),
-  e: () => new arrow.Float16(),
-  f: () => new arrow.Float32(),
-  g: () => new arrow.Float64(),
-  u: () => new arrow.Utf8(),
-  U: () => new arrow.LargeUtf8(),
-  z: () => new arrow.Binary(),
-  Z: () => new arrow.LargeBinary(),
-  tdD: () => new arrow.DateDay(),
-  tdm: () => new arrow.DateMillisecond(),
-  tts: () => new arrow.Time(arrow.TimeUnit.SECOND, 32),
-  ttm: () => new arrow.Time(arrow.TimeUnit.MILLISECOND, 32),
-  ttu: () => new arrow.Time(arrow.TimeUnit.MICROSECOND, 64),
-  ttn: () => new arrow.Time(arrow.TimeUnit.NANOSECOND, 64),
-};
-
-function toArrowField(f: FfiField): arrow.Field {
-  return new arrow.Field(f.name, toArrowType(f), f.nullable, f.metadata);
-}
-
-function toArrowType(f: FfiField): arrow.DataType {
-  const simple = SIMPLE[f.format];
-  if (simple) return simple();
-  const format = f.format;
-  if (format.startsWith('w:')) return new arrow.FixedSizeBinary(Number(format.slice(2)));
-  if (format.startsWith('d:')) {
-    const [precision, scale, bits = '128'] = format.slice(2).split(',');
-    return new arrow.Decimal(Number(scale), Number(precision), Number(bits));
-  }
-  if (format.startsWith('ts') && format[3] === ':') {
-    const unit = TIME_UNITS[format[2]];
-    if (unit !== undefined) return new arrow.Timestamp(unit, format.slice(4) || null);
-  }
-  switch (format) {
-    case '+s':
-      return new arrow.Struct(f.children.map(toArrowField));
-    case '+l':
-      return new arrow.List(toArrowField(f.children[0]));
-    case '+L':
-      return new arrow.LargeList(toArrowField(f.children[0]));
-    case '+m':
-      return new arrow.Map_(toArrowField(f.children[0]) as arrow.Field<arrow.Struct>);
-  }
-  throw new UnsupportedArrowFormat(`Arrow format '${format}'`);
-}
+export { UnsupportedArrowFormat };
 
 /** Bytes of the shared buffers small copies are cut from. */
 const SLAB_BYTES = 64 << 10;
@@ -354,9 +238,9 @@ export function readFfiBatches(
 ): FfiBatch[] {
   const view = new DataView(memory.buffer);
   const mem = new Uint8Array(memory.buffer);
-  const schema = readSchema(view, mem, schemaPtr);
+  const schema = readSchemaFields(view, mem, schemaPtr);
   if (schema.format !== '+s') throw new UnsupportedArrowFormat(`top-level format '${schema.format}'`);
-  const fields = schema.children.map(toArrowField);
+  const fields = schema.fields;
   const slab = new Slab();
   return arrayPtrs.map((ptr) => {
     const length = Number(view.getBigInt64(ptr, true));

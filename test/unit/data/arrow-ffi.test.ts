@@ -170,6 +170,29 @@ describe('readFfiBatches', () => {
     for (let i = 1; i < sorted.length; i++) expect(sorted[i].from).toBeGreaterThanOrEqual(sorted[i - 1].to);
   });
 
+  it('reuses the Fields of a schema already read, and reads a different one anew', () => {
+    // Prepare: the same schema twice (separate bytes), and one that differs only in a field id.
+    const m = new FakeMemory();
+    const schemaWith = (id: number) =>
+      m.schema('+s', '', undefined, [m.schema('i', 'a', 1, []), m.schema('u', 's', id, [])]);
+    const first = schemaWith(2);
+    const again = schemaWith(2);
+    const other = schemaWith(3);
+    const a = m.array(1, 0, [0, m.int32s([7])]);
+    const s = m.array(1, 0, [0, m.int32s([0, 1]), m.text('x')]);
+    const batch = m.array(1, 0, [0], [a, s]);
+
+    // Act
+    const read = (schema: number) => readFfiBatches({ buffer: m.buffer }, schema, [batch])[0].fields;
+    const [f1, f2, f3] = [read(first), read(again), read(other)];
+
+    // Assess
+    expect(f2).toBe(f1);
+    expect(f3).not.toBe(f1);
+    expect(f3.map((f) => getArrowFieldId(f))).toEqual([1, 3]);
+    expect(f1.map((f) => getArrowFieldId(f))).toEqual([1, 2]);
+  });
+
   it('refuses a format it does not know, so the caller takes the IPC route', () => {
     // Prepare
     const m = new FakeMemory();
