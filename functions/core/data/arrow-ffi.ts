@@ -11,129 +11,40 @@
  * the IPC route.
  */
 import * as arrow from 'apache-arrow';
+import { readSchemaFields, UnsupportedArrowFormat } from './arrow-ffi-schema.js';
 
-/** A format this reader does not know; the IPC route reads it. */
-export class UnsupportedArrowFormat extends Error {}
+export { UnsupportedArrowFormat };
 
-/** One parsed ArrowSchema node. */
-interface FfiField {
-  format: string;
-  name: string;
-  metadata: Map<string, string>;
-  nullable: boolean;
-  children: FfiField[];
-}
+/** Bytes of the shared buffers small copies are cut from. */
+const SLAB_BYTES = 64 << 10;
+/** Copies above this get a buffer of their own (a slab would mostly waste its rest). */
+const OWN_BUFFER_BYTES = 16 << 10;
 
-const utf8 = new TextDecoder();
+/**
+ * Zeroed, 8-byte-aligned byte ranges for the copies of one export: the small buffers of a file's
+ * columns (a 250-row file has ~60 of a few hundred bytes) share a few ArrayBuffers instead of one
+ * each — an ArrayBuffer costs an allocation, external-memory accounting and a sweep when it dies,
+ * which for small files cost more than the copy. The ranges never overlap and are never reused.
+ */
+class Slab {
+  private buffer = new ArrayBuffer(0);
+  private at = 0;
 
-function cString(mem: Uint8Array, ptr: number): string {
-  let end = ptr;
-  while (mem[end] !== 0) end++;
-  return utf8.decode(mem.subarray(ptr, end));
-}
-
-function readSchema(view: DataView, mem: Uint8Array, ptr: number): FfiField {
-  const format = cString(mem, view.getUint32(ptr, true));
-  const namePtr = view.getUint32(ptr + 4, true);
-  const metadataPtr = view.getUint32(ptr + 8, true);
-  const flags = Number(view.getBigInt64(ptr + 16, true));
-  const nChildren = Number(view.getBigInt64(ptr + 24, true));
-  const childrenPtr = view.getUint32(ptr + 32, true);
-  if (view.getUint32(ptr + 36, true) !== 0) throw new UnsupportedArrowFormat('dictionary-encoded array');
-  const metadata = new Map<string, string>();
-  if (metadataPtr !== 0) {
-    let at = metadataPtr;
-    const pairs = view.getInt32(at, true);
-    at += 4;
-    for (let p = 0; p < pairs; p++) {
-      const keyLength = view.getInt32(at, true);
-      const key = utf8.decode(mem.subarray(at + 4, at + 4 + keyLength));
-      at += 4 + keyLength;
-      const valueLength = view.getInt32(at, true);
-      const value = utf8.decode(mem.subarray(at + 4, at + 4 + valueLength));
-      at += 4 + valueLength;
-      metadata.set(key, value);
+  take(length: number): Uint8Array {
+    if (length > OWN_BUFFER_BYTES) return new Uint8Array(length);
+    if (this.at + length > this.buffer.byteLength) {
+      this.buffer = new ArrayBuffer(SLAB_BYTES);
+      this.at = 0;
     }
+    const out = new Uint8Array(this.buffer, this.at, length);
+    this.at += (length + 7) & ~7;
+    return out;
   }
-  const children: FfiField[] = [];
-  for (let c = 0; c < nChildren; c++) {
-    children.push(readSchema(view, mem, view.getUint32(childrenPtr + 4 * c, true)));
-  }
-  return {
-    format,
-    name: namePtr === 0 ? '' : cString(mem, namePtr),
-    metadata,
-    nullable: (flags & 2) !== 0,
-    children,
-  };
-}
-
-const TIME_UNITS: Record<string, arrow.TimeUnit> = {
-  s: arrow.TimeUnit.SECOND,
-  m: arrow.TimeUnit.MILLISECOND,
-  u: arrow.TimeUnit.MICROSECOND,
-  n: arrow.TimeUnit.NANOSECOND,
-};
-
-const SIMPLE: Record<string, () => arrow.DataType> = {
-  n: () => new arrow.Null(),
-  b: () => new arrow.Bool(),
-  c: () => new arrow.Int8(),
-  C: () => new arrow.Uint8(),
-  s: () => new arrow.Int16(),
-  S: () => new arrow.Uint16(),
-  i: () => new arrow.Int32(),
-  I: () => new arrow.Uint32(),
-  l: () => new arrow.Int64(),
-  L: () => new arrow.Uint64(),
-  e: () => new arrow.Float16(),
-  f: () => new arrow.Float32(),
-  g: () => new arrow.Float64(),
-  u: () => new arrow.Utf8(),
-  U: () => new arrow.LargeUtf8(),
-  z: () => new arrow.Binary(),
-  Z: () => new arrow.LargeBinary(),
-  tdD: () => new arrow.DateDay(),
-  tdm: () => new arrow.DateMillisecond(),
-  tts: () => new arrow.Time(arrow.TimeUnit.SECOND, 32),
-  ttm: () => new arrow.Time(arrow.TimeUnit.MILLISECOND, 32),
-  ttu: () => new arrow.Time(arrow.TimeUnit.MICROSECOND, 64),
-  ttn: () => new arrow.Time(arrow.TimeUnit.NANOSECOND, 64),
-};
-
-function toArrowField(f: FfiField): arrow.Field {
-  return new arrow.Field(f.name, toArrowType(f), f.nullable, f.metadata);
-}
-
-function toArrowType(f: FfiField): arrow.DataType {
-  const simple = SIMPLE[f.format];
-  if (simple) return simple();
-  const format = f.format;
-  if (format.startsWith('w:')) return new arrow.FixedSizeBinary(Number(format.slice(2)));
-  if (format.startsWith('d:')) {
-    const [precision, scale, bits = '128'] = format.slice(2).split(',');
-    return new arrow.Decimal(Number(scale), Number(precision), Number(bits));
-  }
-  if (format.startsWith('ts') && format[3] === ':') {
-    const unit = TIME_UNITS[format[2]];
-    if (unit !== undefined) return new arrow.Timestamp(unit, format.slice(4) || null);
-  }
-  switch (format) {
-    case '+s':
-      return new arrow.Struct(f.children.map(toArrowField));
-    case '+l':
-      return new arrow.List(toArrowField(f.children[0]));
-    case '+L':
-      return new arrow.LargeList(toArrowField(f.children[0]));
-    case '+m':
-      return new arrow.Map_(toArrowField(f.children[0]) as arrow.Field<arrow.Struct>);
-  }
-  throw new UnsupportedArrowFormat(`Arrow format '${format}'`);
 }
 
 /** A copy of `count` bits starting at bit `from` of the bitmap at `ptr`, realigned to bit 0. */
-function copyBits(mem: Uint8Array, ptr: number, from: number, count: number): Uint8Array {
-  const out = new Uint8Array((count + 7) >> 3);
+function copyBits(slab: Slab, mem: Uint8Array, ptr: number, from: number, count: number): Uint8Array {
+  const out = slab.take((count + 7) >> 3);
   if (from % 8 === 0) {
     out.set(mem.subarray(ptr + (from >> 3), ptr + (from >> 3) + out.length));
     return out;
@@ -191,14 +102,15 @@ function typedValues(type: arrow.DataType, bytes: Uint8Array): ArrayBufferView {
   return bytes; // fixed-size binary
 }
 
-/** A copy of `length` bytes at `ptr`, in a fresh 8-byte-aligned buffer. */
-function copyBytes(mem: Uint8Array, ptr: number, length: number): Uint8Array {
-  const out = new Uint8Array(length);
+/** A copy of `length` bytes at `ptr`, 8-byte-aligned. */
+function copyBytes(slab: Slab, mem: Uint8Array, ptr: number, length: number): Uint8Array {
+  const out = slab.take(length);
   out.set(mem.subarray(ptr, ptr + length));
   return out;
 }
 
 function readArray(
+  slab: Slab,
   view: DataView,
   mem: Uint8Array,
   ptr: number,
@@ -215,18 +127,20 @@ function readArray(
   const child = (k: number) => view.getUint32(childrenPtr + 4 * k, true);
   if (type instanceof arrow.Null) return arrow.makeData({ type, length });
   const validityPtr = buffer(0);
-  const nullBitmap = validityPtr === 0 ? undefined : copyBits(mem, validityPtr, offset, length);
+  const nullBitmap = validityPtr === 0 ? undefined : copyBits(slab, mem, validityPtr, offset, length);
   const nullCount = nullBitmap ? countNulls(nullBitmap, length) : 0;
   const common = { offset: 0, length, nullCount, nullBitmap };
   if (type instanceof arrow.Struct) {
     // A struct's offset applies to its children as well as to its own validity.
-    const children = type.children.map((f, k) => readArray(view, mem, child(k), f.type, offset, length));
+    const children = type.children.map((f, k) =>
+      readArray(slab, view, mem, child(k), f.type, offset, length),
+    );
     return arrow.makeData({ ...common, type, children });
   }
   if (type instanceof arrow.List || type instanceof arrow.LargeList || type instanceof arrow.Map_) {
     const large = type instanceof arrow.LargeList;
-    const offsets = copyOffsets(mem, buffer(1), offset, length, large);
-    const childData = readArray(view, mem, child(0), type.children[0].type, 0);
+    const offsets = copyOffsets(slab, mem, buffer(1), offset, length, large);
+    const childData = readArray(slab, view, mem, child(0), type.children[0].type, 0);
     if (type instanceof arrow.Map_) {
       return arrow.makeData({ ...common, type, valueOffsets: offsets as Int32Array, child: childData });
     }
@@ -244,21 +158,22 @@ function readArray(
     type instanceof arrow.LargeBinary
   ) {
     const large = type instanceof arrow.LargeUtf8 || type instanceof arrow.LargeBinary;
-    const offsets = copyOffsets(mem, buffer(1), offset, length, large);
+    const offsets = copyOffsets(slab, mem, buffer(1), offset, length, large);
     const end = Number(offsets[length]);
     // Offsets stay absolute into the data buffer, which is copied from its start to the last end.
-    const data = copyBytes(mem, buffer(2), end);
+    const data = copyBytes(slab, mem, buffer(2), end);
     return arrow.makeData({ ...common, type: type as arrow.Utf8, valueOffsets: offsets as Int32Array, data });
   }
   const width = valueWidth(type);
   const values =
     width === 0
-      ? copyBits(mem, buffer(1), offset, length)
-      : typedValues(type, copyBytes(mem, buffer(1) + offset * width, length * width));
+      ? copyBits(slab, mem, buffer(1), offset, length)
+      : typedValues(type, copyBytes(slab, mem, buffer(1) + offset * width, length * width));
   return arrow.makeData({ ...common, type: type as arrow.Int, data: values as Int32Array });
 }
 
 function copyOffsets(
+  slab: Slab,
   mem: Uint8Array,
   ptr: number,
   offset: number,
@@ -266,8 +181,10 @@ function copyOffsets(
   large: boolean,
 ): Int32Array | BigInt64Array {
   const width = large ? 8 : 4;
-  const bytes = copyBytes(mem, ptr + offset * width, (length + 1) * width);
-  return large ? new BigInt64Array(bytes.buffer, 0, length + 1) : new Int32Array(bytes.buffer, 0, length + 1);
+  const bytes = copyBytes(slab, mem, ptr + offset * width, (length + 1) * width);
+  return large
+    ? new BigInt64Array(bytes.buffer, bytes.byteOffset, length + 1)
+    : new Int32Array(bytes.buffer, bytes.byteOffset, length + 1);
 }
 
 function countNulls(bitmap: Uint8Array, length: number): number {
@@ -321,15 +238,16 @@ export function readFfiBatches(
 ): FfiBatch[] {
   const view = new DataView(memory.buffer);
   const mem = new Uint8Array(memory.buffer);
-  const schema = readSchema(view, mem, schemaPtr);
+  const schema = readSchemaFields(view, mem, schemaPtr);
   if (schema.format !== '+s') throw new UnsupportedArrowFormat(`top-level format '${schema.format}'`);
-  const fields = schema.children.map(toArrowField);
+  const fields = schema.fields;
+  const slab = new Slab();
   return arrayPtrs.map((ptr) => {
     const length = Number(view.getBigInt64(ptr, true));
     const offset = Number(view.getBigInt64(ptr + 16, true));
     const childrenPtr = view.getUint32(ptr + 44, true);
     const columns = fields.map((f, k) =>
-      readArray(view, mem, view.getUint32(childrenPtr + 4 * k, true), f.type, offset, length),
+      readArray(slab, view, mem, view.getUint32(childrenPtr + 4 * k, true), f.type, offset, length),
     );
     return { length, fields, columns };
   });

@@ -208,22 +208,39 @@ function decimalStats(
   bounded: boolean,
 ): LeafStats {
   if (!bounded) return { type, nanCount: 0, min: undefined, max: undefined };
-  const halves = new BigInt64Array(words.buffer, words.byteOffset, n * 2);
-  const lows = new BigUint64Array(words.buffer, words.byteOffset, n * 2);
-  let min: bigint | undefined;
-  let max: bigint | undefined;
+  // Slots compared on their four 32-bit words (high word signed), no bigint per value.
+  let lo = -1;
+  let hi = -1;
   for (let i = 0; i < n; i++) {
     if (!has(i)) continue;
-    const high = halves[2 * i + 1];
-    const low = lows[2 * i];
-    let v: bigint;
-    if (high === 0n && low < 0x8000000000000000n) v = low;
-    else if (high === -1n && low >= 0x8000000000000000n) v = halves[2 * i];
-    else v = (high << 64n) | low;
-    if (min === undefined || v < min) min = v;
-    if (max === undefined || v > max) max = v;
+    if (lo < 0) {
+      lo = i;
+      hi = i;
+      continue;
+    }
+    if (compareDecimal(words, i, lo) < 0) lo = i;
+    else if (compareDecimal(words, i, hi) > 0) hi = i;
   }
-  return { type, nanCount: 0, min, max };
+  const at = (i: number) => (i < 0 ? undefined : decimalAt(words, i));
+  return { type, nanCount: 0, min: at(lo), max: at(hi) };
+}
+
+/** Order of the Decimal128 values in slots a and b (little-endian words, two's complement). */
+function compareDecimal(words: Uint32Array, a: number, b: number): number {
+  const x = 4 * a;
+  const y = 4 * b;
+  const high = (words[x + 3] | 0) - (words[y + 3] | 0);
+  if (high !== 0) return high;
+  for (let w = 2; w >= 0; w--) {
+    const d = words[x + w] - words[y + w];
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+function decimalAt(words: Uint32Array, i: number): bigint {
+  const view = new DataView(words.buffer, words.byteOffset + 16 * i, 16);
+  return (view.getBigInt64(8, true) << 64n) | view.getBigUint64(0, true);
 }
 
 function compareRanges(b: Uint8Array, a0: number, a1: number, c0: number, c1: number): number {

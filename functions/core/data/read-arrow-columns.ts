@@ -56,8 +56,7 @@ export async function readArrowFile(io: FileIO, location: string): Promise<Arrow
 function tableViaFfi(wasm: ParquetWasm, bytes: Uint8Array): arrow.Table | undefined {
   const batches = exportedBatches(wasm.wasmMemory(), wasm.readParquet(bytes, { batchSize: READ_BATCH_ROWS }));
   if (batches === undefined || batches.length === 0) return undefined;
-  const schema = new arrow.Schema(batches[0]!.fields);
-  const type = new arrow.Struct(schema.fields);
+  const { schema, type } = schemaOf(batches[0]!.fields);
   return new arrow.Table(
     schema,
     batches.map(
@@ -68,6 +67,19 @@ function tableViaFfi(wasm: ParquetWasm, bytes: Uint8Array): arrow.Table | undefi
         ),
     ),
   );
+}
+
+/** The Schema and struct type of Fields arrow-ffi.ts handed over: the same Fields, the same objects. */
+const schemas = new WeakMap<arrow.Field[], { schema: arrow.Schema; type: arrow.Struct }>();
+
+function schemaOf(fields: arrow.Field[]): { schema: arrow.Schema; type: arrow.Struct } {
+  let known = schemas.get(fields);
+  if (!known) {
+    const schema = new arrow.Schema(fields);
+    known = { schema, type: new arrow.Struct(schema.fields) };
+    schemas.set(fields, known);
+  }
+  return known;
 }
 
 function hasAnyFieldId(fields: arrow.Field[]): boolean {

@@ -11,7 +11,7 @@ import type { LoadedTable } from '../catalog/catalog.js';
 import { RunBuilder, runsOf, takeData } from '../data/arrow-take.js';
 import { collectBatchStats } from '../data/arrow-stats.js';
 import { recordBatchOf } from '../data/nested-data.js';
-import { projectFile, readArrowFile } from '../data/read-arrow-columns.js';
+import { type ArrowFile, projectFile, readArrowFile } from '../data/read-arrow-columns.js';
 import type { RecordBatchSource } from '../data/record-batch-source.js';
 import { type WriteDataFilesOptions, writeBatchSourceFiles } from '../data/write-data-file.js';
 import type { FileScanTask } from '../scan/scan-plan.js';
@@ -47,12 +47,9 @@ async function readGroupRows(
   const parts: arrow.Data[][] = schema.fields.map(() => []);
   const kept = new RunBuilder(tasks.length);
   let partCount = 0;
-  let next = tasks.length > 0 ? readArrowFile(table.io, tasks[0].file.file_path) : undefined;
+  const reads = new ReadAhead(table, tasks);
   for (let t = 0; t < tasks.length; t++) {
-    const file = await (next as ReturnType<typeof readArrowFile>);
-    // The next file is read from storage while this one is projected and masked.
-    next = t + 1 < tasks.length ? readArrowFile(table.io, tasks[t + 1].file.file_path) : undefined;
-    next?.catch(() => undefined); // observed when awaited; this only avoids an unhandled rejection
+    const file = await reads.take(t);
     const mask = await masks.maskOf(tasks[t], file);
     let position = 0;
     for (const columns of projectFile(file, schema)) {
@@ -74,6 +71,56 @@ async function readGroupRows(
     }
   }
   return { parts, part, row };
+}
+
+/** Files read ahead of the one being projected: at most this many... */
+const READ_AHEAD_FILES = 8;
+/** ...and at most this many bytes of them (file sizes as the manifests give them). */
+const READ_AHEAD_BYTES = 64 << 20;
+
+/**
+ * The group's files read in order with a bounded window in flight, so storage latency (an S3 GET is
+ * tens of milliseconds) overlaps the decoding and projecting of the files before. Decoded files are
+ * held until the group is written anyway; the window bounds only the raw bytes read early.
+ */
+class ReadAhead {
+  private readonly pending = new Map<number, Promise<ArrowFile>>();
+  private next = 0;
+  private bytes = 0;
+
+  constructor(
+    private readonly table: LoadedTable,
+    private readonly tasks: readonly FileScanTask[],
+  ) {}
+
+  /** File `t`'s columns; files are taken in order, each once. */
+  take(t: number): Promise<ArrowFile> {
+    this.fill(t);
+    const file = this.pending.get(t) as Promise<ArrowFile>;
+    this.pending.delete(t);
+    this.bytes -= sizeOf(this.tasks[t]);
+    this.fill(t + 1);
+    return file;
+  }
+
+  private fill(from: number): void {
+    while (
+      this.next < this.tasks.length &&
+      (this.next <= from ||
+        (this.pending.size < READ_AHEAD_FILES &&
+          this.bytes + sizeOf(this.tasks[this.next]) <= READ_AHEAD_BYTES))
+    ) {
+      const read = readArrowFile(this.table.io, this.tasks[this.next].file.file_path);
+      read.catch(() => undefined); // observed when taken; this only avoids an unhandled rejection
+      this.pending.set(this.next, read);
+      this.bytes += sizeOf(this.tasks[this.next]);
+      this.next++;
+    }
+  }
+}
+
+function sizeOf(task: FileScanTask): number {
+  return Number(task.file.file_size_in_bytes);
 }
 
 /** The group's rows, in write order, as the writer's batch source: each batch gathered on demand. */

@@ -141,6 +141,58 @@ describe('readFfiBatches', () => {
     ]);
   });
 
+  it('copies the small buffers of an export into shared, 8-byte-aligned ranges that do not overlap', () => {
+    // Prepare: an int column and a string column, 3 rows, every buffer present.
+    const m = new FakeMemory();
+    const schema = m.schema('+s', '', undefined, [m.schema('l', 'a', 1, []), m.schema('u', 's', 2, [])]);
+    const longs = m.bytes(new Uint8Array(BigInt64Array.from([1n, -2n, 3n]).buffer));
+    const a = m.array(3, 0, [m.bits([true, false, true]), longs]);
+    const s = m.array(3, 0, [m.bits([true, true, true]), m.int32s([0, 1, 3, 6]), m.text('xyyzzz')]);
+    const batch = m.array(3, 0, [0], [a, s]);
+
+    // Act
+    const [read] = readFfiBatches({ buffer: m.buffer }, schema, [batch]);
+
+    // Assess: the values read back, five copies in one ArrayBuffer, none of them overlapping.
+    const [ints, strings] = read.columns;
+    expect(Array.from(ints.values as BigInt64Array)).toEqual([1n, -2n, 3n]);
+    expect(ints.nullCount).toBe(1);
+    expect(Array.from(strings.valueOffsets as Int32Array)).toEqual([0, 1, 3, 6]);
+    expect(new TextDecoder().decode(strings.values as Uint8Array)).toBe('xyyzzz');
+    const copies = [ints.nullBitmap, ints.values, strings.nullBitmap, strings.valueOffsets, strings.values]
+      .filter((b): b is NonNullable<typeof b> => b !== undefined)
+      .map((b) => ({ buffer: b.buffer, from: b.byteOffset, to: b.byteOffset + b.byteLength }));
+    expect(copies).toHaveLength(5);
+    expect(new Set(copies.map((c) => c.buffer)).size).toBe(1);
+    expect(copies.map((c) => c.buffer)).not.toContain(m.buffer);
+    for (const c of copies) expect(c.from % 8).toBe(0);
+    const sorted = [...copies].sort((x, y) => x.from - y.from);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i].from).toBeGreaterThanOrEqual(sorted[i - 1].to);
+  });
+
+  it('reuses the Fields of a schema already read, and reads a different one anew', () => {
+    // Prepare: the same schema twice (separate bytes), and one that differs only in a field id.
+    const m = new FakeMemory();
+    const schemaWith = (id: number) =>
+      m.schema('+s', '', undefined, [m.schema('i', 'a', 1, []), m.schema('u', 's', id, [])]);
+    const first = schemaWith(2);
+    const again = schemaWith(2);
+    const other = schemaWith(3);
+    const a = m.array(1, 0, [0, m.int32s([7])]);
+    const s = m.array(1, 0, [0, m.int32s([0, 1]), m.text('x')]);
+    const batch = m.array(1, 0, [0], [a, s]);
+
+    // Act
+    const read = (schema: number) => readFfiBatches({ buffer: m.buffer }, schema, [batch])[0].fields;
+    const [f1, f2, f3] = [read(first), read(again), read(other)];
+
+    // Assess
+    expect(f2).toBe(f1);
+    expect(f3).not.toBe(f1);
+    expect(f3.map((f) => getArrowFieldId(f))).toEqual([1, 3]);
+    expect(f1.map((f) => getArrowFieldId(f))).toEqual([1, 2]);
+  });
+
   it('refuses a format it does not know, so the caller takes the IPC route', () => {
     // Prepare
     const m = new FakeMemory();

@@ -182,7 +182,7 @@ export function dictionaryStats(
   return { nullCount, signed: false, ...stringBoundsAt(offsets, src, minAt, maxAt) };
 }
 
-function stringBoundsAt(offsets: Int32Array, src: Uint8Array, minAt: number, maxAt: number): Bounds {
+export function stringBoundsAt(offsets: Int32Array, src: Uint8Array, minAt: number, maxAt: number): Bounds {
   if (minAt < 0) return {};
   const min = src.slice(offsets[minAt], offsets[minAt + 1]);
   const max = src.slice(offsets[maxAt], offsets[maxAt + 1]);
@@ -191,7 +191,7 @@ function stringBoundsAt(offsets: Int32Array, src: Uint8Array, minAt: number, max
 }
 
 /** Unsigned byte order of two byte-array slots; a prefix sorts first. */
-function compareSlots(offsets: Int32Array, src: Uint8Array, a: number, b: number): number {
+export function compareSlots(offsets: Int32Array, src: Uint8Array, a: number, b: number): number {
   let i = offsets[a];
   let j = offsets[b];
   const aEnd = offsets[a + 1];

@@ -37,6 +37,11 @@ export interface DictionaryChunk {
   /** Bytes of the dictionary page (header included): the data pages start after it. */
   dictionaryBytes: number;
   dataPages: number;
+  /** Level where each data page starts, then `to`. */
+  pageStarts: number[];
+  /** Dictionary index of every defined value, in level order; page p's are [indexStarts[p], indexStarts[p + 1]). */
+  indices: Int32Array;
+  indexStarts: number[];
 }
 
 /**
@@ -69,6 +74,8 @@ export function tryDictionaryChunk(
   const maxDef = levels.leaf.maxDef;
   let index = 0;
   let dataPages = 0;
+  const pageStarts = [from];
+  const indexStarts = [0];
   for (let a = from; a < to; ) {
     let b = Math.min(to, a + perPage);
     if (reps === null) b = Math.min(b, a + pageRows);
@@ -84,8 +91,19 @@ export function tryDictionaryChunk(
     emitDataPage(codec, scratch, a, b, Encoding.RLE_DICTIONARY, out);
     dataPages++;
     a = b;
+    pageStarts.push(b);
+    indexStarts.push(index);
   }
-  return { out, distinct: dict.entries, size: dict.size, dictionaryBytes, dataPages };
+  return {
+    out,
+    distinct: dict.entries,
+    size: dict.size,
+    dictionaryBytes,
+    dataPages,
+    pageStarts,
+    indices: dict.indices,
+    indexStarts,
+  };
 }
 
 /** The first level at or after `a` that starts row number `rows` (or `b` when that comes first). */

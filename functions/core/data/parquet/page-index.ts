@@ -20,6 +20,8 @@ export interface IndexedChunk {
   pages: DataPageRecord[];
   /** The chunk's statistics (reused when it has a single page). */
   stats: ChunkStats;
+  /** Each page's statistics, when the writer computed them already. */
+  pageStats?: ChunkStats[];
 }
 
 /** BoundaryOrder: UNORDERED is always true; readers then compare every page. */
@@ -52,9 +54,9 @@ export function encodeOffsetIndex(chunk: IndexedChunk): Uint8Array {
  */
 export function encodeColumnIndex(chunk: IndexedChunk): Uint8Array | undefined {
   const single = chunk.pages.length === 1;
-  const stats = chunk.pages.map((p) =>
-    single ? chunk.stats : chunkStats(chunk.levels, p.levelFrom, p.levelTo),
-  );
+  const stats =
+    chunk.pageStats ??
+    chunk.pages.map((p) => (single ? chunk.stats : chunkStats(chunk.levels, p.levelFrom, p.levelTo)));
   const nullPages = chunk.pages.map((p, i) => stats[i].nullCount === p.levelTo - p.levelFrom);
   for (let i = 0; i < stats.length; i++) {
     if (!nullPages[i] && (stats[i].min === undefined || stats[i].max === undefined)) return undefined;

@@ -14,7 +14,8 @@ import type * as arrow from 'apache-arrow';
 import { ValidationError } from '../../errors.js';
 import type { StructType } from '../../spec/types.js';
 import type { FooterMetrics } from '../parquet-footer.js';
-import { chunkStats, dictionaryStats } from './chunk-stats.js';
+import { type ChunkStats, dictionaryStats } from './chunk-stats.js';
+import { dictionaryPageStats, plainPageStats } from './page-stats.js';
 import { type ColumnChunkMeta, encodeFooter, footerMetrics, type RowGroupMeta } from './footer.js';
 import { type LeafLevels, shredBatch } from './levels.js';
 import {
@@ -102,7 +103,14 @@ export function encodeBatchAsParquet(
         { codec, scratch, pageBytes, pageRows, dictionary: opts.dictionary !== false },
         offset,
       );
-      groupChunks.push({ levels, from, start: offset, pages: chunk.out.pages, stats: chunk.meta.stats });
+      groupChunks.push({
+        levels,
+        from,
+        start: offset,
+        pages: chunk.out.pages,
+        stats: chunk.meta.stats,
+        pageStats: chunk.pageStats,
+      });
       for (const part of chunk.out.parts) parts.push(part);
       offset += chunk.out.compressedBytes;
       totalByteSize += chunk.out.uncompressedBytes;
@@ -188,6 +196,8 @@ function levelBounds(levels: LeafLevels, groupStarts: number[], numRows: number)
 interface WrittenChunk {
   out: ChunkOutput;
   meta: ColumnChunkMeta;
+  /** Statistics of each data page, in order. */
+  pageStats: ChunkStats[];
 }
 
 interface ChunkSettings {
@@ -212,11 +222,13 @@ function writeChunk(
     const dict = tryDictionaryChunk(levels, from, to, codec, scratch, pageBytes, pageRows);
     if (dict) {
       const { out, dictionaryBytes, dataPages } = dict;
+      const stats = dictionaryStats(levels, from, to, dict.distinct, dict.size);
       return {
         out,
+        pageStats: dataPages === 1 ? [stats] : dictionaryPageStats(levels, dict),
         meta: {
           ...base,
-          stats: dictionaryStats(levels, from, to, dict.distinct, dict.size),
+          stats,
           encodings: [Encoding.PLAIN, Encoding.RLE, Encoding.RLE_DICTIONARY],
           totalUncompressed: out.uncompressedBytes,
           totalCompressed: out.compressedBytes,
@@ -232,6 +244,7 @@ function writeChunk(
   }
   const out = new ChunkOutput();
   const pages = pageBreaks(levels, from, to, pageBytes, pageRows);
+  const stats = plainPageStats(levels, pages);
   for (let p = 0; p + 1 < pages.length; p++) {
     const a = pages[p];
     const b = pages[p + 1];
@@ -243,9 +256,10 @@ function writeChunk(
   }
   return {
     out,
+    pageStats: stats.pages,
     meta: {
       ...base,
-      stats: chunkStats(levels, from, to),
+      stats: stats.chunk,
       encodings: [Encoding.PLAIN, Encoding.RLE],
       totalUncompressed: out.uncompressedBytes,
       totalCompressed: out.compressedBytes,
