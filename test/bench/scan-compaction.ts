@@ -11,7 +11,8 @@
  * per table on the same topic, same seeds): floe compacts the first as a warm-up (as DuckDB's first
  * COPY is one), then one table per timed run, alternating with DuckDB's runs — both sides are warm
  * medians. The scan section reads the last table, before and after the bench compacts it. Each
- * compaction run follows a young-generation GC, not the forced full GC the other timings start with:
+ * timed run here, scan or compaction, floe's or DuckDB's, follows a young-generation GC, not the forced
+ * full GC of stats.ts `timed`:
  * a forced full GC keeps none of the objects V8's optimized code holds weakly, so every floe run after
  * one re-optimized ~150 functions (~0.4 s of compiler CPU on V8's background threads, charged to the
  * run) — a cost no warm process pays, and DuckDB's native code never does. Old-space garbage is
@@ -288,7 +289,7 @@ async function repeat(
   const cpu: number[] = [];
   await run(); // warm-up
   for (let i = 0; i < n; i++) {
-    const t = await timed(run);
+    const t = await timedWarm(run);
     wall.push(t.wallMs);
     cpu.push(t.cpuMs);
   }
@@ -305,8 +306,8 @@ async function pair(n: number, floe: () => Promise<number>, duck: () => Promise<
   const duckRows = await duck();
   if (rows !== duckRows) throw new Error(`floe returned ${rows} rows, DuckDB ${duckRows}`);
   for (let i = 0; i < n; i++) {
-    const f = await timed(floe);
-    const d = await timed(duck);
+    const f = await timedWarm(floe);
+    const d = await timedWarm(duck);
     fw.push(f.wallMs);
     fc.push(f.cpuMs);
     dw.push(d.wallMs);
