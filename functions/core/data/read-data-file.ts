@@ -11,6 +11,7 @@ import { getArrowFieldId } from './arrow-schema.js';
 import { exportedBatches, type FfiBatch } from './arrow-ffi.js';
 import { readColumnValues } from './arrow-to-values.js';
 import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
+import { type PageSlice, slicePages } from './page-slice.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
@@ -131,8 +132,30 @@ class WasmDataFile implements OpenDataFile {
     }
   }
 
-  /** Only the row groups a span touches are decoded: offset and limit count from the first of them. */
+  /**
+   * Only the row groups a span touches are decoded: offset and limit count from the first of them. A
+   * span inside one row group and past its first page is decoded from a slice of the pages holding it
+   * (page-slice.ts): arrow-rs would otherwise decode every page before it.
+   */
   private async readSpan(columns: string[], span?: RowSpan): Promise<DataBatch[]> {
+    const slice = span && this.sliceOf(span);
+    if (span && slice) {
+      const options = {
+        batchSize: READ_BATCH_ROWS,
+        offset: span.from - slice.from,
+        limit: span.to - span.from,
+      };
+      const decode = async (): Promise<WasmTable> => {
+        if (columns.length === this.layout.topLevelCount) return this.wasm.readParquet(slice.bytes, options);
+        const file = await this.wasm.ParquetFile.fromFile(new Blob([slice.bytes]));
+        try {
+          return await file.read({ ...options, columns });
+        } finally {
+          file.free();
+        }
+      };
+      return this.exported(decode);
+    }
     const options: ReaderOptions = { batchSize: READ_BATCH_ROWS };
     if (span) {
       const rowGroups: number[] = [];
@@ -156,10 +179,28 @@ class WasmDataFile implements OpenDataFile {
       this.file ??= await this.wasm.ParquetFile.fromFile(new Blob([this.bytes]));
       return this.file.read({ ...options, columns });
     };
+    return this.exported(decode);
+  }
+
+  private async exported(decode: () => Promise<WasmTable>): Promise<DataBatch[]> {
     const batches = exportedBatches(this.wasm.wasmMemory(), await decode());
     if (batches) return ffiBatchesOf(batches);
     // A type the FFI reader does not know: decode again and take the IPC route.
     return batchesOf(arrow.tableFromIPC((await decode()).intoIPCStream()));
+  }
+
+  /** The page slice holding a span, when the span lies in one row group past its first row. */
+  private sliceOf(span: RowSpan): PageSlice | undefined {
+    let start = 0;
+    for (let g = 0; g < this.groupRows.length; g++) {
+      const rows = this.groupRows[g];
+      if (span.from < start + rows) {
+        if (span.to > start + rows || span.from === start) return undefined;
+        return slicePages(this.bytes, this.footer, g, start, span.from - start, span.to - start);
+      }
+      start += rows;
+    }
+    return undefined;
   }
 
   close(): void {
