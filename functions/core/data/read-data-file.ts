@@ -17,6 +17,9 @@ import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
 const READ_BATCH_ROWS = 65_536;
 
+/** A page slice and, once a read of some of its columns needed it, parquet-wasm's parse of it. */
+type OpenSlice = PageSlice & { file?: ParquetFile };
+
 /** Rows [from, to) of a file, in file order (positions, as position deletes count them). */
 export interface RowSpan {
   from: number;
@@ -82,6 +85,7 @@ export async function openDataFile(io: FileIO, location: string): Promise<OpenDa
  */
 class WasmDataFile implements OpenDataFile {
   private file: ParquetFile | undefined;
+  private slice: OpenSlice | undefined;
   private readonly byId: Map<number, string>;
   readonly rowCount: number;
   private readonly groupRows: number[];
@@ -147,12 +151,8 @@ class WasmDataFile implements OpenDataFile {
       };
       const decode = async (): Promise<WasmTable> => {
         if (columns.length === this.layout.topLevelCount) return this.wasm.readParquet(slice.bytes, options);
-        const file = await this.wasm.ParquetFile.fromFile(new Blob([slice.bytes]));
-        try {
-          return await file.read({ ...options, columns });
-        } finally {
-          file.free();
-        }
+        slice.file ??= await this.wasm.ParquetFile.fromFile(new Blob([slice.bytes]));
+        return slice.file.read({ ...options, columns });
       };
       return this.exported(decode);
     }
@@ -189,14 +189,24 @@ class WasmDataFile implements OpenDataFile {
     return batchesOf(arrow.tableFromIPC((await decode()).intoIPCStream()));
   }
 
-  /** The page slice holding a span, when the span lies in one row group past its first row. */
-  private sliceOf(span: RowSpan): PageSlice | undefined {
+  /**
+   * The page slice holding a span, when the span lies in one row group past its first row. The last
+   * slice is kept: it holds every column, so a filter column read first and the other columns read
+   * next for the matches in it share one slice (and its parsed ParquetFile).
+   */
+  private sliceOf(span: RowSpan): OpenSlice | undefined {
+    const last = this.slice;
+    if (last && last.from <= span.from && span.to <= last.to) return last;
     let start = 0;
     for (let g = 0; g < this.groupRows.length; g++) {
       const rows = this.groupRows[g];
       if (span.from < start + rows) {
         if (span.to > start + rows || span.from === start) return undefined;
-        return slicePages(this.bytes, this.footer, g, start, span.from - start, span.to - start);
+        const slice = slicePages(this.bytes, this.footer, g, start, span.from - start, span.to - start);
+        if (!slice) return undefined;
+        this.slice?.file?.free();
+        this.slice = slice;
+        return slice;
       }
       start += rows;
     }
@@ -206,6 +216,8 @@ class WasmDataFile implements OpenDataFile {
   close(): void {
     this.file?.free();
     this.file = undefined;
+    this.slice?.file?.free();
+    this.slice = undefined;
   }
 }
 
