@@ -86,6 +86,7 @@ export async function openDataFile(io: FileIO, location: string): Promise<OpenDa
 class WasmDataFile implements OpenDataFile {
   private file: ParquetFile | undefined;
   private slice: OpenSlice | undefined;
+  private slicing = true;
   private readonly byId: Map<number, string>;
   readonly rowCount: number;
   private readonly groupRows: number[];
@@ -139,22 +140,17 @@ class WasmDataFile implements OpenDataFile {
   /**
    * Only the row groups a span touches are decoded: offset and limit count from the first of them. A
    * span inside one row group and past its first page is decoded from a slice of the pages holding it
-   * (page-slice.ts): arrow-rs would otherwise decode every page before it.
+   * (page-slice.ts): arrow-rs would otherwise decode every page before it. A slice that does not decode
+   * to the span's rows is dropped and the file read as it is (the slice rests on the page index, which
+   * the file's writer may have got wrong in a way its checks cannot see).
    */
   private async readSpan(columns: string[], span?: RowSpan): Promise<DataBatch[]> {
     const slice = span && this.sliceOf(span);
     if (span && slice) {
-      const options = {
-        batchSize: READ_BATCH_ROWS,
-        offset: span.from - slice.from,
-        limit: span.to - span.from,
-      };
-      const decode = async (): Promise<WasmTable> => {
-        if (columns.length === this.layout.topLevelCount) return this.wasm.readParquet(slice.bytes, options);
-        slice.file ??= await this.wasm.ParquetFile.fromFile(new Blob([slice.bytes]));
-        return slice.file.read({ ...options, columns });
-      };
-      return this.exported(decode);
+      const batches = await this.readSlice(slice, columns, span).catch(() => undefined);
+      if (batches && batches.reduce((n, b) => n + b.length, 0) === span.to - span.from) return batches;
+      this.dropSlice();
+      this.slicing = false;
     }
     const options: ReaderOptions = { batchSize: READ_BATCH_ROWS };
     if (span) {
@@ -182,6 +178,24 @@ class WasmDataFile implements OpenDataFile {
     return this.exported(decode);
   }
 
+  private async readSlice(slice: OpenSlice, columns: string[], span: RowSpan): Promise<DataBatch[]> {
+    const options = {
+      batchSize: READ_BATCH_ROWS,
+      offset: span.from - slice.from,
+      limit: span.to - span.from,
+    };
+    return this.exported(async () => {
+      if (columns.length === this.layout.topLevelCount) return this.wasm.readParquet(slice.bytes, options);
+      slice.file ??= await this.wasm.ParquetFile.fromFile(new Blob([slice.bytes]));
+      return slice.file.read({ ...options, columns });
+    });
+  }
+
+  private dropSlice(): void {
+    this.slice?.file?.free();
+    this.slice = undefined;
+  }
+
   private async exported(decode: () => Promise<WasmTable>): Promise<DataBatch[]> {
     const batches = exportedBatches(this.wasm.wasmMemory(), await decode());
     if (batches) return ffiBatchesOf(batches);
@@ -197,6 +211,7 @@ class WasmDataFile implements OpenDataFile {
   private sliceOf(span: RowSpan): OpenSlice | undefined {
     const last = this.slice;
     if (last && last.from <= span.from && span.to <= last.to) return last;
+    if (!this.slicing) return undefined;
     let start = 0;
     for (let g = 0; g < this.groupRows.length; g++) {
       const rows = this.groupRows[g];
@@ -204,7 +219,7 @@ class WasmDataFile implements OpenDataFile {
         if (span.to > start + rows || span.from === start) return undefined;
         const slice = slicePages(this.bytes, this.footer, g, start, span.from - start, span.to - start);
         if (!slice) return undefined;
-        this.slice?.file?.free();
+        this.dropSlice();
         this.slice = slice;
         return slice;
       }
@@ -216,8 +231,7 @@ class WasmDataFile implements OpenDataFile {
   close(): void {
     this.file?.free();
     this.file = undefined;
-    this.slice?.file?.free();
-    this.slice = undefined;
+    this.dropSlice();
   }
 }
 
