@@ -14,16 +14,13 @@
  * value per row inside lists). Anything else gives undefined and the caller reads the file as it is.
  */
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
-import {
-  type Thrift,
-  thriftField as field,
-  thriftInt as int,
-  thriftList as list,
-  thriftStruct as struct,
-  thriftStructs as structs,
-} from './file-footer.js';
+import * as footerFields from './file-footer.js';
+import type { Thrift } from './file-footer.js';
 import { CT, ThriftWriter } from './parquet/thrift-compact.js';
 import { rawFooterField } from './thrift-raw.js';
+
+const { thriftField: field, thriftInt: int, thriftList: list } = footerFields;
+const { thriftStruct: struct, thriftStructs: structs } = footerFields;
 
 /** Rows [from, to) of a file (positions counted from the file's first row) in a file of their own. */
 export interface PageSlice {
@@ -65,21 +62,19 @@ export function slicePages(
   to: number,
 ): PageSlice | undefined {
   try {
-    return sliceOrUndefined(file, footer, group, groupStart, from, to);
+    return sliceGroup(file, footer, structs(footer, 4)[group], { groupStart, from, to });
   } catch {
     return undefined; // a malformed header or index read past its bounds
   }
 }
 
-function sliceOrUndefined(
+/** @throws RangeError / Error on a malformed page header or index (slicePages catches it) */
+function sliceGroup(
   file: Uint8Array,
   footer: Thrift,
-  group: number,
-  groupStart: number,
-  from: number,
-  to: number,
+  rowGroup: Thrift | undefined,
+  { groupStart, from, to }: { groupStart: number; from: number; to: number },
 ): PageSlice | undefined {
-  const rowGroup = structs(footer, 4)[group];
   const rows = int(rowGroup, 3) ?? 0;
   if (!(from >= 0 && from < to && to <= rows)) return undefined;
   const schema = rawFooterField(file, 2);

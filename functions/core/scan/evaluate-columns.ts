@@ -137,6 +137,11 @@ function validity(data: arrow.Data): Uint8Array | undefined {
   return bitmap && bitmap.byteLength > 0 && data.nullCount > 0 ? bitmap : undefined;
 }
 
+/** Whether slot `at` is null in a validity bitmap (none: every slot is valid). */
+function isNull(bits: Uint8Array | undefined, at: number): boolean {
+  return bits !== undefined && ((bits[at >> 3] >> (at & 7)) & 1) === 0;
+}
+
 /** Fills `out` when a typed-array path exists for this predicate and column; false otherwise. */
 function compareFast(pred: BoundPredicate, data: arrow.Data, out: Uint8Array): boolean {
   if (pred.op === 'is-null' || pred.op === 'not-null') {
@@ -163,7 +168,7 @@ function compareFast(pred: BoundPredicate, data: arrow.Data, out: Uint8Array): b
   const offset = data.offset;
   const isFloat = pred.term.type === 'float' || pred.term.type === 'double';
   for (let i = 0; i < out.length; i++) {
-    if (bits && ((bits[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) === 0) {
+    if (isNull(bits, offset + i)) {
       out[i] = UNKNOWN;
       continue;
     }
@@ -198,18 +203,15 @@ function compareLongs(
   const words = new Int32Array(numbers.buffer, numbers.byteOffset, numbers.length * 2);
   const hiLit = Number(BigInt.asIntN(32, literal >> 32n));
   const loLit = Number(BigInt.asUintN(32, literal));
-  const bits = validity(data);
-  const offset = data.offset;
   for (let i = 0; i < out.length; i++) {
-    if (bits && ((bits[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) === 0) {
-      out[i] = UNKNOWN;
-      continue;
-    }
     const hi = words[2 * i + 1];
     const lo = words[2 * i] >>> 0;
     const cmp = hi < hiLit ? -1 : hi > hiLit ? 1 : lo < loLit ? -1 : lo > loLit ? 1 : 0;
     out[i] = comparisonHolds(op, cmp) ? TRUE : FALSE;
   }
+  // A null slot holds some value too; its result is replaced here.
+  const bits = validity(data);
+  if (bits) for (let i = 0; i < out.length; i++) if (isNull(bits, data.offset + i)) out[i] = UNKNOWN;
   return true;
 }
 
@@ -280,7 +282,7 @@ function compareStrings(
   const bits = validity(data);
   const offset = data.offset;
   for (let i = 0; i < out.length; i++) {
-    if (bits && ((bits[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) === 0) {
+    if (isNull(bits, offset + i)) {
       out[i] = UNKNOWN;
       continue;
     }
