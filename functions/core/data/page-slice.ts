@@ -8,10 +8,15 @@
  * data pages covering one row range [from, to) common to every column (pages are located by the
  * OffsetIndex's page locations and first_row_index; the range is widened until it starts and ends on a
  * page boundary of every column). The footer is hostile input, so the page index is believed only as far
- * as it can be checked: locations inside the chunk and the file, ascending, first_row_index 0 first and
- * increasing, each page header's sizes matching its location, and the page's rows matching its header
- * (exactly for a column outside lists: num_values of a V1 page, num_rows of a V2 page; at least one
- * value per row inside lists). Anything else gives undefined and the caller reads the file as it is.
+ * as it can be checked: pages one after the other inside the chunk, first_row_index 0 first and
+ * increasing, each page header's sizes matching its location, and, for every page up to the last one
+ * taken, its rows matching its header (exactly for a column outside lists: num_values of a V1 page,
+ * num_rows of a V2 page, so the rows before a page add up to its first_row_index; at least one value
+ * per row inside lists). Anything else gives undefined and the caller reads the file as it is. What the
+ * checks cannot see: a V1 page of a list column carries no row count, so an index that moves a list
+ * column's page starts onto other rows (and onto page starts of the other columns) would shift that
+ * column's values between rows in the slice; rows are never dropped, and knowing would take decoding
+ * the repetition levels of every page before.
  */
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import * as footerFields from './file-footer.js';
