@@ -56,7 +56,8 @@ const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]);
 
 /**
  * The slice of row group `group` (whose first row is file position `groupStart`) holding group rows
- * [from, to), or undefined when the footer or page index cannot be trusted for it. Never throws.
+ * [from, to), or undefined when the footer or page index cannot be trusted for it or the slice would
+ * start at the group's first row (reading the file as it is then decodes the same pages). Never throws.
  */
 export function slicePages(
   file: Uint8Array,
@@ -93,6 +94,8 @@ function sliceGroup(
     chunks.push(chunk);
   }
   const [start, end] = commonRange(chunks, from, to, rows);
+  // From the group's first row a slice saves nothing: arrow-rs stops decoding at the span's end.
+  if (start === 0) return undefined;
   const picked: { chunk: SourceChunk; pages: PageLocation[]; values: number; uncompressed: number }[] = [];
   for (const chunk of chunks) {
     const pages = chunk.pages.filter((p) => p.firstRow >= start && p.firstRow < end);

@@ -64,8 +64,8 @@ describe('slicePages: the pages holding some rows, as a file of their own', () =
           // Act
           const slice = slicePages(bytes, footer, 0, 0, from, to);
 
-          // Assess
-          expect(slice).toBeDefined();
+          // Assess: no slice when it would start at row 0 (the file as it is reads the same pages)
+          expect(slice === undefined).toBe(from < 3);
           if (!slice) return;
           expect(slice.from).toBeLessThanOrEqual(from);
           expect(slice.to).toBeGreaterThanOrEqual(to);
