@@ -11,10 +11,14 @@ import { getArrowFieldId } from './arrow-schema.js';
 import { exportedBatches, type FfiBatch } from './arrow-ffi.js';
 import { readColumnValues } from './arrow-to-values.js';
 import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
+import { type PageSlice, slicePages } from './page-slice.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
 const READ_BATCH_ROWS = 65_536;
+
+/** A page slice and, once a read of some of its columns needed it, parquet-wasm's parse of it. */
+type OpenSlice = PageSlice & { file?: ParquetFile };
 
 /** Rows [from, to) of a file, in file order (positions, as position deletes count them). */
 export interface RowSpan {
@@ -81,6 +85,8 @@ export async function openDataFile(io: FileIO, location: string): Promise<OpenDa
  */
 class WasmDataFile implements OpenDataFile {
   private file: ParquetFile | undefined;
+  private slice: OpenSlice | undefined;
+  private slicing = true;
   private readonly byId: Map<number, string>;
   readonly rowCount: number;
   private readonly groupRows: number[];
@@ -131,8 +137,21 @@ class WasmDataFile implements OpenDataFile {
     }
   }
 
-  /** Only the row groups a span touches are decoded: offset and limit count from the first of them. */
+  /**
+   * Only the row groups a span touches are decoded: offset and limit count from the first of them. A
+   * span inside one row group and past its first page is decoded from a slice of the pages holding it
+   * (page-slice.ts): arrow-rs would otherwise decode every page before it. A slice that does not decode
+   * to the span's rows is dropped and the file read as it is (the slice rests on the page index, which
+   * the file's writer may have got wrong in a way its checks cannot see).
+   */
   private async readSpan(columns: string[], span?: RowSpan): Promise<DataBatch[]> {
+    const slice = span && this.sliceOf(span);
+    if (span && slice) {
+      const batches = await this.readSlice(slice, columns, span).catch(() => undefined);
+      if (batches && batches.reduce((n, b) => n + b.length, 0) === span.to - span.from) return batches;
+      this.dropSlice();
+      this.slicing = false;
+    }
     const options: ReaderOptions = { batchSize: READ_BATCH_ROWS };
     if (span) {
       const rowGroups: number[] = [];
@@ -156,15 +175,63 @@ class WasmDataFile implements OpenDataFile {
       this.file ??= await this.wasm.ParquetFile.fromFile(new Blob([this.bytes]));
       return this.file.read({ ...options, columns });
     };
+    return this.exported(decode);
+  }
+
+  private async readSlice(slice: OpenSlice, columns: string[], span: RowSpan): Promise<DataBatch[]> {
+    const options = {
+      batchSize: READ_BATCH_ROWS,
+      offset: span.from - slice.from,
+      limit: span.to - span.from,
+    };
+    return this.exported(async () => {
+      if (columns.length === this.layout.topLevelCount) return this.wasm.readParquet(slice.bytes, options);
+      slice.file ??= await this.wasm.ParquetFile.fromFile(new Blob([slice.bytes]));
+      return slice.file.read({ ...options, columns });
+    });
+  }
+
+  private dropSlice(): void {
+    this.slice?.file?.free();
+    this.slice = undefined;
+  }
+
+  private async exported(decode: () => Promise<WasmTable>): Promise<DataBatch[]> {
     const batches = exportedBatches(this.wasm.wasmMemory(), await decode());
     if (batches) return ffiBatchesOf(batches);
     // A type the FFI reader does not know: decode again and take the IPC route.
     return batchesOf(arrow.tableFromIPC((await decode()).intoIPCStream()));
   }
 
+  /**
+   * The page slice holding a span, when the span lies in one row group past its first row. The last
+   * slice is kept: it holds every column, so a filter column read first and the other columns read
+   * next for the matches in it share one slice (and its parsed ParquetFile).
+   */
+  private sliceOf(span: RowSpan): OpenSlice | undefined {
+    const last = this.slice;
+    if (last && last.from <= span.from && span.to <= last.to) return last;
+    if (!this.slicing) return undefined;
+    let start = 0;
+    for (let g = 0; g < this.groupRows.length; g++) {
+      const rows = this.groupRows[g];
+      if (span.from < start + rows) {
+        if (span.to > start + rows || span.from === start) return undefined;
+        const slice = slicePages(this.bytes, this.footer, g, start, span.from - start, span.to - start);
+        if (!slice) return undefined;
+        this.dropSlice();
+        this.slice = slice;
+        return slice;
+      }
+      start += rows;
+    }
+    return undefined;
+  }
+
   close(): void {
     this.file?.free();
     this.file = undefined;
+    this.dropSlice();
   }
 }
 

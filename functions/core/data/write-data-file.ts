@@ -37,7 +37,10 @@ export interface WriteDataFilesOptions {
   codec?: ParquetCodec;
   /** @default 128 MiB (Iceberg `write.parquet.row-group-size-bytes`, compressed bytes) */
   rowGroupSizeBytes?: number;
-  /** @default 20,000 (Iceberg `write.parquet.page-row-limit`): rows per page, what the page index prunes */
+  /**
+   * Rows per page, what the page index prunes and a point read decodes (Iceberg
+   * `write.parquet.page-row-limit`). @default PAGE_ROWS: 5,000, floe's default (Iceberg's is 20,000)
+   */
   pageRowLimit?: number;
   /** 2 = equality delete file; then equalityIds is required. @default 0 */
   /** 1 = position deletes: the schema must be Iceberg's (file_path 2147483546, pos 2147483545). */

@@ -137,6 +137,11 @@ function validity(data: arrow.Data): Uint8Array | undefined {
   return bitmap && bitmap.byteLength > 0 && data.nullCount > 0 ? bitmap : undefined;
 }
 
+/** Whether slot `at` is null in a validity bitmap (none: every slot is valid). */
+function isNull(bits: Uint8Array | undefined, at: number): boolean {
+  return bits !== undefined && ((bits[at >> 3] >> (at & 7)) & 1) === 0;
+}
+
 /** Fills `out` when a typed-array path exists for this predicate and column; false otherwise. */
 function compareFast(pred: BoundPredicate, data: arrow.Data, out: Uint8Array): boolean {
   if (pred.op === 'is-null' || pred.op === 'not-null') {
@@ -158,11 +163,12 @@ function compareFast(pred: BoundPredicate, data: arrow.Data, out: Uint8Array): b
   if (!numbers) return false;
   const literal = pred.value;
   if (typeof literal !== (numbers instanceof BigInt64Array ? 'bigint' : 'number')) return false;
+  if (numbers instanceof BigInt64Array) return compareLongs(pred.op, numbers, literal as bigint, data, out);
   const bits = validity(data);
   const offset = data.offset;
   const isFloat = pred.term.type === 'float' || pred.term.type === 'double';
   for (let i = 0; i < out.length; i++) {
-    if (bits && ((bits[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) === 0) {
+    if (isNull(bits, offset + i)) {
       out[i] = UNKNOWN;
       continue;
     }
@@ -175,6 +181,37 @@ function compareFast(pred: BoundPredicate, data: arrow.Data, out: Uint8Array): b
     const cmp = (v as number) < (literal as number) ? -1 : (v as number) > (literal as number) ? 1 : 0;
     out[i] = comparisonHolds(pred.op, cmp) ? TRUE : FALSE;
   }
+  return true;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * A comparison of 64-bit integers (longs, timestamps) against a bigint literal on the two 32-bit halves
+ * of each value (a signed high word, then an unsigned low word: little-endian), so no bigint is made per
+ * value; false for a literal outside the 64-bit range (the general path decides those).
+ */
+function compareLongs(
+  op: ComparisonOp,
+  numbers: BigInt64Array,
+  literal: bigint,
+  data: arrow.Data,
+  out: Uint8Array,
+): boolean {
+  if (literal < INT64_MIN || literal > INT64_MAX) return false;
+  const words = new Int32Array(numbers.buffer, numbers.byteOffset, numbers.length * 2);
+  const hiLit = Number(BigInt.asIntN(32, literal >> 32n));
+  const loLit = Number(BigInt.asUintN(32, literal));
+  for (let i = 0; i < out.length; i++) {
+    const hi = words[2 * i + 1];
+    const lo = words[2 * i] >>> 0;
+    const cmp = hi < hiLit ? -1 : hi > hiLit ? 1 : lo < loLit ? -1 : lo > loLit ? 1 : 0;
+    out[i] = comparisonHolds(op, cmp) ? TRUE : FALSE;
+  }
+  // A null slot holds some value too; its result is replaced here.
+  const bits = validity(data);
+  if (bits) for (let i = 0; i < out.length; i++) if (isNull(bits, data.offset + i)) out[i] = UNKNOWN;
   return true;
 }
 
@@ -245,7 +282,7 @@ function compareStrings(
   const bits = validity(data);
   const offset = data.offset;
   for (let i = 0; i < out.length; i++) {
-    if (bits && ((bits[(offset + i) >> 3] >> ((offset + i) & 7)) & 1) === 0) {
+    if (isNull(bits, offset + i)) {
       out[i] = UNKNOWN;
       continue;
     }

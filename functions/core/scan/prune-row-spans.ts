@@ -234,11 +234,11 @@ function pageSpans(
   const mins = list(columnIndex, 2);
   const maxes = list(columnIndex, 3);
   const nullCounts = list(columnIndex, 5);
-  if (nullPages.length !== locations.length) return undefined;
+  if (nullPages.length !== locations.length || !rowsAscend(locations, group.rows)) return undefined;
   const spans: RowSpan[] = [];
   locations.forEach((location, k) => {
-    const from = int(location, 3) ?? 0;
-    const to = k + 1 < locations.length ? (int(locations[k + 1], 3) ?? group.rows) : group.rows;
+    const from = int(location, 3) as number; // rowsAscend checked them
+    const to = k + 1 < locations.length ? (int(locations[k + 1], 3) as number) : group.rows;
     const page = emptyMetrics(to - from);
     page.value_counts?.set(id, BigInt(to - from));
     const nulls = nullCounts[k];
@@ -257,6 +257,20 @@ function pageSpans(
     else spans.push({ from, to });
   });
   return spans;
+}
+
+/**
+ * Whether the pages' first_row_index values start at row 0 and increase inside the group: otherwise
+ * the index would leave rows in no page (dropped unread) or in two, so it is not used.
+ */
+function rowsAscend(locations: Thrift[], rows: number): boolean {
+  let last = -1;
+  for (const location of locations) {
+    const first = int(location, 3);
+    if (first === undefined || first <= last || first >= rows || (last < 0 && first !== 0)) return false;
+    last = first;
+  }
+  return true;
 }
 
 function readStruct(file: Uint8Array, at: { offset: number; length: number }): Thrift {

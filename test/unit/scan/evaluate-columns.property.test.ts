@@ -31,7 +31,27 @@ const bytes = (...b: number[]) => Uint8Array.from(b);
 const COLUMNS: { name: string; type: PrimitiveType; pool: Value[] }[] = [
   { name: 'b', type: 'boolean', pool: [true, false] },
   { name: 'i', type: 'int', pool: [-2_147_483_648, -2, -1, 0, 1, 7, 2_147_483_647] },
-  { name: 'l', type: 'long', pool: [-(2n ** 63n), -3n, -1n, 0n, 1n, 5n, 2n ** 60n] },
+  {
+    name: 'l',
+    type: 'long',
+    // Around the 32-bit halves the typed-array comparison splits a long into, and the 64-bit ends.
+    pool: [
+      -(2n ** 63n),
+      -(2n ** 32n),
+      -(2n ** 31n) - 1n,
+      -3n,
+      -1n,
+      0n,
+      1n,
+      5n,
+      2n ** 31n,
+      2n ** 32n - 1n,
+      2n ** 32n,
+      2n ** 32n + 1n,
+      2n ** 60n,
+      2n ** 63n - 1n,
+    ],
+  },
   {
     name: 'f',
     type: 'float',
@@ -44,7 +64,11 @@ const COLUMNS: { name: string; type: PrimitiveType; pool: Value[] }[] = [
   },
   { name: 'dt', type: 'date', pool: [-1, 0, 19_000, 19_001] },
   { name: 't', type: 'time', pool: [0n, 1n, 43_200_000_000n, 86_399_999_999n] },
-  { name: 'ts', type: 'timestamp', pool: [-1n, 0n, 1_700_000_000_000_000n, 1_700_000_000_000_001n] },
+  {
+    name: 'ts',
+    type: 'timestamp',
+    pool: [-(2n ** 32n) - 1n, -1n, 0n, 2n ** 32n, 1_700_000_000_000_000n, 1_700_000_000_000_001n],
+  },
   { name: 'tz', type: 'timestamptz', pool: [-5n, 0n, 1_700_000_000_000_000n] },
   { name: 's', type: 'string', pool: ['', 'a', 'ab', 'b', 'Ä', 'ÄÖ', '😀', 'z', '\uffff'] },
   {

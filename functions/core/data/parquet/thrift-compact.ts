@@ -111,6 +111,14 @@ export class ThriftWriter {
     this.binary(id, utf8.encode(value));
   }
 
+  /** A field whose value is already encoded (bytes copied from another compact-protocol message). */
+  rawField(id: number, type: number, value: Uint8Array): void {
+    this.fieldHeader(id, type);
+    this.ensure(value.byteLength);
+    this.buf.set(value, this.pos);
+    this.pos += value.byteLength;
+  }
+
   /** Opens a struct-valued field; close it with `endStruct`. */
   beginStruct(id: number): void {
     this.fieldHeader(id, CT.STRUCT);

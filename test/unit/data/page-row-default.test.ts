@@ -1,0 +1,56 @@
+/**
+ * floe's default page-row limit is 5,000 rows (Iceberg's is 20,000): a point read decodes one page per
+ * column, so pages are cut smaller by default, and a limit the caller passes still wins.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileFooter, thriftInt, thriftStructs } from '../../../functions/core/data/file-footer.js';
+import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
+import type { Schema } from '../../../functions/core/spec/types.js';
+import { createTempWarehouse, type TempWarehouse } from './parquet-test-helpers.js';
+
+const SCHEMA: Schema = {
+  type: 'struct',
+  'schema-id': 0,
+  fields: [{ id: 1, name: 'id', required: true, type: 'long' }],
+};
+
+describe('page-row limit', () => {
+  let wh: TempWarehouse;
+  beforeAll(async () => {
+    wh = await createTempWarehouse();
+  });
+  afterAll(async () => {
+    await wh?.cleanup();
+  });
+
+  /** The first row of each page of the file's only column, from its OffsetIndex. */
+  async function pageFirstRows(pageRowLimit: number | undefined): Promise<number[]> {
+    const rows = Array.from({ length: 12_000 }, (_, i) => ({ id: BigInt(i) }));
+    const [file] = await writeDataFiles(rows, {
+      io: wh.io,
+      schema: SCHEMA,
+      specId: 0,
+      partition: {},
+      nextLocation: wh.locations(`limit-${pageRowLimit}`),
+      pageRowLimit,
+    });
+    const bytes = await wh.io.read(file.file_path);
+    const chunk = thriftStructs(thriftStructs(readFileFooter(bytes), 4)[0], 1)[0];
+    const at = thriftInt(chunk, 4) ?? 0;
+    const index = deserializeTCompactProtocol({
+      view: new DataView(bytes.buffer, bytes.byteOffset + at, thriftInt(chunk, 5) ?? 0),
+      offset: 0,
+    });
+    return thriftStructs(index, 1).map((p) => thriftInt(p, 3) ?? -1);
+  }
+
+  it('cuts pages of 5,000 rows by default', async () => {
+    expect(await pageFirstRows(undefined)).toEqual([0, 5_000, 10_000]);
+  });
+
+  it('keeps a limit the caller passes (Iceberg default 20,000: one page)', async () => {
+    expect(await pageFirstRows(20_000)).toEqual([0]);
+    expect(await pageFirstRows(4_000)).toEqual([0, 4_000, 8_000]);
+  });
+});
