@@ -22,7 +22,7 @@ import { lineageFields, lineageIds, versionValue } from './change-version.js';
 import type { KeyState } from './collapse-changes.js';
 import type { DeleteScope } from './delete-scope.js';
 import type { KeyColumn } from '../routing/table-mode.js';
-import { parquetCodec, targetFileSizeBytes } from '../table/table-properties.js';
+import { pageRowLimit, parquetCodec, targetFileSizeBytes } from '../table/table-properties.js';
 
 export interface WrittenChanges {
   dataFiles: DataFile[];
@@ -96,6 +96,7 @@ async function writeDeleteFiles(
           joinLocation(dir, `${prefix}eq-deletes-${id}-${String(i).padStart(5, '0')}.parquet`),
         targetFileSizeBytes: targetFileSizeBytes(props),
         codec: parquetCodec(props),
+        pageRowLimit: pageRowLimit(props),
       })),
     );
   }

@@ -22,7 +22,7 @@ import type { DataFile } from '../spec/types.js';
 import { compactColumns } from './compact-columns.js';
 import { groupResultLocation, type RewritePlan, writeGroupResult } from './rewrite-run-files.js';
 import { sortRows } from '../table/sort-rows.js';
-import { parquetCodec } from '../table/table-properties.js';
+import { pageRowLimit, parquetCodec } from '../table/table-properties.js';
 
 export interface CompactGroupOptions {
   /** Columnar compaction; false only to compare with the row path. @default true */
@@ -85,6 +85,7 @@ export async function compactGroup(
     nextLocation: (i) => joinLocation(dir, `${prefix}-${String(i).padStart(5, '0')}.parquet`),
     targetFileSizeBytes: plan.targetFileSizeBytes,
     codec: parquetCodec(md.properties ?? {}),
+    pageRowLimit: pageRowLimit(md.properties ?? {}),
     ...(sortOrderId !== 0 ? { sortOrderId } : {}),
   };
   let files: DataFile[];

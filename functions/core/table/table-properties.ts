@@ -4,6 +4,7 @@
  * commit-loop.ts (`commit.retry.*`), maintenance by maintenance/maintenance-settings.ts.
  */
 import type { ParquetCodec } from '../data/encode-parquet.js';
+import { PAGE_ROWS } from '../data/parquet/write-batch.js';
 import { ValidationError } from '../errors.js';
 
 /** Iceberg's `write.target-file-size-bytes` default: 512 MiB. */
@@ -35,6 +36,14 @@ export function parquetCodec(properties: Record<string, string>): ParquetCodec {
 /** `write.target-file-size-bytes` (default 512 MiB); a malformed value counts as absent. */
 export function targetFileSizeBytes(properties: Record<string, string>): number {
   return intProperty(properties, 'write.target-file-size-bytes', DEFAULT_TARGET_FILE_SIZE_BYTES);
+}
+
+/**
+ * `write.parquet.page-row-limit`: most rows per data page. floe's default is 5,000 (Iceberg's is
+ * 20,000; data/parquet/write-batch.ts says why); a malformed value counts as absent.
+ */
+export function pageRowLimit(properties: Record<string, string>): number {
+  return Math.floor(intProperty(properties, 'write.parquet.page-row-limit', PAGE_ROWS));
 }
 
 /** A positive integer property, or the default when absent or malformed. */

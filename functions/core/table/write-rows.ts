@@ -13,7 +13,7 @@ import { partitionPath } from '../spec/transforms.js';
 import type { DataFile, Row, Schema } from '../spec/types.js';
 import { partitionIndices } from './partition-rows.js';
 import { type ReadPath, readPath, sortIndices } from './sort-rows.js';
-import { parquetCodec, targetFileSizeBytes } from './table-properties.js';
+import { pageRowLimit, parquetCodec, targetFileSizeBytes } from './table-properties.js';
 
 export interface WriteRowsOptions {
   /** Prefix for file names (e.g. the batch id), so files can be traced to the batch that wrote them. */
@@ -62,6 +62,7 @@ export async function writeRows(
         nextLocation: fileLocations(md.location, path, options.filePrefix),
         targetFileSizeBytes: target,
         codec,
+        pageRowLimit: pageRowLimit(props),
         sortOrderId: order?.['order-id'],
       })),
     );

@@ -7,6 +7,8 @@ import { readFileFooter, thriftInt, thriftStructs } from '../../../functions/cor
 import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
+import { writeRows } from '../../../functions/core/table/write-rows.js';
+import { tempWarehouse } from '../../support/tables.js';
 import { createTempWarehouse, type TempWarehouse } from './parquet-test-helpers.js';
 
 const SCHEMA: Schema = {
@@ -24,9 +26,10 @@ describe('page-row limit', () => {
     await wh?.cleanup();
   });
 
+  const rows = Array.from({ length: 12_000 }, (_, i) => ({ id: BigInt(i) }));
+
   /** The first row of each page of the file's only column, from its OffsetIndex. */
   async function pageFirstRows(pageRowLimit: number | undefined): Promise<number[]> {
-    const rows = Array.from({ length: 12_000 }, (_, i) => ({ id: BigInt(i) }));
     const [file] = await writeDataFiles(rows, {
       io: wh.io,
       schema: SCHEMA,
@@ -35,7 +38,10 @@ describe('page-row limit', () => {
       nextLocation: wh.locations(`limit-${pageRowLimit}`),
       pageRowLimit,
     });
-    const bytes = await wh.io.read(file.file_path);
+    return firstRowsOf(await wh.io.read(file.file_path));
+  }
+
+  function firstRowsOf(bytes: Uint8Array): number[] {
     const chunk = thriftStructs(thriftStructs(readFileFooter(bytes), 4)[0], 1)[0];
     const at = thriftInt(chunk, 4) ?? 0;
     const index = deserializeTCompactProtocol({
@@ -52,5 +58,24 @@ describe('page-row limit', () => {
   it('keeps a limit the caller passes (Iceberg default 20,000: one page)', async () => {
     expect(await pageFirstRows(20_000)).toEqual([0]);
     expect(await pageFirstRows(4_000)).toEqual([0, 4_000, 8_000]);
+  });
+
+  it("honours the table's write.parquet.page-row-limit when floe writes its rows", async () => {
+    // Prepare
+    const { catalog, cleanup } = await tempWarehouse();
+    try {
+      const table = await catalog.createTable(
+        { namespace: ['lake'], name: 'pages' },
+        { schema: SCHEMA, properties: { 'write.parquet.page-row-limit': '3000' } },
+      );
+
+      // Act
+      const [file] = await writeRows(table, rows);
+
+      // Assess
+      expect(firstRowsOf(await table.io.read(file.file_path))).toEqual([0, 3_000, 6_000, 9_000]);
+    } finally {
+      await cleanup();
+    }
   });
 });
