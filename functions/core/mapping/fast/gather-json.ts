@@ -11,6 +11,7 @@
 import { appendValue } from '../../data/gathered-rows.js';
 import { currentSchema } from '../../spec/metadata.js';
 import type { RawRecord } from '../../records/esm-event.js';
+import { BatchRecord } from '../../records/record-columns.js';
 import { reconcileSchema } from '../evolution/reconcile-schema.js';
 import { decodeJsonRecords } from '../decoded-record.js';
 import { type MapBatchOptions, type MappedBatch, mapBatch } from '../map-batch.js';
@@ -34,6 +35,15 @@ export function gatherJsonBatch(
   const fitting: RawRecord[] = [];
   const rest: RawRecord[] = [];
   for (const record of records) {
+    if (record instanceof BatchRecord) {
+      // The value's bytes where the batch holds them: no view per record.
+      const c = record.columns;
+      const start = c.valueStart[record.index];
+      if (start >= 0 && gatherer.appendJson(c.bytes, record, start, c.valueEnd[record.index]))
+        fitting.push(record);
+      else rest.push(record);
+      continue;
+    }
     const json = record.decodeError === undefined ? record.value : null;
     if (json !== null && gatherer.appendJson(json, record)) fitting.push(record);
     else rest.push(record);
