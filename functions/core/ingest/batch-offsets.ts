@@ -19,14 +19,33 @@ import type { RawRecord } from '../records/esm-event.js';
  */
 export function offsetsOf(records: readonly RawRecord[]): SourceOffsets {
   const spans = new Map<string, Map<number, [bigint, bigint]>>();
+  // The span of the last record's topic-partition: a batch holds each one's records together.
+  let last: [bigint, bigint] | undefined;
+  let lastTopic = '';
+  let lastPartition = -1;
   for (const r of records) {
-    if (r.offset < 0n) continue;
-    const parts = spans.get(r.topic) ?? new Map<number, [bigint, bigint]>();
-    const span = parts.get(r.partition);
-    if (!span) parts.set(r.partition, [r.offset, r.offset]);
-    else if (r.offset < span[0]) span[0] = r.offset;
-    else if (r.offset > span[1]) span[1] = r.offset;
-    spans.set(r.topic, parts);
+    const offset = r.offset;
+    if (offset < 0n) continue;
+    const topic = r.topic;
+    const partition = r.partition;
+    let span = last !== undefined && topic === lastTopic && partition === lastPartition ? last : undefined;
+    if (span === undefined) {
+      let parts = spans.get(topic);
+      if (!parts) {
+        parts = new Map<number, [bigint, bigint]>();
+        spans.set(topic, parts);
+      }
+      span = parts.get(partition);
+      if (!span) {
+        span = [offset, offset];
+        parts.set(partition, span);
+      }
+      last = span;
+      lastTopic = topic;
+      lastPartition = partition;
+    }
+    if (offset < span[0]) span[0] = offset;
+    else if (offset > span[1]) span[1] = offset;
   }
   return new Map([...spans].map(([t, parts]) => [t, new Map([...parts].map(([p, span]) => [p, [span]]))]));
 }
@@ -50,6 +69,7 @@ export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecor
  * is written once.
  */
 export function splitDuplicates(records: RawRecord[]): { unique: RawRecord[]; duplicates: DeadLetter[] } {
+  if (holdsNoRepeat(records)) return { unique: records, duplicates: [] };
   const seen = new Set<string>();
   const unique: RawRecord[] = [];
   const duplicates: DeadLetter[] = [];
@@ -67,6 +87,37 @@ export function splitDuplicates(records: RawRecord[]): { unique: RawRecord[]; du
     }
   }
   return { unique, duplicates };
+}
+
+/**
+ * Whether no offset can repeat, checked without a key per record: each topic-partition's records
+ * come together with rising offsets (as a decoded ESM event holds them). False also when that order
+ * does not hold, which may still have no repeat (splitDuplicates then looks record by record).
+ */
+function holdsNoRepeat(records: readonly RawRecord[]): boolean {
+  const groups = new Set<string>();
+  let topic = '';
+  let partition = -1;
+  let offset = -1n;
+  let started = false;
+  for (const r of records) {
+    const o = r.offset;
+    if (o < 0n) continue; // never a repeat (no offset)
+    const t = r.topic;
+    const p = r.partition;
+    if (started && t === topic && p === partition) {
+      if (o <= offset) return false;
+    } else {
+      const group = `${t}\u0000${p}`;
+      if (groups.has(group)) return false;
+      groups.add(group);
+      topic = t;
+      partition = p;
+      started = true;
+    }
+    offset = o;
+  }
+  return true;
 }
 
 /**
