@@ -3,7 +3,7 @@
  * yet committed, offsets held twice in one batch, and whether a mapping still fits a new base.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { containsOffset } from '../table/offset-ranges.js';
+import { containsOffset, inRanges, type OffsetRange } from '../table/offset-ranges.js';
 import type { SourceOffsets } from '../table/source-offsets.js';
 import type { DeadLetter } from '../records/dead-letters.js';
 import type { RawRecord } from '../records/esm-event.js';
@@ -23,7 +23,8 @@ export function offsetsOf(records: readonly RawRecord[]): SourceOffsets {
   let last: [bigint, bigint] | undefined;
   let lastTopic = '';
   let lastPartition = -1;
-  for (const r of records) {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
     const offset = r.offset;
     if (offset < 0n) continue;
     const topic = r.topic;
@@ -59,7 +60,25 @@ function isCommitted(r: RawRecord, committed: SourceOffsets): boolean {
 export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecord[] {
   // A record whose offset could not be read (-1) always carries a decode error: it is never "seen"
   // by offsets, so it reaches the DLQ; a replay of the same batch is recognised by its batch id.
-  return records.filter((r) => !isCommitted(r, committed));
+  const out: RawRecord[] = [];
+  // The committed ranges of the last record's topic-partition (a batch holds its records together).
+  let topic: string | undefined;
+  let partition = -1;
+  let ranges: readonly OffsetRange[] | undefined;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    const offset = r.offset;
+    if (offset >= 0n) {
+      if (r.topic !== topic || r.partition !== partition) {
+        topic = r.topic;
+        partition = r.partition;
+        ranges = committed.get(topic)?.get(partition);
+      }
+      if (inRanges(ranges, offset)) continue;
+    }
+    out.push(r);
+  }
+  return out;
 }
 
 /**
@@ -100,7 +119,8 @@ function holdsNoRepeat(records: readonly RawRecord[]): boolean {
   let partition = -1;
   let offset = -1n;
   let started = false;
-  for (const r of records) {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
     const o = r.offset;
     if (o < 0n) continue; // never a repeat (no offset)
     const t = r.topic;

@@ -38,7 +38,8 @@ export function batchIdOf(records: RawRecord[]): string {
   const ranges = new Map<string, Range>();
   // The last record's range: a batch holds each topic-partition's records together.
   let range: Range | undefined;
-  for (const r of records) {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
     const { topic, partition, offset } = r;
     if (range === undefined || range.topic !== topic || range.partition !== partition) {
       const key = `${topic}\u0000${partition}`;
@@ -76,7 +77,9 @@ export async function ingestDecodedEvent(
   // The routes of the last record's topic (a batch holds each topic's records together).
   let topic: string | undefined;
   let routes: TableRoute[] = [];
-  for (const record of decoded.records) {
+  const records = decoded.records;
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i];
     if (record.topic !== topic) {
       topic = record.topic;
       routes = routesForTopic(options.routes, topic);

@@ -303,7 +303,9 @@ export function decodeEsmEvent(event: unknown, options: DecodeOptions = {}): Dec
   let sorted = true;
   for (const [groupKey, list] of groups) {
     const group = groupFallback(groupKey);
-    for (const raw of list as unknown[]) {
+    const items = list as unknown[];
+    for (let k = 0; k < items.length; k++) {
+      const raw = items[k];
       let record: RawRecord;
       if (options.columns !== false && decodeIntoColumns(raw, group, columns)) {
         const i = columns.count - 1;

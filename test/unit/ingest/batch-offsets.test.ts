@@ -1,16 +1,17 @@
 /**
  * The per-batch bookkeeping that walks every record (batch-offsets.ts' offsetsOf and splitDuplicates,
- * ingest-event.ts' batchIdOf) remembers the last record's topic-partition instead of keying each
+ * ingest-event.ts' batchIdOf, and unseen against committed ranges) remembers the last record's topic-partition instead of keying each
  * record: on generated batches — in ESM order, shuffled, with repeated offsets, unknown (-1) offsets and
  * topic-partitions that come back — they give what the record-by-record versions below (the former
  * code) give.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { offsetsOf, splitDuplicates } from '../../../functions/core/ingest/batch-offsets.js';
+import { offsetsOf, splitDuplicates, unseen } from '../../../functions/core/ingest/batch-offsets.js';
 import { batchIdOf } from '../../../functions/core/ingest/ingest-event.js';
 import type { DeadLetter } from '../../../functions/core/records/dead-letters.js';
 import type { RawRecord } from '../../../functions/core/records/esm-event.js';
+import { containsOffset, type OffsetRange } from '../../../functions/core/table/offset-ranges.js';
 import { computeBatchId, type SourceOffsets } from '../../../functions/core/table/source-offsets.js';
 import { rawRecord } from '../mapping/support.js';
 
@@ -83,7 +84,42 @@ const batchArb = fc.tuple(fc.array(recordArb, { maxLength: 30 }), fc.boolean()).
   return records;
 });
 
+/** Committed ranges of a few topic-partitions (sorted, disjoint, as the table keeps them). */
+const committedArb = fc
+  .array(
+    fc.tuple(fc.constantFrom('a', 'b'), fc.integer({ min: 0, max: 2 }), fc.bigInt({ min: 0n, max: 12n })),
+    {
+      maxLength: 8,
+    },
+  )
+  .map((singles) => {
+    const set: SourceOffsets = new Map();
+    for (const [t, p, o] of singles) {
+      const parts = set.get(t) ?? new Map<number, OffsetRange[]>();
+      set.set(t, parts);
+      const ranges = parts.get(p) ?? [];
+      if (!ranges.some(([f, l]) => o >= f - 1n && o <= l + 1n)) ranges.push([o, o + (o % 3n)]);
+      ranges.sort((x, y) => (x[0] < y[0] ? -1 : 1));
+      parts.set(p, ranges);
+    }
+    return set;
+  });
+
 describe('per-batch bookkeeping', () => {
+  it('keeps the records outside the committed ranges, as containsOffset decides them', () => {
+    fc.assert(
+      fc.property(batchArb, committedArb, (records, committed) => {
+        const want = records.filter(
+          (r) => !(r.offset >= 0n && containsOffset(committed, r.topic, r.partition, r.offset)),
+        );
+        const got = unseen(records, committed);
+        expect(got.length).toBe(want.length);
+        expect(got.every((r, i) => r === want[i])).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('gives the spans, the duplicates and the batch id of the record-by-record code', () => {
     fc.assert(
       fc.property(batchArb, (records) => {

@@ -34,7 +34,8 @@ export function gatherJsonBatch(
   if (!gatherer) return undefined;
   const fitting: RawRecord[] = [];
   const rest: RawRecord[] = [];
-  for (const record of records) {
+  for (let k = 0; k < records.length; k++) {
+    const record = records[k];
     if (record instanceof BatchRecord) {
       // The value's bytes where the batch holds them: no view per record.
       const c = record.columns;
