@@ -161,12 +161,12 @@ function rangeBounds(col: ColumnTarget, leaf: LeafColumn): [number, number] {
     const a = ends[i];
     const e = ends[i + 1];
     const first = a < e ? bytes[a] : -1;
-    if (first > minFirst && first < maxFirst) continue;
-    if (minAt < 0 || compareRanges(bytes, a, e, ends[minAt], ends[minAt + 1]) < 0) {
+    // A first byte above the min's cannot make a new min, one below the max's no new max.
+    if (first <= minFirst && (minAt < 0 || compareRanges(bytes, a, e, ends[minAt], ends[minAt + 1]) < 0)) {
       minAt = i;
       minFirst = first;
     }
-    if (maxAt < 0 || compareRanges(bytes, a, e, ends[maxAt], ends[maxAt + 1]) > 0) {
+    if (first >= maxFirst && (maxAt < 0 || compareRanges(bytes, a, e, ends[maxAt], ends[maxAt + 1]) > 0)) {
       maxAt = i;
       maxFirst = first;
     }
