@@ -151,7 +151,7 @@ export class LeafColumn {
     const at = this.byteLength;
     const bytes = this.reserveBytes(end - start);
     if (end - start < 16) for (let k = start; k < end; k++) bytes[at + k - start] = src[k];
-    else bytes.set(src.subarray(start, end), at);
+    else bytes.set(start === 0 && end === src.length ? src : src.subarray(start, end), at);
     this.commitBytes(at + end - start);
   }
 

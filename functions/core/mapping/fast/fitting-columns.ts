@@ -146,7 +146,9 @@ export function compileFittingColumns(
   /** Starts a row: the rows so far, or -1 when no value can fit. */
   const begin = (): number => {
     if (deep) return -1;
-    valueColumns.valid.length = 0;
+    // Emptied now and then, not every row: `length = 0` drops the array's storage, which the next
+    // push would allocate again (a garbage array a record).
+    if (valueColumns.valid.length >= 4096) valueColumns.valid.length = 0;
     return columnLength(columns);
   };
   /** Ends a row whose value fields were appended (`fitted`) or not: the converted fields; all or nothing. */

@@ -53,17 +53,41 @@ function pushMicros(leaf: LeafColumn, ms: number, record: RawRecord): void {
   else appendValue(leaf, kafkaLineageRow(record).timestamp);
 }
 
+/**
+ * The UTF-8 bytes of the last string pushed through it: a batch's lineage repeats a few topics,
+ * timestamp types and header keys, which are encoded once instead of once a record.
+ */
+class RepeatedText {
+  private text: string | undefined;
+  private bytes: Uint8Array | undefined;
+
+  push(leaf: LeafColumn, s: string): void {
+    if (s !== this.text) {
+      this.text = s;
+      // Not well-formed: pushValue keeps it as rows keep it.
+      this.bytes = s.isWellFormed() ? Buffer.from(s, 'utf8') : undefined;
+    }
+    const bytes = this.bytes;
+    if (bytes === undefined) leaf.pushValue(s);
+    else leaf.pushBytes(bytes, 0, bytes.length);
+  }
+}
+
+const TOPIC = new RepeatedText();
+const TIMESTAMP_TYPE = new RepeatedText();
+const HEADER_KEY = new RepeatedText();
+
 /** A BatchRecord's lineage read from its batch's columns: no view, header array or BigInt. */
 function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
   const c = struct.children;
   const cols = record.columns;
   const i = record.index;
   struct.valid.push(true);
-  (c[0] as LeafColumn).pushValue(cols.topics[cols.topic[i]]);
+  TOPIC.push(c[0] as LeafColumn, cols.topics[cols.topic[i]]);
   (c[1] as LeafColumn).pushNumber(cols.partition[i]);
   (c[2] as LeafColumn).pushNumber(cols.offset[i]);
   pushMicros(c[3] as LeafColumn, cols.timestamp[i], record);
-  (c[4] as LeafColumn).pushValue(cols.timestampTypes[cols.timestampType[i]]);
+  TIMESTAMP_TYPE.push(c[4] as LeafColumn, cols.timestampTypes[cols.timestampType[i]]);
   const key = c[5] as LeafColumn;
   const keyStart = cols.keyStart[i];
   if (keyStart < 0) key.pushAbsent(false);
@@ -76,7 +100,7 @@ function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
   const to = cols.headerEnd[i];
   for (let h = from; h < to; h++) {
     element.valid.push(true);
-    keys.pushValue(cols.headerKeys[h]);
+    HEADER_KEY.push(keys, cols.headerKeys[h]);
     const start = cols.headerStart[h];
     if (start < 0) values.pushAbsent(false);
     else values.pushBytes(cols.bytes, start, cols.headerStop[h]);
