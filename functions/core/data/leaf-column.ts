@@ -148,11 +148,13 @@ export class LeafColumn {
       this.pushValue(this.binary ? src.slice(start, end) : utf8Text(src, start, end));
       return;
     }
-    const at = this.byteLength;
-    const bytes = this.reserveBytes(end - start);
-    if (end - start < 16) for (let k = start; k < end; k++) bytes[at + k - start] = src[k];
+    const n = end - start;
+    const at = this.ends[this.length];
+    let bytes = this.bytes as Uint8Array;
+    if (at + n > bytes.length) bytes = this.reserveBytes(n);
+    if (n < 16) for (let k = 0; k < n; k++) bytes[at + k] = src[start + k];
     else bytes.set(start === 0 && end === src.length ? src : src.subarray(start, end), at);
-    this.commitBytes(at + end - start);
+    this.commitBytes(at + n);
   }
 
   /** Appends a well-formed string. */

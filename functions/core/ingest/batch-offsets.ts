@@ -60,7 +60,7 @@ function isCommitted(r: RawRecord, committed: SourceOffsets): boolean {
 export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecord[] {
   // A record whose offset could not be read (-1) always carries a decode error: it is never "seen"
   // by offsets, so it reaches the DLQ; a replay of the same batch is recognised by its batch id.
-  const out: RawRecord[] = [];
+  let out: RawRecord[] | undefined;
   // The committed ranges of the last record's topic-partition (a batch holds its records together).
   let topic: string | undefined;
   let partition = -1;
@@ -74,11 +74,15 @@ export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecor
         partition = r.partition;
         ranges = committed.get(topic)?.get(partition);
       }
-      if (inRanges(ranges, offset)) continue;
+      if (inRanges(ranges, offset)) {
+        // The first committed one: the records before it are all unseen.
+        out ??= records.slice(0, i);
+        continue;
+      }
     }
-    out.push(r);
+    out?.push(r);
   }
-  return out;
+  return out ?? records.slice();
 }
 
 /**
