@@ -49,11 +49,7 @@ export function buildTypedLeaf(
   stats: StatsSink,
 ): arrow.Data {
   const validity = validityOf(leaf, col);
-  if (leaf.ends) {
-    return leaf.binary
-      ? buildBinaryLeaf(arrowType, col, leaf, validity, stats)
-      : buildText(arrowType, col, leaf, validity, stats);
-  }
+  if (leaf.ends) return buildBytes(arrowType, col, leaf, validity, stats);
   const n = leaf.length;
   const nums = leaf.nums as Float64Array;
   const state = leaf.state;
@@ -174,7 +170,8 @@ function rangeBounds(col: ColumnTarget, leaf: LeafColumn): [number, number] {
   return [minAt, maxAt];
 }
 
-function buildText(
+/** Utf8 or Binary Data of a leaf in byte storage, bounds as buildString / buildBinary make them. */
+function buildBytes(
   arrowType: arrow.DataType,
   col: ColumnTarget,
   leaf: LeafColumn,
@@ -184,50 +181,29 @@ function buildText(
   const n = leaf.length;
   const ends = leaf.ends as Int32Array;
   const bytes = leaf.bytes as Uint8Array;
+  const binary = leaf.binary;
   const total = ends[n];
   if (total > 0x7fffffff)
-    throw new ValidationError(`field '${col.path}' holds over 2 GiB of text in one file`);
+    throw new ValidationError(
+      `field '${col.path}' holds over 2 GiB ${binary ? 'in' : 'of text in'} one file`,
+    );
   const [minAt, maxAt] = rangeBounds(col, leaf);
+  // A binary bound is a copy: it must not change when the column does.
+  const bound = (i: number) =>
+    i < 0 ? undefined : binary ? bytes.slice(ends[i], ends[i + 1]) : utf8Text(bytes, ends[i], ends[i + 1]);
   stats.set(col.id, {
-    type: 'string',
+    type: binary ? 'binary' : 'string',
     nanCount: 0,
-    min: minAt < 0 ? undefined : utf8Text(bytes, ends[minAt], ends[minAt + 1]),
-    max: maxAt < 0 ? undefined : utf8Text(bytes, ends[maxAt], ends[maxAt + 1]),
+    min: bound(minAt),
+    max: bound(maxAt),
   });
-  return arrow.makeData({
-    type: arrowType as arrow.Utf8,
+  const data = {
     length: n,
     ...nullsOf(validity),
     valueOffsets: ends.length === n + 1 ? ends : ends.subarray(0, n + 1),
     data: bytes.subarray(0, total),
-  });
-}
-
-/** Binary Data of a leaf in byte storage, bounds as unsigned bytes (copies), as buildBinary makes them. */
-function buildBinaryLeaf(
-  arrowType: arrow.DataType,
-  col: ColumnTarget,
-  leaf: LeafColumn,
-  validity: ValidityBuilder,
-  stats: StatsSink,
-): arrow.Data {
-  const n = leaf.length;
-  const ends = leaf.ends as Int32Array;
-  const bytes = leaf.bytes as Uint8Array;
-  const total = ends[n];
-  if (total > 0x7fffffff) throw new ValidationError(`field '${col.path}' holds over 2 GiB in one file`);
-  const [minAt, maxAt] = rangeBounds(col, leaf);
-  stats.set(col.id, {
-    type: 'binary',
-    nanCount: 0,
-    min: minAt < 0 ? undefined : bytes.slice(ends[minAt], ends[minAt + 1]),
-    max: maxAt < 0 ? undefined : bytes.slice(ends[maxAt], ends[maxAt + 1]),
-  });
-  return arrow.makeData({
-    type: arrowType as arrow.Binary,
-    length: n,
-    ...nullsOf(validity),
-    valueOffsets: ends.length === n + 1 ? ends : ends.subarray(0, n + 1),
-    data: bytes.subarray(0, total),
-  });
+  };
+  return binary
+    ? arrow.makeData({ type: arrowType as arrow.Binary, ...data })
+    : arrow.makeData({ type: arrowType as arrow.Utf8, ...data });
 }

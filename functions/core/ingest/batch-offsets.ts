@@ -92,7 +92,14 @@ export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecor
  * is written once.
  */
 export function splitDuplicates(records: RawRecord[]): { unique: RawRecord[]; duplicates: DeadLetter[] } {
-  if (holdsNoRepeat(records)) return { unique: records, duplicates: [] };
+  return holdsNoRepeat(records) ? { unique: records, duplicates: [] } : splitDuplicatesByKey(records);
+}
+
+/** splitDuplicates record by record, a key each (the order check aside: what it falls back to). */
+export function splitDuplicatesByKey(records: RawRecord[]): {
+  unique: RawRecord[];
+  duplicates: DeadLetter[];
+} {
   const seen = new Set<string>();
   const unique: RawRecord[] = [];
   const duplicates: DeadLetter[] = [];

@@ -42,6 +42,26 @@ function writeBase64(cols: RecordColumns, text: unknown): number {
   return expected;
 }
 
+/** A key or value (base64 text, or absent) taken into starts[i], ends[i]; false for anything else. */
+function takeBase64(
+  cols: RecordColumns,
+  text: unknown,
+  starts: Int32Array,
+  ends: Int32Array,
+  i: number,
+): boolean {
+  if (text === undefined || text === null) {
+    starts[i] = -1;
+    return true;
+  }
+  const n = writeBase64(cols, text);
+  if (n < 0) return false;
+  starts[i] = cols.used;
+  cols.used += n;
+  ends[i] = cols.used;
+  return true;
+}
+
 /** A header's byte array written at cols.used; its length, or -1 when an element is not a byte. */
 function writeHeaderBytes(cols: RecordColumns, value: unknown[]): number {
   const n = value.length;
@@ -113,22 +133,11 @@ export function decodeIntoColumns(raw: unknown, group: GroupFallback, cols: Reco
   const i = cols.count;
   const usedBefore = cols.used;
   const headersBefore = cols.headerCount;
-  if (r.key === undefined || r.key === null) cols.keyStart[i] = -1;
-  else {
-    const n = writeBase64(cols, r.key);
-    if (n < 0) return undo(cols, usedBefore, headersBefore);
-    cols.keyStart[i] = cols.used;
-    cols.used += n;
-    cols.keyEnd[i] = cols.used;
-  }
-  if (r.value === undefined || r.value === null) cols.valueStart[i] = -1;
-  else {
-    const n = writeBase64(cols, r.value);
-    if (n < 0) return undo(cols, usedBefore, headersBefore);
-    cols.valueStart[i] = cols.used;
-    cols.used += n;
-    cols.valueEnd[i] = cols.used;
-  }
+  if (
+    !takeBase64(cols, r.key, cols.keyStart, cols.keyEnd, i) ||
+    !takeBase64(cols, r.value, cols.valueStart, cols.valueEnd, i)
+  )
+    return undo(cols, usedBefore, headersBefore);
   if (!writeHeaders(cols, r.headers)) return undo(cols, usedBefore, headersBefore);
   cols.headerEnd[i] = cols.headerCount;
   cols.topic[i] = RecordColumns.indexIn(cols.topics, typeof r.topic === 'string' ? r.topic : group.topic);

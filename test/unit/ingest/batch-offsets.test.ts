@@ -2,14 +2,18 @@
  * The per-batch bookkeeping that walks every record (batch-offsets.ts' offsetsOf and splitDuplicates,
  * ingest-event.ts' batchIdOf, and unseen against committed ranges) remembers the last record's topic-partition instead of keying each
  * record: on generated batches — in ESM order, shuffled, with repeated offsets, unknown (-1) offsets and
- * topic-partitions that come back — they give what the record-by-record versions below (the former
- * code) give.
+ * topic-partitions that come back — they give what the record-by-record versions give (the former
+ * code, below; splitDuplicatesByKey for the duplicates).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { offsetsOf, splitDuplicates, unseen } from '../../../functions/core/ingest/batch-offsets.js';
+import {
+  offsetsOf,
+  splitDuplicates,
+  splitDuplicatesByKey,
+  unseen,
+} from '../../../functions/core/ingest/batch-offsets.js';
 import { batchIdOf } from '../../../functions/core/ingest/ingest-event.js';
-import type { DeadLetter } from '../../../functions/core/records/dead-letters.js';
 import type { RawRecord } from '../../../functions/core/records/esm-event.js';
 import { containsOffset, type OffsetRange } from '../../../functions/core/table/offset-ranges.js';
 import { computeBatchId, type SourceOffsets } from '../../../functions/core/table/source-offsets.js';
@@ -27,26 +31,6 @@ function formerOffsetsOf(records: readonly RawRecord[]): SourceOffsets {
     spans.set(r.topic, parts);
   }
   return new Map([...spans].map(([t, parts]) => [t, new Map([...parts].map(([p, span]) => [p, [span]]))]));
-}
-
-function formerSplitDuplicates(records: RawRecord[]): { unique: RawRecord[]; duplicates: DeadLetter[] } {
-  const seen = new Set<string>();
-  const unique: RawRecord[] = [];
-  const duplicates: DeadLetter[] = [];
-  for (const r of records) {
-    const key = `${r.topic}\u0000${r.partition}\u0000${r.offset}`;
-    if (r.offset < 0n || !seen.has(key)) {
-      seen.add(key);
-      unique.push(r);
-    } else {
-      duplicates.push({
-        record: r,
-        stage: 'duplicate',
-        error: `offset ${r.offset} of ${r.topic}/${r.partition} is held twice in the batch; the first is kept`,
-      });
-    }
-  }
-  return { unique, duplicates };
 }
 
 function formerBatchIdOf(records: RawRecord[]): string {
@@ -126,7 +110,7 @@ describe('per-batch bookkeeping', () => {
         expect(offsetsOf(records)).toEqual(formerOffsetsOf(records));
         expect(batchIdOf(records)).toBe(formerBatchIdOf(records));
         const got = splitDuplicates(records);
-        const want = formerSplitDuplicates(records);
+        const want = splitDuplicatesByKey(records);
         expect(got.unique).toEqual(want.unique);
         expect(got.unique.every((r, i) => r === want.unique[i])).toBe(true);
         expect(got.duplicates).toEqual(want.duplicates);
