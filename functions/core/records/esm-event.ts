@@ -2,7 +2,9 @@
  * Decoding of Lambda's Kafka event source mapping events (MSK `aws:kafka` and `SelfManagedKafka`).
  * A malformed event (not an ESM event at all) is a ValidationError for the whole batch; a malformed
  * record inside a valid event becomes a `RawRecord` with a `decodeError`, so it goes to the DLQ and
- * the rest of the batch goes on.
+ * the rest of the batch goes on. Records of the common shape are decoded into the batch's columns
+ * (esm-columns.ts, record-columns.ts) and read through BatchRecord flyweights; the others are decoded
+ * one by one (decodeRecord) into plain RawRecords, with the same fields either way.
  */
 import { ValidationError } from '../errors.js';
 import {
