@@ -50,7 +50,8 @@ export function recordLabel(record: RawRecord): string {
 export interface DecodedEvent {
   eventSource: 'aws:kafka' | 'SelfManagedKafka';
   eventSourceArn?: string;
-  records: RawRecord[];
+  /** In topic-partition then offset order; made on first read (the event is not needed by then). */
+  readonly records: RawRecord[];
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -299,31 +300,47 @@ export function decodeEsmEvent(event: unknown, options: DecodeOptions = {}): Dec
     options.columns === false ? 0 : count,
     Math.ceil(text * 0.75) + 16 * count,
   );
-  const records: RawRecord[] = new Array(count);
+  // Where each record went, in event order: a column slot (≥ 0), or plain record k (-1 - k). The
+  // records themselves are made on first read (records below), once the caller may have let go of
+  // the event: decoding allocates nearly nothing on the heap, so no collection copies the event.
+  const order = new Int32Array(count);
+  const plain: RawRecord[] = [];
   let slab: ByteSlab | undefined;
   let n = 0;
-  let sorted = true;
   for (const [groupKey, list] of groups) {
     const group = groupFallback(groupKey);
     const items = list as unknown[];
     for (let k = 0; k < items.length; k++) {
       const raw = items[k];
-      let record: RawRecord;
-      if (options.columns !== false && decodeIntoColumns(raw, group, columns)) {
-        const i = columns.count - 1;
-        record = new BatchRecord(columns, i, BigInt(columns.offset[i]));
-      } else {
+      if (options.columns !== false && decodeIntoColumns(raw, group, columns)) order[n++] = columns.count - 1;
+      else {
         slab ??= new ByteSlab();
-        record = decodeRecord(raw, group, slab);
+        plain.push(decodeRecord(raw, group, slab));
+        order[n++] = -plain.length;
       }
-      if (sorted && n > 0 && compareRecords(records[n - 1], record) > 0) sorted = false;
-      records[n++] = record;
     }
   }
-  if (!sorted) records.sort(compareRecords);
+  let records: RawRecord[] | undefined;
   return {
     eventSource: e.eventSource,
     eventSourceArn: typeof e.eventSourceArn === 'string' ? e.eventSourceArn : undefined,
-    records,
+    get records() {
+      records ??= recordsOf(columns, order, plain);
+      return records;
+    },
   };
+}
+
+/** The records in topic-partition then offset order (sorted only when the event was not). */
+function recordsOf(columns: RecordColumns, order: Int32Array, plain: readonly RawRecord[]): RawRecord[] {
+  const records: RawRecord[] = new Array(order.length);
+  let sorted = true;
+  for (let n = 0; n < order.length; n++) {
+    const i = order[n];
+    const record = i >= 0 ? new BatchRecord(columns, i, BigInt(columns.offset[i])) : plain[-1 - i];
+    if (sorted && n > 0 && compareRecords(records[n - 1], record) > 0) sorted = false;
+    records[n] = record;
+  }
+  if (!sorted) records.sort(compareRecords);
+  return records;
 }
