@@ -2,8 +2,8 @@
  * Arrow Data of a gathered leaf column in typed storage (leaf-column.ts): the same buffers, validity
  * and stats build-primitive-data.ts / build-binary-data.ts make from the same values, without a JS
  * value per slot. Longs, timestamps and decimals are exact doubles there, written as 64-bit two's
- * complement halves (no BigInt per value); strings are already UTF-8 with offsets, so they are handed
- * to Arrow as they are. test/unit/data/leaf-column.test.ts holds both builders equal.
+ * complement halves (no BigInt per value); strings (UTF-8) and binary values are already bytes with offsets, so
+ * they are handed to Arrow as they are. test/unit/data/leaf-column.test.ts holds both builders equal.
  */
 import * as arrow from 'apache-arrow';
 import { ValidationError } from '../errors.js';
@@ -49,7 +49,7 @@ export function buildTypedLeaf(
   stats: StatsSink,
 ): arrow.Data {
   const validity = validityOf(leaf, col);
-  if (leaf.ends) return buildText(arrowType, col, leaf, validity, stats);
+  if (leaf.ends) return buildBytes(arrowType, col, leaf, validity, stats);
   const n = leaf.length;
   const nums = leaf.nums as Float64Array;
   const state = leaf.state;
@@ -139,7 +139,39 @@ function compareRanges(bytes: Uint8Array, a: number, aEnd: number, b: number, bE
   return aEnd - a - (bEnd - b);
 }
 
-function buildText(
+/** Rows of the smallest and largest values of a byte-range leaf (-1: none), when it is bounded. */
+function rangeBounds(col: ColumnTarget, leaf: LeafColumn): [number, number] {
+  const n = leaf.length;
+  const ends = leaf.ends as Int32Array;
+  const bytes = leaf.bytes as Uint8Array;
+  const state = leaf.state;
+  let minAt = -1;
+  let maxAt = -1;
+  if (!col.bounded) return [minAt, maxAt];
+  // First bytes of the bounds so far (-1: empty): a value whose first byte lies strictly between
+  // them is neither a new min nor a new max, with no full comparison (most values of a column).
+  let minFirst = 256;
+  let maxFirst = -2;
+  for (let i = 0; i < n; i++) {
+    if (state[i] !== SLOT_VALUE) continue;
+    const a = ends[i];
+    const e = ends[i + 1];
+    const first = a < e ? bytes[a] : -1;
+    // A first byte above the min's cannot make a new min, one below the max's no new max.
+    if (first <= minFirst && (minAt < 0 || compareRanges(bytes, a, e, ends[minAt], ends[minAt + 1]) < 0)) {
+      minAt = i;
+      minFirst = first;
+    }
+    if (first >= maxFirst && (maxAt < 0 || compareRanges(bytes, a, e, ends[maxAt], ends[maxAt + 1]) > 0)) {
+      maxAt = i;
+      maxFirst = first;
+    }
+  }
+  return [minAt, maxAt];
+}
+
+/** Utf8 or Binary Data of a leaf in byte storage, bounds as buildString / buildBinary make them. */
+function buildBytes(
   arrowType: arrow.DataType,
   col: ColumnTarget,
   leaf: LeafColumn,
@@ -149,44 +181,29 @@ function buildText(
   const n = leaf.length;
   const ends = leaf.ends as Int32Array;
   const bytes = leaf.bytes as Uint8Array;
-  const state = leaf.state;
+  const binary = leaf.binary;
   const total = ends[n];
   if (total > 0x7fffffff)
-    throw new ValidationError(`field '${col.path}' holds over 2 GiB of text in one file`);
-  let minAt = -1;
-  let maxAt = -1;
-  if (col.bounded) {
-    // First bytes of the bounds so far (-1: empty): a value whose first byte lies strictly between
-    // them is neither a new min nor a new max, with no full comparison (most values of a column).
-    let minFirst = 256;
-    let maxFirst = -2;
-    for (let i = 0; i < n; i++) {
-      if (state[i] !== SLOT_VALUE) continue;
-      const a = ends[i];
-      const e = ends[i + 1];
-      const first = a < e ? bytes[a] : -1;
-      if (first > minFirst && first < maxFirst) continue;
-      if (minAt < 0 || compareRanges(bytes, a, e, ends[minAt], ends[minAt + 1]) < 0) {
-        minAt = i;
-        minFirst = first;
-      }
-      if (maxAt < 0 || compareRanges(bytes, a, e, ends[maxAt], ends[maxAt + 1]) > 0) {
-        maxAt = i;
-        maxFirst = first;
-      }
-    }
-  }
+    throw new ValidationError(
+      `field '${col.path}' holds over 2 GiB ${binary ? 'in' : 'of text in'} one file`,
+    );
+  const [minAt, maxAt] = rangeBounds(col, leaf);
+  // A binary bound is a copy: it must not change when the column does.
+  const bound = (i: number) =>
+    i < 0 ? undefined : binary ? bytes.slice(ends[i], ends[i + 1]) : utf8Text(bytes, ends[i], ends[i + 1]);
   stats.set(col.id, {
-    type: 'string',
+    type: binary ? 'binary' : 'string',
     nanCount: 0,
-    min: minAt < 0 ? undefined : utf8Text(bytes, ends[minAt], ends[minAt + 1]),
-    max: maxAt < 0 ? undefined : utf8Text(bytes, ends[maxAt], ends[maxAt + 1]),
+    min: bound(minAt),
+    max: bound(maxAt),
   });
-  return arrow.makeData({
-    type: arrowType as arrow.Utf8,
+  const data = {
     length: n,
     ...nullsOf(validity),
     valueOffsets: ends.length === n + 1 ? ends : ends.subarray(0, n + 1),
     data: bytes.subarray(0, total),
-  });
+  };
+  return binary
+    ? arrow.makeData({ type: arrowType as arrow.Binary, ...data })
+    : arrow.makeData({ type: arrowType as arrow.Utf8, ...data });
 }

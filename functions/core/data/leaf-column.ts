@@ -1,11 +1,11 @@
 /**
  * One primitive column of gathered rows, held the way Arrow will want it: numbers in a growable
  * Float64Array (every value the fast path makes is exact as a double: ints, longs and timestamps below
- * 2^53, decimals' unscaled values below 2^53, floats and doubles), strings as one UTF-8 byte buffer with
- * end offsets, a state byte per slot (value / null / masked by a null parent). No object per value:
+ * 2^53, decimals' unscaled values below 2^53, floats and doubles), strings (and binary values) as one
+ * byte buffer with end offsets, a state byte per slot (value / null / masked by a null parent). No object per value:
  * a batch of 10,000 records allocates a few buffers per column, and the garbage collector has nothing
  * to copy. A value the typed storage cannot hold exactly (a long past 2^53 appended from a general-path
- * row, a binary, a uuid) moves the column to `values` (the `Value` representation of rows) for good.
+ * row, a uuid) moves the column to `values` (the `Value` representation of rows) for good.
  */
 import { decimalParams } from '../spec/conversions.js';
 import type { PrimitiveType, Value } from '../spec/types.js';
@@ -55,6 +55,8 @@ export class LeafColumn {
   /** Generic storage (`Value`s, null, MASKED); once set, it holds every slot. */
   values: unknown[] | undefined;
   readonly numberKind: NumberKind | undefined;
+  /** A binary column: `bytes` and `ends` hold bytes, not UTF-8 text. */
+  readonly binary: boolean;
 
   /** `rows`: the rows expected (storage grows past it when needed). */
   constructor(
@@ -64,8 +66,9 @@ export class LeafColumn {
     const capacity = Math.max(rows, 1);
     this.state = new Uint8Array(capacity);
     this.numberKind = numberKindOf(type);
+    this.binary = type === 'binary';
     if (this.numberKind) this.nums = new Float64Array(capacity);
-    else if (type === 'string') {
+    else if (type === 'string' || this.binary) {
       // 8 bytes a row to start with (grown by doubling): short codes and names need no regrowth.
       this.bytes = new Uint8Array(capacity * 8);
       this.ends = new Int32Array(capacity + 1);
@@ -136,22 +139,27 @@ export class LeafColumn {
     return this.numberKind === 'bigint' ? BigInt(n) : this.numberKind === 'boolean' ? n === 1 : n;
   }
 
-  /** Appends `src[start, end)` as a string's UTF-8 bytes (already known to be valid UTF-8). */
+  /**
+   * Appends `src[start, end)`: a string's UTF-8 bytes (already known to be valid UTF-8), or a binary
+   * value's bytes.
+   */
   pushBytes(src: Uint8Array, start: number, end: number): void {
     if (this.ends === undefined) {
-      this.pushValue(utf8Text(src, start, end));
+      this.pushValue(this.binary ? src.slice(start, end) : utf8Text(src, start, end));
       return;
     }
-    const at = this.byteLength;
-    const bytes = this.reserveBytes(end - start);
-    if (end - start < 16) for (let k = start; k < end; k++) bytes[at + k - start] = src[k];
-    else bytes.set(src.subarray(start, end), at);
-    this.commitBytes(at + end - start);
+    const n = end - start;
+    const at = this.ends[this.length];
+    let bytes = this.bytes as Uint8Array;
+    if (at + n > bytes.length) bytes = this.reserveBytes(n);
+    if (n < 16) for (let k = 0; k < n; k++) bytes[at + k] = src[start + k];
+    else bytes.set(start === 0 && end === src.length ? src : src.subarray(start, end), at);
+    this.commitBytes(at + n);
   }
 
   /** Appends a well-formed string. */
   pushString(s: string): void {
-    if (this.ends === undefined) {
+    if (this.ends === undefined || this.binary) {
       this.pushValue(s);
       return;
     }
@@ -206,8 +214,12 @@ export class LeafColumn {
           return;
         }
       }
-      if (this.ends && typeof v === 'string' && v.isWellFormed()) {
+      if (this.ends && !this.binary && typeof v === 'string' && v.isWellFormed()) {
         this.pushString(v);
+        return;
+      }
+      if (this.ends && this.binary && v instanceof Uint8Array) {
+        this.pushBytes(v, 0, v.length);
         return;
       }
       this.toValues();
@@ -231,7 +243,13 @@ export class LeafColumn {
     if (this.values) return this.values[i];
     const s = this.state[i];
     if (s !== SLOT_VALUE) return s === SLOT_NULL ? null : MASKED;
-    if (this.ends) return utf8Text(this.bytes as Uint8Array, this.ends[i], this.ends[i + 1]);
+    if (this.ends) {
+      const bytes = this.bytes as Uint8Array;
+      // A binary value is a copy: a row's value must not change when the column does.
+      return this.binary
+        ? bytes.slice(this.ends[i], this.ends[i + 1])
+        : utf8Text(bytes, this.ends[i], this.ends[i + 1]);
+    }
     return this.valueOf((this.nums as Float64Array)[i]);
   }
 

@@ -3,7 +3,7 @@
  * yet committed, offsets held twice in one batch, and whether a mapping still fits a new base.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { containsOffset } from '../table/offset-ranges.js';
+import { containsOffset, inRanges, type OffsetRange } from '../table/offset-ranges.js';
 import type { SourceOffsets } from '../table/source-offsets.js';
 import type { DeadLetter } from '../records/dead-letters.js';
 import type { RawRecord } from '../records/esm-event.js';
@@ -19,14 +19,34 @@ import type { RawRecord } from '../records/esm-event.js';
  */
 export function offsetsOf(records: readonly RawRecord[]): SourceOffsets {
   const spans = new Map<string, Map<number, [bigint, bigint]>>();
-  for (const r of records) {
-    if (r.offset < 0n) continue;
-    const parts = spans.get(r.topic) ?? new Map<number, [bigint, bigint]>();
-    const span = parts.get(r.partition);
-    if (!span) parts.set(r.partition, [r.offset, r.offset]);
-    else if (r.offset < span[0]) span[0] = r.offset;
-    else if (r.offset > span[1]) span[1] = r.offset;
-    spans.set(r.topic, parts);
+  // The span of the last record's topic-partition: a batch holds each one's records together.
+  let last: [bigint, bigint] | undefined;
+  let lastTopic = '';
+  let lastPartition = -1;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    const offset = r.offset;
+    if (offset < 0n) continue;
+    const topic = r.topic;
+    const partition = r.partition;
+    let span = last !== undefined && topic === lastTopic && partition === lastPartition ? last : undefined;
+    if (span === undefined) {
+      let parts = spans.get(topic);
+      if (!parts) {
+        parts = new Map<number, [bigint, bigint]>();
+        spans.set(topic, parts);
+      }
+      span = parts.get(partition);
+      if (!span) {
+        span = [offset, offset];
+        parts.set(partition, span);
+      }
+      last = span;
+      lastTopic = topic;
+      lastPartition = partition;
+    }
+    if (offset < span[0]) span[0] = offset;
+    else if (offset > span[1]) span[1] = offset;
   }
   return new Map([...spans].map(([t, parts]) => [t, new Map([...parts].map(([p, span]) => [p, [span]]))]));
 }
@@ -40,7 +60,29 @@ function isCommitted(r: RawRecord, committed: SourceOffsets): boolean {
 export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecord[] {
   // A record whose offset could not be read (-1) always carries a decode error: it is never "seen"
   // by offsets, so it reaches the DLQ; a replay of the same batch is recognised by its batch id.
-  return records.filter((r) => !isCommitted(r, committed));
+  let out: RawRecord[] | undefined;
+  // The committed ranges of the last record's topic-partition (a batch holds its records together).
+  let topic: string | undefined;
+  let partition = -1;
+  let ranges: readonly OffsetRange[] | undefined;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    const offset = r.offset;
+    if (offset >= 0n) {
+      if (r.topic !== topic || r.partition !== partition) {
+        topic = r.topic;
+        partition = r.partition;
+        ranges = committed.get(topic)?.get(partition);
+      }
+      if (inRanges(ranges, offset)) {
+        // The first committed one: the records before it are all unseen.
+        out ??= records.slice(0, i);
+        continue;
+      }
+    }
+    out?.push(r);
+  }
+  return out ?? records.slice();
 }
 
 /**
@@ -50,6 +92,14 @@ export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecor
  * is written once.
  */
 export function splitDuplicates(records: RawRecord[]): { unique: RawRecord[]; duplicates: DeadLetter[] } {
+  return holdsNoRepeat(records) ? { unique: records, duplicates: [] } : splitDuplicatesByKey(records);
+}
+
+/** splitDuplicates record by record, a key each (the order check aside: what it falls back to). */
+export function splitDuplicatesByKey(records: RawRecord[]): {
+  unique: RawRecord[];
+  duplicates: DeadLetter[];
+} {
   const seen = new Set<string>();
   const unique: RawRecord[] = [];
   const duplicates: DeadLetter[] = [];
@@ -67,6 +117,38 @@ export function splitDuplicates(records: RawRecord[]): { unique: RawRecord[]; du
     }
   }
   return { unique, duplicates };
+}
+
+/**
+ * Whether no offset can repeat, checked without a key per record: each topic-partition's records
+ * come together with rising offsets (as a decoded ESM event holds them). False also when that order
+ * does not hold, which may still have no repeat (splitDuplicates then looks record by record).
+ */
+function holdsNoRepeat(records: readonly RawRecord[]): boolean {
+  const groups = new Set<string>();
+  let topic = '';
+  let partition = -1;
+  let offset = -1n;
+  let started = false;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    const o = r.offset;
+    if (o < 0n) continue; // never a repeat (no offset)
+    const t = r.topic;
+    const p = r.partition;
+    if (started && t === topic && p === partition) {
+      if (o <= offset) return false;
+    } else {
+      const group = `${t}\u0000${p}`;
+      if (groups.has(group)) return false;
+      groups.add(group);
+      topic = t;
+      partition = p;
+      started = true;
+    }
+    offset = o;
+  }
+  return true;
 }
 
 /**

@@ -34,15 +34,23 @@ export interface IngestEventReport {
 
 /** The batch id: deterministic from topic-partitions and their offset ranges. */
 export function batchIdOf(records: RawRecord[]): string {
-  const ranges = new Map<string, { topic: string; partition: number; first: bigint; last: bigint }>();
-  for (const r of records) {
-    const key = `${r.topic}\u0000${r.partition}`;
-    const range = ranges.get(key);
-    if (!range) ranges.set(key, { topic: r.topic, partition: r.partition, first: r.offset, last: r.offset });
-    else {
-      if (r.offset < range.first) range.first = r.offset;
-      if (r.offset > range.last) range.last = r.offset;
+  type Range = { topic: string; partition: number; first: bigint; last: bigint };
+  const ranges = new Map<string, Range>();
+  // The last record's range: a batch holds each topic-partition's records together.
+  let range: Range | undefined;
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    const { topic, partition, offset } = r;
+    if (range === undefined || range.topic !== topic || range.partition !== partition) {
+      const key = `${topic}\u0000${partition}`;
+      range = ranges.get(key);
+      if (!range) {
+        range = { topic, partition, first: offset, last: offset };
+        ranges.set(key, range);
+      }
     }
+    if (offset < range.first) range.first = offset;
+    if (offset > range.last) range.last = offset;
   }
   return computeBatchId([...ranges.values()]);
 }
@@ -66,11 +74,19 @@ export async function ingestDecodedEvent(
   decoded: DecodedEvent,
 ): Promise<IngestEventReport> {
   const byRoute = new Map<TableRoute, RawRecord[]>();
-  for (const record of decoded.records) {
-    const routes = routesForTopic(options.routes, record.topic);
+  // The routes of the last record's topic (a batch holds each topic's records together).
+  let topic: string | undefined;
+  let routes: TableRoute[] = [];
+  const records = decoded.records;
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i];
+    if (record.topic !== topic) {
+      topic = record.topic;
+      routes = routesForTopic(options.routes, topic);
+    }
     if (routes.length === 0) {
       throw new ValidationError(
-        `no table route for topic '${record.topic}' (configure it in FLOE_TABLES / --table)`,
+        `no table route for topic '${topic}' (configure it in FLOE_TABLES / --table)`,
       );
     }
     for (const route of routes) {

@@ -27,9 +27,9 @@ export interface FittingGatherer {
   append(projected: ValueObject, record: RawRecord): boolean;
   /**
    * The same from the value's JSON text, when the mapping projects the value as it is (isPlainMapping):
-   * false (nothing appended) also for text that is not JSON.
+   * false (nothing appended) also for text that is not JSON. The text is json[start, end) (default: all of it).
    */
-  appendJson(json: Uint8Array, record: RawRecord): boolean;
+  appendJson(json: Uint8Array, record: RawRecord, start?: number, end?: number): boolean;
 }
 
 export interface RecordMapper {
@@ -202,7 +202,8 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
             return {
               rows: new GatheredRows(columns.columns),
               append: (projected, record) => columns.append(projected, converted(record)),
-              appendJson: (json, record) => columns.appendJson(json, converted(record)),
+              appendJson: (json, record, start = 0, end = json.length) =>
+                columns.appendJson(json, start, end, converted(record)),
             };
           }
         : undefined,

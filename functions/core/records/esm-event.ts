@@ -2,9 +2,19 @@
  * Decoding of Lambda's Kafka event source mapping events (MSK `aws:kafka` and `SelfManagedKafka`).
  * A malformed event (not an ESM event at all) is a ValidationError for the whole batch; a malformed
  * record inside a valid event becomes a `RawRecord` with a `decodeError`, so it goes to the DLQ and
- * the rest of the batch goes on.
+ * the rest of the batch goes on. Records of the common shape are decoded into the batch's columns
+ * (esm-columns.ts, record-columns.ts) and read through BatchRecord flyweights; the others are decoded
+ * one by one (decodeRecord) into plain RawRecords, with the same fields either way.
  */
 import { ValidationError } from '../errors.js';
+import {
+  canonicalBase64Length,
+  decodeIntoColumns,
+  type GroupFallback,
+  isPartition,
+  mixesAlphabets,
+} from './esm-columns.js';
+import { BatchRecord, RecordColumns } from './record-columns.js';
 
 export interface KafkaHeader {
   key: string;
@@ -40,7 +50,8 @@ export function recordLabel(record: RawRecord): string {
 export interface DecodedEvent {
   eventSource: 'aws:kafka' | 'SelfManagedKafka';
   eventSourceArn?: string;
-  records: RawRecord[];
+  /** In topic-partition then offset order; made on first read (the event is not needed by then). */
+  readonly records: RawRecord[];
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -55,10 +66,8 @@ export function decodeBase64(text: string, what: string, slab?: ByteSlab): Uint8
   // Fast path for canonical text (what producers and the ESM send), one native call: Node's decoder
   // skips characters outside the alphabets, so a decode of exactly the length the text implies used
   // only alphabet characters. Anything else takes the strict path below, so errors stay the same.
-  const len = text.length;
-  if (len % 4 === 0) {
-    const pad = len === 0 ? 0 : text.charCodeAt(len - 1) !== 61 ? 0 : text.charCodeAt(len - 2) === 61 ? 2 : 1;
-    const expected = (len / 4) * 3 - pad;
+  const expected = canonicalBase64Length(text);
+  if (expected >= 0) {
     if (slab) {
       // Straight into the batch's one buffer: no Buffer per record.
       const { buffer, at } = slab.reserve(expected);
@@ -110,12 +119,6 @@ export class ByteSlab {
   }
 }
 
-/** The strict path refuses a text mixing `+/` with `-_`; so must the fast one. */
-function mixesAlphabets(text: string): boolean {
-  const standard = text.indexOf('+') >= 0 || text.indexOf('/') >= 0;
-  return standard && (text.indexOf('-') >= 0 || text.indexOf('_') >= 0);
-}
-
 /** Header bytes in one pass; undefined when an element is not a byte (signed or unsigned). */
 function headerBytes(value: unknown[], slab: ByteSlab): Uint8Array | undefined {
   const { buffer, at } = slab.reserve(value.length);
@@ -162,19 +165,8 @@ function decodeHeaders(raw: unknown, slab: ByteSlab): KafkaHeader[] {
   return headers;
 }
 
-/** Kafka partitions are int32s ≥ 0 (the lineage and DLQ `partition` columns are Iceberg ints). */
-function isPartition(p: unknown): p is number {
-  return Number.isInteger(p) && (p as number) >= 0 && (p as number) <= 0x7fffffff;
-}
-
 /** Kafka offsets are int64s ≥ 0 (the lineage and DLQ `offset` columns are Iceberg longs). */
 const MAX_OFFSET = 2n ** 63n - 1n;
-
-/** A group's key `topic-partition`: the topic and partition of its records that lack their own. */
-interface GroupFallback {
-  topic: string;
-  partition: number;
-}
 
 function groupFallback(groupKey: string): GroupFallback {
   const dash = groupKey.lastIndexOf('-');
@@ -247,11 +239,41 @@ function decodeRecord(raw: unknown, group: GroupFallback, slab: ByteSlab): RawRe
   return record;
 }
 
+export interface DecodeOptions {
+  /**
+   * false: every record becomes a plain RawRecord object (the reference the columnar decoding is
+   * tested against). @default true
+   */
+  columns?: boolean;
+}
+
+/** Topic-partition then offset order. */
+function compareRecords(a: RawRecord, b: RawRecord): number {
+  return a.topic !== b.topic
+    ? a.topic < b.topic
+      ? -1
+      : 1
+    : a.partition !== b.partition
+      ? a.partition - b.partition
+      : a.offset < b.offset
+        ? -1
+        : a.offset > b.offset
+          ? 1
+          : 0;
+}
+
+/** Characters of a record's key and value text (0 for anything that is not one). */
+function base64Chars(raw: unknown): number {
+  if (raw === null || typeof raw !== 'object') return 0;
+  const { key, value } = raw as { key?: unknown; value?: unknown };
+  return (typeof key === 'string' ? key.length : 0) + (typeof value === 'string' ? value.length : 0);
+}
+
 /**
  * Decodes an ESM event into records, in topic-partition then offset order.
  * @throws ValidationError when the event is not a Kafka ESM event at all
  */
-export function decodeEsmEvent(event: unknown): DecodedEvent {
+export function decodeEsmEvent(event: unknown, options: DecodeOptions = {}): DecodedEvent {
   if (event === null || typeof event !== 'object' || Array.isArray(event)) {
     throw new ValidationError('event is not a Kafka event source mapping event (not an object)');
   }
@@ -264,29 +286,61 @@ export function decodeEsmEvent(event: unknown): DecodedEvent {
   if (e.records === null || typeof e.records !== 'object' || Array.isArray(e.records)) {
     throw new ValidationError('event.records must be an object keyed "topic-partition"');
   }
-  const records: RawRecord[] = [];
-  const slab = new ByteSlab();
-  for (const [groupKey, list] of Object.entries(e.records as Record<string, unknown>)) {
+  const groups = Object.entries(e.records as Record<string, unknown>);
+  let count = 0;
+  let text = 0;
+  for (const [groupKey, list] of groups) {
     if (!Array.isArray(list)) throw new ValidationError(`event.records["${groupKey}"] must be an array`);
-    const group = groupFallback(groupKey);
-    for (const raw of list) records.push(decodeRecord(raw, group, slab));
+    count += list.length;
+    if (options.columns === false) continue;
+    for (let k = 0; k < list.length; k++) text += base64Chars(list[k]);
   }
-  records.sort((a, b) =>
-    a.topic !== b.topic
-      ? a.topic < b.topic
-        ? -1
-        : 1
-      : a.partition !== b.partition
-        ? a.partition - b.partition
-        : a.offset < b.offset
-          ? -1
-          : a.offset > b.offset
-            ? 1
-            : 0,
+  // Base64 is 4 characters for 3 bytes; a few header bytes a record to start with (grown when needed).
+  const columns = new RecordColumns(
+    options.columns === false ? 0 : count,
+    Math.ceil(text * 0.75) + 16 * count,
   );
+  // Where each record went, in event order: a column slot (≥ 0), or plain record k (-1 - k). The
+  // records themselves are made on first read (records below), once the caller may have let go of
+  // the event: decoding allocates nearly nothing on the heap, so no collection copies the event.
+  const order = new Int32Array(count);
+  const plain: RawRecord[] = [];
+  let slab: ByteSlab | undefined;
+  let n = 0;
+  for (const [groupKey, list] of groups) {
+    const group = groupFallback(groupKey);
+    const items = list as unknown[];
+    for (let k = 0; k < items.length; k++) {
+      const raw = items[k];
+      if (options.columns !== false && decodeIntoColumns(raw, group, columns)) order[n++] = columns.count - 1;
+      else {
+        slab ??= new ByteSlab();
+        plain.push(decodeRecord(raw, group, slab));
+        order[n++] = -plain.length;
+      }
+    }
+  }
+  let records: RawRecord[] | undefined;
   return {
     eventSource: e.eventSource,
     eventSourceArn: typeof e.eventSourceArn === 'string' ? e.eventSourceArn : undefined,
-    records,
+    get records() {
+      records ??= recordsOf(columns, order, plain);
+      return records;
+    },
   };
+}
+
+/** The records in topic-partition then offset order (sorted only when the event was not). */
+function recordsOf(columns: RecordColumns, order: Int32Array, plain: readonly RawRecord[]): RawRecord[] {
+  const records: RawRecord[] = new Array(order.length);
+  let sorted = true;
+  for (let n = 0; n < order.length; n++) {
+    const i = order[n];
+    const record = i >= 0 ? new BatchRecord(columns, i, BigInt(columns.offset[i])) : plain[-1 - i];
+    if (sorted && n > 0 && compareRecords(records[n - 1], record) > 0) sorted = false;
+    records[n] = record;
+  }
+  if (!sorted) records.sort(compareRecords);
+  return records;
 }

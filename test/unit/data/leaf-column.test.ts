@@ -2,7 +2,7 @@
  * Typed leaf storage (leaf-column.ts + build-typed-data.ts) must be invisible: the same values pushed
  * into a leaf build the same Arrow Data (buffers, validity) and the same stats as
  * build-primitive-data.ts builds from the `Value`s, for every typed kind, with nulls, masked slots,
- * non-ASCII text, -0, values past 2^53 (which move the leaf to generic storage), and after take/slice.
+ * non-ASCII text, binary values, -0, values past 2^53 (which move the leaf to generic storage), and after take/slice.
  */
 import type * as arrow from 'apache-arrow';
 import fc from 'fast-check';
@@ -28,6 +28,7 @@ const TYPES: PrimitiveType[] = [
   'decimal(10, 2)',
   'decimal(38, 4)',
   'string',
+  'binary',
 ];
 
 const safe = fc.maxSafeInteger();
@@ -54,6 +55,8 @@ function valueArb(type: PrimitiveType): fc.Arbitrary<unknown> {
         fc.string({ unit: 'grapheme' }),
         fc.constantFrom('', 'é', 'z', '\u{1F600}'),
       );
+    case 'binary':
+      return fc.oneof(fc.uint8Array({ maxLength: 24 }), fc.constant(Uint8Array.of(255)));
     case 'decimal(10, 2)':
       return fc.bigInt({ min: -(10n ** 10n) + 1n, max: 10n ** 10n - 1n });
     default:
@@ -177,6 +180,17 @@ describe('typed leaf columns', () => {
     expect(() => buildPrimitiveData('long', field.type, col, [1n, null], new Map())).toThrow(
       "required field 'c' is null",
     );
+  });
+
+  it('hold binary values as bytes (no object per value), a row reading a copy', () => {
+    const leaf = leafOf('binary', [Uint8Array.of(1, 2), null, new Uint8Array(0)]);
+    expect(leaf.values).toBeUndefined();
+    const row = leaf.valueAt(0) as Uint8Array;
+    expect(row).toEqual(Uint8Array.of(1, 2));
+    row[0] = 9;
+    expect(leaf.valueAt(0)).toEqual(Uint8Array.of(1, 2));
+    leaf.pushValue('text');
+    expect(leaf.values).toEqual([Uint8Array.of(1, 2), null, new Uint8Array(0), 'text']);
   });
 
   it('move to Value storage for a value past 2^53, keeping the slots before it', () => {

@@ -121,7 +121,11 @@ function gatherers(valueSchema: Schema) {
   const scan = compileFittingColumns(schema, new Set([KAFKA_FIELD]));
   const parse = compileFittingColumns(schema, new Set([KAFKA_FIELD]));
   return {
-    scan: (text: string) => scan.appendJson(Buffer.from(text), lineage),
+    // The text inside a larger buffer (as a batch's values are): nothing outside [start, end) is read.
+    scan: (text: string) => {
+      const bytes = Buffer.from(`[${text}"`);
+      return scan.appendJson(bytes, 1, bytes.length - 1, lineage);
+    },
     parse: (text: string): boolean => {
       let value: unknown;
       try {

@@ -4,7 +4,8 @@
  * batch and column stats, the same dead letters — with the lineage built as columns from records of
  * any topic, partition, offset (past 2^53 too), timestamp, key and headers; and with the value bytes
  * broken at the byte level (invalid UTF-8, a byte-order mark, bytes cut off), which the scan must
- * leave to the general path rather than take.
+ * leave to the general path rather than take; and the same records decoded from an ESM event into
+ * the batch's columns (BatchRecord), which the scan and the lineage read directly.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -21,7 +22,9 @@ import { withKafkaLineage } from '../../../functions/core/records/kafka-lineage.
 import { currentSchema } from '../../../functions/core/spec/metadata.js';
 import type { Row, Schema } from '../../../functions/core/spec/types.js';
 import { plain } from '../evolution/fitting-arbitraries.js';
-import { metadataOf, rawRecord } from './support.js';
+import type { DeadLetter } from '../../../functions/core/records/dead-letters.js';
+import { BatchRecord } from '../../../functions/core/records/record-columns.js';
+import { metadataOf, rawRecord, throughEsmEvent } from './support.js';
 
 const SCHEMA: Schema = {
   type: 'struct',
@@ -174,6 +177,7 @@ describe('the byte-level fast path', () => {
   it('gives the rows, batch, stats and dead letters of the general path, lineage included', () => {
     let damaged = 0;
     let typed = 0;
+    let batchRecords = 0;
     fc.assert(
       fc.property(
         fc.array(fc.tuple(recordArb, valueArb, fc.nat(10), fc.nat(), fc.integer({ min: 0, max: 255 })), {
@@ -220,8 +224,21 @@ describe('the byte-level fast path', () => {
           }
           // The same batch and stats once in the same row order.
           const order = general.used.map((r) => scanned.used.indexOf(r));
-          expect(batchOf(schema, scanned.gathered.take(order), order.length)).toEqual(
-            batchOf(schema, general.rows, general.rows.length),
+          const generalBatch = batchOf(schema, general.rows, general.rows.length);
+          expect(batchOf(schema, scanned.gathered.take(order), order.length)).toEqual(generalBatch);
+          // The same records decoded from an ESM event into columns (BatchRecord): the same again.
+          const columnar = throughEsmEvent(records);
+          batchRecords += columnar.filter((r) => r instanceof BatchRecord).length;
+          const fromColumns = gatherJsonBatch(columnar, options);
+          if (!fromColumns?.gathered) throw new Error('not gathered from columns');
+          expect(byOffset(fromColumns.gathered.toRows())).toEqual(byOffset(general.rows));
+          const letterOf = (l: DeadLetter) => [l.record.offset, l.stage, l.error];
+          expect(fromColumns.deadLetters.map(letterOf)).toEqual(scanned.deadLetters.map(letterOf));
+          const columnOrder = general.used.map((r) =>
+            fromColumns.used.findIndex((c) => c.offset === r.offset),
+          );
+          expect(batchOf(schema, fromColumns.gathered.take(columnOrder), columnOrder.length)).toEqual(
+            generalBatch,
           );
         },
       ),
@@ -229,6 +246,7 @@ describe('the byte-level fast path', () => {
     );
     expect(damaged).toBeGreaterThan(100);
     expect(typed).toBeGreaterThan(300);
+    expect(batchRecords).toBeGreaterThan(1000);
   });
 
   it('leaves every invalid UTF-8 sequence inside a string to the general path, which dead-letters it', () => {

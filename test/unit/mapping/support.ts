@@ -1,5 +1,5 @@
 /** Builders for mapping and evolution tests: raw records, decoded records, a table metadata. */
-import type { RawRecord } from '../../../functions/core/records/esm-event.js';
+import { decodeEsmEvent, type RawRecord } from '../../../functions/core/records/esm-event.js';
 import type { DecodedRecord } from '../../../functions/core/mapping/decoded-record.js';
 import { newTableMetadata } from '../../../functions/core/spec/metadata.js';
 import type { PartitionSpec, Schema, TableMetadata } from '../../../functions/core/spec/types.js';
@@ -38,3 +38,30 @@ export function metadataOf(schema: Schema, spec?: PartitionSpec): TableMetadata 
 }
 
 export const bytes = (s: string) => enc.encode(s);
+
+/**
+ * The records as the ESM delivers them and decodeEsmEvent decodes them (columnar records where
+ * the shape allows: BatchRecord), in the order given (offsets must differ within a topic-partition).
+ */
+export function throughEsmEvent(records: readonly RawRecord[]): RawRecord[] {
+  const groups: Record<string, unknown[]> = {};
+  for (const r of records) {
+    const offset = Number(r.offset);
+    const group = `${r.topic}-${r.partition}`;
+    groups[group] ??= [];
+    groups[group].push({
+      topic: r.topic,
+      partition: r.partition,
+      offset: Number.isSafeInteger(offset) ? offset : String(r.offset),
+      timestamp: r.timestamp,
+      timestampType: r.timestampType,
+      key: r.key === null ? null : Buffer.from(r.key).toString('base64'),
+      value: r.value === null ? null : Buffer.from(r.value).toString('base64'),
+      headers: r.headers.map((h) => ({ [h.key]: h.value === null ? null : [...h.value] })),
+    });
+  }
+  const decoded = decodeEsmEvent({ eventSource: 'aws:kafka', records: groups }).records;
+  const at = (r: RawRecord) => `${r.topic}\u0000${r.partition}\u0000${r.offset}`;
+  const byKey = new Map(decoded.map((r) => [at(r), r]));
+  return records.map((r) => byKey.get(at(r)) as RawRecord);
+}

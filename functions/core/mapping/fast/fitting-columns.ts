@@ -107,10 +107,10 @@ export interface FittingColumns {
    */
   append(value: unknown, converted?: Converted): boolean;
   /**
-   * The same for a value still as the UTF-8 bytes of JSON text (fitting-json.ts): false, leaving the columns as they
+   * The same for a value still as the UTF-8 bytes of JSON text, json[start, end) (fitting-json.ts): false, leaving the columns as they
    * were, also when the text is not JSON or holds anything the scan leaves to the general path.
    */
-  appendJson(json: Uint8Array, converted?: Converted): boolean;
+  appendJson(json: Uint8Array, start: number, end: number, converted?: Converted): boolean;
 }
 
 /**
@@ -143,16 +143,17 @@ export function compileFittingColumns(
   const lineages = convertedIndexes.map((j) =>
     schema.fields[j].name === KAFKA_FIELD ? compileLineageAppend(schema.fields[j].type) : undefined,
   );
-  /** Appends the value fields of `source` by `appendFields`, then the converted ones; all or nothing. */
-  const appendRow = <S>(
-    appendFields: (column: StructColumn, source: S) => boolean,
-    source: S,
-    converted?: Converted,
-  ): boolean => {
-    if (deep) return false;
-    const before = columnLength(columns);
-    valueColumns.valid.length = 0;
-    if (!appendFields(valueColumns, source)) {
+  /** Starts a row: the rows so far, or -1 when no value can fit. */
+  const begin = (): number => {
+    if (deep) return -1;
+    // Emptied now and then, not every row: `length = 0` drops the array's storage, which the next
+    // push would allocate again (a garbage array a record).
+    if (valueColumns.valid.length >= 4096) valueColumns.valid.length = 0;
+    return columnLength(columns);
+  };
+  /** Ends a row whose value fields were appended (`fitted`) or not: the converted fields; all or nothing. */
+  const finish = (fitted: boolean, before: number, converted?: Converted): boolean => {
+    if (!fitted) {
       truncateColumn(columns, before);
       return false;
     }
@@ -175,7 +176,14 @@ export function compileFittingColumns(
   };
   return {
     columns,
-    append: (value, converted) => isFieldObject(value) && appendRow(fields, value, converted),
-    appendJson: (json, converted) => appendRow(jsonFields, json, converted),
+    append: (value, converted) => {
+      if (!isFieldObject(value)) return false;
+      const before = begin();
+      return before >= 0 && finish(fields(valueColumns, value), before, converted);
+    },
+    appendJson: (json, start, end, converted) => {
+      const before = begin();
+      return before >= 0 && finish(jsonFields(valueColumns, json, start, end), before, converted);
+    },
   };
 }

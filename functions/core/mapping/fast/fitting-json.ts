@@ -147,17 +147,21 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
 }
 
 /**
- * Compiles the scan of a JSON object's UTF-8 bytes into a struct column (whose children are the
+ * Compiles the scan of a JSON object's UTF-8 bytes (json[start, end)) into a struct column (whose children are the
  * struct's fields, in order). The returned function appends one row, or answers false; on false the
  * columns may be partly written (the caller truncates them, as for fitting-columns.ts). A leading
  * byte-order mark is skipped, as the UTF-8 decoding of parse-json.ts drops it.
  */
-export function compileJsonFields(type: StructType): (column: StructColumn, json: Uint8Array) => boolean {
+export function compileJsonFields(
+  type: StructType,
+): (column: StructColumn, json: Uint8Array, start: number, end: number) => boolean {
   const fields = compileFields(type);
-  return (column, json) => {
+  return (column, json, start, end) => {
     cursor.buf = json;
-    cursor.end = json.length;
-    cursor.pos = json[0] === 0xef && json[1] === 0xbb && json[2] === 0xbf ? 3 : 0;
+    cursor.end = end;
+    cursor.pos = start;
+    if (end - start >= 3 && json[start] === 0xef && json[start + 1] === 0xbb && json[start + 2] === 0xbf)
+      cursor.pos += 3;
     try {
       if (skipSpace() !== OPEN_BRACE || !fields(column)) return false;
       skipSpace();

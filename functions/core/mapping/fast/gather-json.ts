@@ -11,6 +11,7 @@
 import { appendValue } from '../../data/gathered-rows.js';
 import { currentSchema } from '../../spec/metadata.js';
 import type { RawRecord } from '../../records/esm-event.js';
+import { BatchRecord } from '../../records/record-columns.js';
 import { reconcileSchema } from '../evolution/reconcile-schema.js';
 import { decodeJsonRecords } from '../decoded-record.js';
 import { type MapBatchOptions, type MappedBatch, mapBatch } from '../map-batch.js';
@@ -31,17 +32,31 @@ export function gatherJsonBatch(
     records.length,
   );
   if (!gatherer) return undefined;
+  // Which records fit (1), marked rather than pushed: most batches fit whole.
+  const fits = new Uint8Array(records.length);
+  let misfits = 0;
+  for (let k = 0; k < records.length; k++) {
+    const record = records[k];
+    let fit: boolean;
+    if (record instanceof BatchRecord) {
+      // The value's bytes where the batch holds them: no view per record.
+      const c = record.columns;
+      const start = c.valueStart[record.index];
+      fit = start >= 0 && gatherer.appendJson(c.bytes, record, start, c.valueEnd[record.index]);
+    } else {
+      const json = record.decodeError === undefined ? record.value : null;
+      fit = json !== null && gatherer.appendJson(json, record);
+    }
+    if (fit) fits[k] = 1;
+    else misfits++;
+  }
+  if (misfits === 0) {
+    const reconciliation = reconcileSchema(options.metadata, [], { policy: options.policy });
+    return { rows: [], gathered: gatherer.rows, used: records.slice(), deadLetters: [], reconciliation };
+  }
   const fitting: RawRecord[] = [];
   const rest: RawRecord[] = [];
-  for (const record of records) {
-    const json = record.decodeError === undefined ? record.value : null;
-    if (json !== null && gatherer.appendJson(json, record)) fitting.push(record);
-    else rest.push(record);
-  }
-  if (rest.length === 0) {
-    const reconciliation = reconcileSchema(options.metadata, [], { policy: options.policy });
-    return { rows: [], gathered: gatherer.rows, used: fitting, deadLetters: [], reconciliation };
-  }
+  for (let k = 0; k < records.length; k++) (fits[k] === 1 ? fitting : rest).push(records[k]);
   const decoded = decodeJsonRecords(rest);
   const mapped = mapBatch(decoded.decoded, { ...options, columnar: false });
   if (mapped.reconciliation.changed) return undefined;

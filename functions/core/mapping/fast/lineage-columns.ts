@@ -13,6 +13,7 @@ import {
   type StructColumn,
 } from '../../data/gathered-rows.js';
 import type { RawRecord } from '../../records/esm-event.js';
+import { BatchRecord } from '../../records/record-columns.js';
 import { kafkaLineageRow } from '../../records/kafka-lineage.js';
 import type { IcebergType } from '../../spec/types.js';
 
@@ -52,8 +53,68 @@ function pushMicros(leaf: LeafColumn, ms: number, record: RawRecord): void {
   else appendValue(leaf, kafkaLineageRow(record).timestamp);
 }
 
+/**
+ * The UTF-8 bytes of the last string pushed through it: a batch's lineage repeats a few topics,
+ * timestamp types and header keys, which are encoded once instead of once a record.
+ */
+class RepeatedText {
+  private text: string | undefined;
+  private bytes: Uint8Array | undefined;
+
+  push(leaf: LeafColumn, s: string): void {
+    if (s !== this.text) {
+      this.text = s;
+      // Not well-formed: pushValue keeps it as rows keep it.
+      this.bytes = s.isWellFormed() ? Buffer.from(s, 'utf8') : undefined;
+    }
+    const bytes = this.bytes;
+    if (bytes === undefined) leaf.pushValue(s);
+    else leaf.pushBytes(bytes, 0, bytes.length);
+  }
+}
+
+const TOPIC = new RepeatedText();
+const TIMESTAMP_TYPE = new RepeatedText();
+const HEADER_KEY = new RepeatedText();
+
+/** A BatchRecord's lineage read from its batch's columns: no view, header array or BigInt. */
+function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
+  const c = struct.children;
+  const cols = record.columns;
+  const i = record.index;
+  struct.valid.push(true);
+  TOPIC.push(c[0] as LeafColumn, cols.topics[cols.topic[i]]);
+  (c[1] as LeafColumn).pushNumber(cols.partition[i]);
+  (c[2] as LeafColumn).pushNumber(cols.offset[i]);
+  pushMicros(c[3] as LeafColumn, cols.timestamp[i], record);
+  TIMESTAMP_TYPE.push(c[4] as LeafColumn, cols.timestampTypes[cols.timestampType[i]]);
+  const key = c[5] as LeafColumn;
+  const keyStart = cols.keyStart[i];
+  if (keyStart < 0) key.pushAbsent(false);
+  else key.pushBytes(cols.bytes, keyStart, cols.keyEnd[i]);
+  const list = c[6] as ListColumn;
+  const element = list.element as StructColumn;
+  const keys = element.children[0] as LeafColumn;
+  const values = element.children[1] as LeafColumn;
+  const from = cols.headersFrom(i);
+  const to = cols.headerEnd[i];
+  for (let h = from; h < to; h++) {
+    element.valid.push(true);
+    HEADER_KEY.push(keys, cols.headerKeys[h]);
+    const start = cols.headerStart[h];
+    if (start < 0) values.pushAbsent(false);
+    else values.pushBytes(cols.bytes, start, cols.headerStop[h]);
+  }
+  list.valid.push(true);
+  list.offsets.push(list.offsets[list.offsets.length - 1] + to - from);
+}
+
 function appendColumns(column: GatheredColumn, record: RawRecord): void {
   const struct = column as StructColumn;
+  if (record instanceof BatchRecord) {
+    appendFromBatch(struct, record);
+    return;
+  }
   const c = struct.children;
   struct.valid.push(true);
   // pushValue: a string that is not well-formed is kept as rows keep it (build-binary-data.ts writes it).

@@ -1,0 +1,153 @@
+/**
+ * The common case of esm-event.ts' record decoding, straight into a batch's columns
+ * (record-columns.ts): a record whose fields are all as the ESM sends them (a safe-integer offset,
+ * canonical base64, headers of byte arrays, no schema registry metadata). Anything else answers false
+ * with the columns as they were, and the record is decoded by decodeRecord, which explains what is
+ * wrong; for a record this takes, both give the same fields (test/unit/ingest/esm-columns.test.ts).
+ */
+import { RecordColumns } from './record-columns.js';
+
+/** Kafka partitions are int32s ≥ 0 (the lineage and DLQ `partition` columns are Iceberg ints). */
+export function isPartition(p: unknown): p is number {
+  return Number.isInteger(p) && (p as number) >= 0 && (p as number) <= 0x7fffffff;
+}
+
+/** The strict path refuses a text mixing `+/` with `-_`; so must the fast one. */
+export function mixesAlphabets(text: string): boolean {
+  const standard = text.indexOf('+') >= 0 || text.indexOf('/') >= 0;
+  return standard && (text.indexOf('-') >= 0 || text.indexOf('_') >= 0);
+}
+
+/** The decoded length of canonical base64 text (a multiple of 4 characters), else -1. */
+export function canonicalBase64Length(text: string): number {
+  const len = text.length;
+  if (len % 4 !== 0) return -1;
+  const pad = len === 0 ? 0 : text.charCodeAt(len - 1) !== 61 ? 0 : text.charCodeAt(len - 2) === 61 ? 2 : 1;
+  return (len / 4) * 3 - pad;
+}
+
+/** A group's key `topic-partition`: the topic and partition of its records that lack their own. */
+export interface GroupFallback {
+  topic: string;
+  partition: number;
+}
+
+/** Canonical base64 decoded at cols.used (not yet taken); its length, or -1 for anything else. */
+function writeBase64(cols: RecordColumns, text: unknown): number {
+  if (typeof text !== 'string') return -1;
+  const expected = canonicalBase64Length(text);
+  if (expected < 0) return -1;
+  const bytes = cols.reserve(expected);
+  if (bytes.write(text, cols.used, expected, 'base64') !== expected || mixesAlphabets(text)) return -1;
+  return expected;
+}
+
+/** A key or value (base64 text, or absent) taken into starts[i], ends[i]; false for anything else. */
+function takeBase64(
+  cols: RecordColumns,
+  text: unknown,
+  starts: Int32Array,
+  ends: Int32Array,
+  i: number,
+): boolean {
+  if (text === undefined || text === null) {
+    starts[i] = -1;
+    return true;
+  }
+  const n = writeBase64(cols, text);
+  if (n < 0) return false;
+  starts[i] = cols.used;
+  cols.used += n;
+  ends[i] = cols.used;
+  return true;
+}
+
+/** A header's byte array written at cols.used; its length, or -1 when an element is not a byte. */
+function writeHeaderBytes(cols: RecordColumns, value: unknown[]): number {
+  const n = value.length;
+  const out = cols.reserve(n);
+  const at = cols.used;
+  for (let i = 0; i < n; i++) {
+    const b = value[i];
+    // Java-based producers may deliver signed bytes; & 0xff maps them to unsigned.
+    if (typeof b === 'number' && Number.isInteger(b) && b >= -128 && b <= 255) out[at + i] = b & 0xff;
+    // A hole of a sparse array is 0, as decodeHeaders has it.
+    else if (b === undefined && !(i in value)) out[at + i] = 0;
+    else return -1;
+  }
+  return n;
+}
+
+/** Headers appended to cols (their bytes taken); false for anything but an array of byte-array objects. */
+function writeHeaders(cols: RecordColumns, raw: unknown): boolean {
+  if (raw === undefined || raw === null) return true;
+  if (!Array.isArray(raw)) return false;
+  for (let k = 0; k < raw.length; k++) {
+    const h: unknown = raw[k];
+    if (h === null || typeof h !== 'object' || Array.isArray(h)) return false;
+    for (const key in h) {
+      if (!Object.hasOwn(h, key)) continue;
+      const value = (h as Record<string, unknown>)[key];
+      if (value === null) {
+        cols.pushHeader(key, -1, -1);
+        continue;
+      }
+      const n = Array.isArray(value) ? writeHeaderBytes(cols, value) : -1;
+      if (n < 0) return false;
+      cols.pushHeader(key, cols.used, cols.used + n);
+      cols.used += n;
+    }
+  }
+  return true;
+}
+
+/** Gives back what a record that was not taken wrote. */
+function undo(cols: RecordColumns, used: number, headers: number): false {
+  cols.used = used;
+  cols.headerCount = headers;
+  return false;
+}
+
+/**
+ * Decodes one record of the event into the next slot of `cols`; false (the columns as they were)
+ * when it is not of the common shape (see the file comment).
+ */
+export function decodeIntoColumns(raw: unknown, group: GroupFallback, cols: RecordColumns): boolean {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return false;
+  const r = raw as Record<string, unknown>;
+  const offset = r.offset;
+  if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) return false;
+  const p = r.partition;
+  let partition: number;
+  if (p === undefined || p === null) partition = group.partition;
+  else if (isPartition(p) && !Object.is(p, -0)) partition = p;
+  else return false;
+  if (!isPartition(partition) || Object.is(partition, -0)) return false;
+  const ts = r.timestamp;
+  let timestamp = 0;
+  if (ts !== undefined && ts !== null) {
+    if (!Number.isSafeInteger(ts)) return false;
+    timestamp = ts as number;
+  }
+  if (r.keySchemaMetadata !== undefined || r.valueSchemaMetadata !== undefined) return false;
+  const i = cols.count;
+  const usedBefore = cols.used;
+  const headersBefore = cols.headerCount;
+  if (
+    !takeBase64(cols, r.key, cols.keyStart, cols.keyEnd, i) ||
+    !takeBase64(cols, r.value, cols.valueStart, cols.valueEnd, i)
+  )
+    return undo(cols, usedBefore, headersBefore);
+  if (!writeHeaders(cols, r.headers)) return undo(cols, usedBefore, headersBefore);
+  cols.headerEnd[i] = cols.headerCount;
+  cols.topic[i] = RecordColumns.indexIn(cols.topics, typeof r.topic === 'string' ? r.topic : group.topic);
+  cols.timestampType[i] = RecordColumns.indexIn(
+    cols.timestampTypes,
+    typeof r.timestampType === 'string' ? r.timestampType : 'NO_TIMESTAMP_TYPE',
+  );
+  cols.partition[i] = partition;
+  cols.offset[i] = offset + 0; // -0 as 0, as BigInt(-0) is
+  cols.timestamp[i] = timestamp;
+  cols.count = i + 1;
+  return true;
+}
