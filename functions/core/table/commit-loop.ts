@@ -22,7 +22,7 @@ import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import type { TableChange } from '../catalog/requirements-updates.js';
 import { checkCommitResponse } from '../catalog/verify-commit-response.js';
-import { CommitFailedError, CommitStateUnknownError, describeError } from '../errors.js';
+import { CommitFailedError, CommitStateUnknownError, describeError, NotFoundError } from '../errors.js';
 import { TableArea } from '../io/confined-delete.js';
 import type { CommitLock, LockLease } from '../lock/commit-lock.js';
 import { noLock } from '../lock/commit-lock.js';
@@ -156,6 +156,13 @@ export async function commitWithRetry(
     if (open && headOf(table) !== open.head) open = undefined;
     return table;
   };
+  /** The table when it is no longer at `from` (another commit landed), else undefined. */
+  const movedOn = async (from: LoadedTable): Promise<LoadedTable | undefined> => {
+    const table = await reload();
+    return table.metadataLocation !== from.metadataLocation || headOf(table) !== headOf(from)
+      ? table
+      : undefined;
+  };
   try {
     lease = await lock.acquire(what);
     let base = await firstBase(catalog, id, options.base, lease.lastCommit);
@@ -168,23 +175,39 @@ export async function commitWithRetry(
         return outcome(ours.has(existing) ? 'committed' : 'already-committed', base, existing, attempt - 1);
       }
       emit({ type: 'attempt', attempt });
-      const prepared = await action.prepare(base, attempt);
-      const snapshotId = prepared.snapshot?.['snapshot-id'];
-      if (snapshotId !== undefined) ours.add(snapshotId);
-      const t0 = Date.now();
       let failure: unknown;
-      try {
-        const table = await catalog.commitTable(id, prepared.requirements, prepared.updates, base);
-        const wrong = checkCommitResponse(base.metadata, prepared, table.metadata);
-        if (wrong !== undefined) {
-          throw new CommitStateUnknownError(`${what}: the catalog answered success, but ${wrong}`);
-        }
-        emit({ type: 'committed', attempt, snapshotId, ms: Date.now() - t0 });
-        return outcome('committed', table, snapshotId, attempt);
-      } catch (error) {
+      const prepared = await action.prepare(base, attempt).catch(async (error: unknown) => {
+        // A file of the base gone while the change was prepared on it (the parent's manifest list,
+        // removed by an expiry once newer snapshots landed): the table moved on. That is a conflict, as
+        // a refused swap is — prepare again on the new base. A file gone from a table that did not move
+        // is the caller's problem, and its error.
+        const moved = error instanceof NotFoundError ? await movedOn(base) : undefined;
+        if (moved === undefined) throw error;
+        conflicts++;
+        emit({ type: 'conflict', attempt, error: describeError(error) });
         failure = error;
+        base = moved;
+        return undefined;
+      });
+      if (prepared !== undefined) {
+        const snapshotId = prepared.snapshot?.['snapshot-id'];
+        if (snapshotId !== undefined) ours.add(snapshotId);
+        const t0 = Date.now();
+        try {
+          const table = await catalog.commitTable(id, prepared.requirements, prepared.updates, base);
+          const wrong = checkCommitResponse(base.metadata, prepared, table.metadata);
+          if (wrong !== undefined) {
+            throw new CommitStateUnknownError(`${what}: the catalog answered success, but ${wrong}`);
+          }
+          emit({ type: 'committed', attempt, snapshotId, ms: Date.now() - t0 });
+          return outcome('committed', table, snapshotId, attempt);
+        } catch (error) {
+          failure = error;
+        }
       }
-      if (failure instanceof CommitFailedError) {
+      if (prepared === undefined) {
+        // moved on while preparing (above): base is the new table already
+      } else if (failure instanceof CommitFailedError) {
         conflicts++;
         emit({ type: 'conflict', attempt, error: describeError(failure) });
         await deleteQuietly(base, prepared.attemptFiles);

@@ -1,7 +1,8 @@
+import { rm } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
-import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
-import { CommitFailedError } from '../../../functions/core/errors.js';
+import { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
+import { CommitFailedError, NotFoundError } from '../../../functions/core/errors.js';
 import { readManifestEntries } from '../../../functions/core/manifest/manifest-reader.js';
 import { readManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
@@ -19,6 +20,8 @@ import {
 } from '../../support/tables.js';
 
 const noSleep = async () => {};
+const localPath = (location: string) =>
+  location.startsWith('file://') ? new URL(location).pathname : location;
 
 function appendAction(files: DataFile[], batchId?: string): CommitAction & { prepared: number } {
   const action = {
@@ -50,11 +53,12 @@ async function liveFiles(table: LoadedTable): Promise<string[]> {
 
 describe('commit loop', () => {
   let catalog: EmbeddedCatalog;
+  let dir: string;
   let cleanup: () => Promise<void>;
   let table: LoadedTable;
 
   beforeEach(async () => {
-    ({ catalog, cleanup } = await tempWarehouse());
+    ({ catalog, dir, cleanup } = await tempWarehouse());
     table = await catalog.createTable(ORDERS_ID, { schema: SIMPLE_SCHEMA });
   });
   afterEach(() => cleanup());
@@ -76,6 +80,57 @@ describe('commit loop', () => {
       [BATCH_ID_KEY]: 'b1',
     });
     expect(await liveFiles(result.table)).toEqual([fakeDataFile(table, 'a').file_path]);
+  });
+
+  it('prepares again on the new table when the base lost its manifest list meanwhile (an expiry)', async () => {
+    // Prepare: a first snapshot; then, while our change is being prepared on it, another writer commits
+    // and the first snapshot's manifest list is removed (as expire-snapshots does once newer ones landed)
+    await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, 'first', 2)], 'first'));
+    const base = await catalog.loadTable(ORDERS_ID);
+    const firstList = currentSnapshot(base.metadata)!['manifest-list'];
+    const ours = appendAction([fakeDataFile(table, 'ours', 5)], 'mine');
+    let interfered = false;
+    const action: CommitAction = {
+      batchId: 'mine',
+      prepare: async (b, attempt) => {
+        if (!interfered) {
+          interfered = true;
+          await commitWithRetry(
+            catalog,
+            ORDERS_ID,
+            appendAction([fakeDataFile(table, 'theirs', 3)], 'other'),
+          );
+          await rm(localPath(firstList), { force: true });
+        }
+        return ours.prepare(b, attempt);
+      },
+    };
+
+    // Act
+    const result = await commitWithRetry(catalog, ORDERS_ID, action, { sleep: noSleep, base });
+
+    // Assess: one conflict, then committed on the table the other writer left
+    expect(result.status).toBe('committed');
+    expect(result.conflicts).toBe(1);
+    expect(await liveFiles(result.table)).toEqual(
+      ['first', 'ours', 'theirs'].map((n) => fakeDataFile(table, n).file_path).sort(),
+    );
+  });
+
+  it('still fails when a file of a table that did not move is missing', async () => {
+    // Prepare
+    await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, 'first', 2)], 'first'));
+    const base = await catalog.loadTable(ORDERS_ID);
+    await rm(localPath(currentSnapshot(base.metadata)!['manifest-list']), { force: true });
+    // another process: it has not just written that list itself (manifest-list.ts would not read it)
+    const fresh = new EmbeddedCatalog({ warehouse: dir });
+
+    // Act / Assess
+    await expect(
+      commitWithRetry(fresh, ORDERS_ID, appendAction([fakeDataFile(table, 'ours', 5)], 'mine'), {
+        sleep: noSleep,
+      }),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('rebases onto a concurrent commit without rewriting data files', async () => {
