@@ -8,7 +8,20 @@ import { loadedParquetWasm } from '../../functions/core/data/parquet-wasm.js';
 import { ingestHandler } from '../../functions/handlers/ingest.js';
 
 const MB = 1024 * 1024;
-const peakRssMb = () => (process.resourceUsage().maxRSS * 1024) / MB;
+/**
+ * The high-water mark of this process's own memory: /proc/self/status VmHWM on Linux. Not getrusage's
+ * maxRSS: Linux carries the forked copy's high-water mark across exec into it, so a child spawned by a
+ * bench process that had grown to 180 MiB reported 180 MiB however little it used itself.
+ */
+function peakRssMb(): number {
+  try {
+    const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (hwm) return (Number(hwm[1]) * 1024) / MB;
+  } catch {
+    // not Linux: getrusage below
+  }
+  return (process.resourceUsage().maxRSS * 1024) / MB;
+}
 
 const baselineRssMb = process.memoryUsage().rss / MB;
 const baselinePeakMb = peakRssMb();
