@@ -2,7 +2,8 @@
  * Section 5: memory of the 6 MB batch, measured in a child process so the figure is the batch's, not the
  * bench harness's: the handler bundled as the Lambda is (`bundleFloeFunction` of infra/bundle-function.ts:
  * split ESM, minified, the same banner and WebAssembly next to it), then run under plain node on one
- * cold and several warm invocations. Peak RSS is the process's high-water mark (getrusage maxrss).
+ * cold and several warm invocations. Peak RSS is the child's own high-water mark (VmHWM; memory-child.ts
+ * says why not getrusage's maxrss).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
