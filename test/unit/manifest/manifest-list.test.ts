@@ -158,23 +158,31 @@ describe('writeManifestList / readManifestList', () => {
 });
 
 describe('readManifestList of the list just written', () => {
-  it('decodes the bytes this FileIO just wrote instead of reading them back; another FileIO reads storage', async () => {
-    // Prepare
-    const location = path.join(warehouse.dir, 'snap-last.avro');
-    await writeManifestList({
+  const writeList = (location: string, manifests: ManifestFile[]) =>
+    writeManifestList({
       io: warehouse.io,
       location,
       snapshotId: SNAPSHOT,
       parentSnapshotId: PARENT,
       sequenceNumber: 4n,
-      manifests: [manifestFile(1), manifestFile(2)],
+      manifests,
     });
+  /** The locations warehouse.io reads from now on. */
+  function countReads(): string[] {
     const reads: string[] = [];
     const read = warehouse.io.read.bind(warehouse.io);
     warehouse.io.read = async (at: string) => {
       reads.push(at);
       return read(at);
     };
+    return reads;
+  }
+
+  it('decodes the bytes this FileIO just wrote instead of reading them back; another FileIO reads storage', async () => {
+    // Prepare
+    const location = path.join(warehouse.dir, 'snap-last.avro');
+    await writeList(location, [manifestFile(1), manifestFile(2)]);
+    const reads = countReads();
 
     // Act
     const fromMemory = await readManifestList(warehouse.io, location);
@@ -192,23 +200,9 @@ describe('readManifestList of the list just written', () => {
   it('reads any other location from storage', async () => {
     // Prepare: two lists written; the first is no longer the last
     const first = path.join(warehouse.dir, 'snap-a.avro');
-    const second = path.join(warehouse.dir, 'snap-b.avro');
-    for (const location of [first, second]) {
-      await writeManifestList({
-        io: warehouse.io,
-        location,
-        snapshotId: SNAPSHOT,
-        parentSnapshotId: PARENT,
-        sequenceNumber: 4n,
-        manifests: [manifestFile(location === first ? 1 : 2)],
-      });
-    }
-    const reads: string[] = [];
-    const read = warehouse.io.read.bind(warehouse.io);
-    warehouse.io.read = async (at: string) => {
-      reads.push(at);
-      return read(at);
-    };
+    await writeList(first, [manifestFile(1)]);
+    await writeList(path.join(warehouse.dir, 'snap-b.avro'), [manifestFile(2)]);
+    const reads = countReads();
 
     // Act
     const listed = await readManifestList(warehouse.io, first);
