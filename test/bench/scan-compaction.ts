@@ -20,12 +20,11 @@
  * DuckDB's COPY allocates next to nothing on the JS heap).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
+import { fromFileUri } from '../../functions/core/io/location.js';
 import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
 import { parseRoutes } from '../../functions/core/routing/routes.js';
 import { commitTask, compactTask, planTask } from '../../functions/core/maintenance/maintenance-tasks.js';
@@ -95,14 +94,8 @@ export interface CompactionFigures {
 
 const FIRST_ORDER_ID = 70_000_000;
 
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => void;
-
 /** A timed run after a young-generation GC only (see the module header). */
-function timedWarm<T>(fn: () => Promise<T>) {
-  gc({ type: 'minor' });
-  return timed(fn, { fullGcFirst: false });
-}
+const timedWarm = <T>(fn: () => Promise<T>) => timed(fn, { youngGcFirst: true });
 const sql = (text: string) => `'${text.replace(/'/g, "''")}'`;
 
 export async function runScanAndCompaction(
@@ -138,7 +131,7 @@ export async function runScanAndCompaction(
 
     const small = await catalog.loadTable(ident);
     const smallFiles = (await planScan(small)).tasks.map((t) => t.file);
-    const smallPaths = smallFiles.map((f) => localPath(f.file_path));
+    const smallPaths = smallFiles.map((f) => fromFileUri(f.file_path));
     const bytesIn = smallFiles.reduce((s, f) => s + Number(f.file_size_in_bytes), 0);
     const filterSmall = await pair(
       settings.repeats,
@@ -213,7 +206,7 @@ export async function runScanAndCompaction(
     );
 
     const compacted = await catalog.loadTable(ident);
-    const compactedFiles = (await planScan(compacted)).tasks.map((t) => localPath(t.file.file_path));
+    const compactedFiles = (await planScan(compacted)).tasks.map((t) => fromFileUri(t.file.file_path));
     if (compactedFiles.length >= smallFiles.length) throw new Error('compaction left the small files');
     const filterCompacted = await pair(
       settings.repeats,
@@ -260,10 +253,6 @@ async function cpuOf<T>(fn: () => Promise<T>): Promise<{ result: T; cpuMs: numbe
   const result = await fn();
   const cpu = process.cpuUsage(cpu0);
   return { result, cpuMs: (cpu.user + cpu.system) / 1000 };
-}
-
-function localPath(location: string): string {
-  return location.startsWith('file://') ? new URL(location).pathname : location;
 }
 
 /** Plan + read of the live rows matching `filter` (every column), as a query engine would return them. */
