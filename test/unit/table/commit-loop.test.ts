@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { CommitFailedError, NotFoundError } from '../../../functions/core/errors.js';
+import { fromFileUri } from '../../../functions/core/io/location.js';
 import { readManifestEntries } from '../../../functions/core/manifest/manifest-reader.js';
 import { readManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
@@ -20,8 +21,6 @@ import {
 } from '../../support/tables.js';
 
 const noSleep = async () => {};
-const localPath = (location: string) =>
-  location.startsWith('file://') ? new URL(location).pathname : location;
 
 function appendAction(files: DataFile[], batchId?: string): CommitAction & { prepared: number } {
   const action = {
@@ -100,7 +99,7 @@ describe('commit loop', () => {
             ORDERS_ID,
             appendAction([fakeDataFile(table, 'theirs', 3)], 'other'),
           );
-          await rm(localPath(firstList), { force: true });
+          await rm(fromFileUri(firstList), { force: true });
         }
         return ours.prepare(b, attempt);
       },
@@ -121,7 +120,7 @@ describe('commit loop', () => {
     // Prepare
     await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(table, 'first', 2)], 'first'));
     const base = await catalog.loadTable(ORDERS_ID);
-    await rm(localPath(currentSnapshot(base.metadata)!['manifest-list']), { force: true });
+    await rm(fromFileUri(currentSnapshot(base.metadata)!['manifest-list']), { force: true });
     // another process: it has not just written that list itself (manifest-list.ts would not read it)
     const fresh = new EmbeddedCatalog({ warehouse: dir });
 
