@@ -176,7 +176,10 @@ export async function commitWithRetry(
       }
       emit({ type: 'attempt', attempt });
       let failure: unknown;
-      const prepared = await action.prepare(base, attempt).catch(async (error: unknown) => {
+      let prepared: PreparedChange | undefined;
+      try {
+        prepared = await action.prepare(base, attempt);
+      } catch (error) {
         // A file of the base gone while the change was prepared on it (the parent's manifest list,
         // removed by an expiry once newer snapshots landed): the table moved on. That is a conflict, as
         // a refused swap is — prepare again on the new base. A file gone from a table that did not move
@@ -187,8 +190,7 @@ export async function commitWithRetry(
         emit({ type: 'conflict', attempt, error: describeError(error) });
         failure = error;
         base = moved;
-        return undefined;
-      });
+      }
       if (prepared !== undefined) {
         const snapshotId = prepared.snapshot?.['snapshot-id'];
         if (snapshotId !== undefined) ours.add(snapshotId);
@@ -204,31 +206,29 @@ export async function commitWithRetry(
         } catch (error) {
           failure = error;
         }
-      }
-      if (prepared === undefined) {
-        // moved on while preparing (above): base is the new table already
-      } else if (failure instanceof CommitFailedError) {
-        conflicts++;
-        emit({ type: 'conflict', attempt, error: describeError(failure) });
-        await deleteQuietly(base, prepared.attemptFiles);
-        base = await reload();
-      } else {
-        // Unknown outcome, or an error the catalog does not classify (a 2xx answer it could not read):
-        // it may have landed. Look before anything else, and never delete its files.
-        unknownOutcomes++;
-        open = { head: headOf(base) };
-        const refreshed = await reload();
-        const landed = findLanded(refreshed, action, ours);
-        emit({ type: 'unknown', attempt, error: describeError(failure), landed: landed !== undefined });
-        if (landed !== undefined) {
-          return outcome(ours.has(landed) ? 'committed' : 'already-committed', refreshed, landed, attempt);
+        if (failure instanceof CommitFailedError) {
+          conflicts++;
+          emit({ type: 'conflict', attempt, error: describeError(failure) });
+          await deleteQuietly(base, prepared.attemptFiles);
+          base = await reload();
+        } else {
+          // Unknown outcome, or an error the catalog does not classify (a 2xx answer it could not read):
+          // it may have landed. Look before anything else, and never delete its files.
+          unknownOutcomes++;
+          open = { head: headOf(base) };
+          const refreshed = await reload();
+          const landed = findLanded(refreshed, action, ours);
+          emit({ type: 'unknown', attempt, error: describeError(failure), landed: landed !== undefined });
+          if (landed !== undefined) {
+            return outcome(ours.has(landed) ? 'committed' : 'already-committed', refreshed, landed, attempt);
+          }
+          if (!(failure instanceof CommitStateUnknownError)) {
+            // Not in the table: the catalog refused it in its own words; pass those on (files are kept).
+            open = undefined;
+            throw failure;
+          }
+          base = refreshed;
         }
-        if (!(failure instanceof CommitStateUnknownError)) {
-          // Not in the table: the catalog refused it in its own words; pass those on (files are kept).
-          open = undefined;
-          throw failure;
-        }
-        base = refreshed;
       }
       const outOfTime =
         Date.now() - started > policy.totalTimeoutMs ||
