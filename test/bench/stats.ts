@@ -10,16 +10,28 @@ const gc = runInNewContext('gc') as (options?: { type: 'minor' | 'major' }) => v
 /**
  * Collects garbage before a timed run, so a run does not pay for the garbage of the one before it
  * (which belongs to the other engine, or to the other variant, in alternating measurements).
+ *
+ * A regular full GC (`gc({ type: 'major' })`), as a busy process's own: it keeps hidden classes (maps)
+ * no live object uses for two more GCs. Plain `gc()` is a memory-reducing GC instead
+ * (collectGarbageReducingMemory), and that one deoptimises floe's code.
  */
 export function collectGarbage(): void {
-  gc();
+  gc({ type: 'major' });
 }
 
 /**
- * A young-generation GC only. A forced full GC keeps none of the objects V8's optimized code holds
- * weakly, so the next run re-optimizes what it calls (scan-compaction.ts measured ~150 functions, ~0.4 s
- * of compiler CPU): runs that must be warm start after this instead.
+ * A memory-reducing full GC, the one plain `gc()` runs and V8's memory reducer runs on its own after
+ * ~8 s of idling. It frees every map no live object uses, and V8 deoptimises each function whose
+ * optimised code embeds one of them (`--trace-deopt`: "marking dependent code for deoptimization,
+ * reason: weak objects"; ~130 of floe's functions after an ingest batch). Until 2026-12-01 every forced
+ * GC of the bench was this one: the ingest section's DuckDB runs started after it, so each warm floe run
+ * was the second batch after a deoptimisation storm (~80 instead of ~62 ms of CPU).
  */
+export function collectGarbageReducingMemory(): void {
+  gc();
+}
+
+/** A young-generation GC only: the objects a run leaves behind, without a full mark of the heap. */
 export function collectYoungGarbage(): void {
   gc({ type: 'minor' });
 }
@@ -41,13 +53,15 @@ export interface Timed<T> {
 /**
  * Wall and process CPU time of one call, after a forced full GC (so earlier work's garbage is not
  * collected on its time) unless `fullGcFirst` is false (a warm process, as a Lambda's next invocation);
- * `youngGcFirst` collects the young generation only (collectYoungGarbage).
+ * `youngGcFirst` collects the young generation only (collectYoungGarbage), `memoryReducingGcFirst`
+ * runs a memory-reducing GC (collectGarbageReducingMemory) instead of the regular one.
  */
 export async function timed<T>(
   fn: () => Promise<T> | T,
-  options: { fullGcFirst?: boolean; youngGcFirst?: boolean } = {},
+  options: { fullGcFirst?: boolean; youngGcFirst?: boolean; memoryReducingGcFirst?: boolean } = {},
 ): Promise<Timed<T>> {
   if (options.youngGcFirst) collectYoungGarbage();
+  else if (options.memoryReducingGcFirst) collectGarbageReducingMemory();
   else if (options.fullGcFirst !== false) collectGarbage();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
