@@ -11,6 +11,7 @@ import type { PrimitiveType } from '../../spec/types.js';
 import { isoTimestampBytes, plainDecimalBytes } from './byte-values.js';
 import { compilePrimitive, NOT_FITTING } from './fitting-row.js';
 import {
+  BACKSLASH,
   cursor,
   at,
   INT_MAX,
@@ -39,14 +40,43 @@ function viaValue(type: PrimitiveType): JsonAppend {
 
 function compileString(): JsonAppend {
   const appendString: JsonAppend = (column) => {
-    if (at(cursor.pos) !== QUOTE || !stringToken()) return false;
     const leaf = column as LeafColumn;
+    if (plainAsciiString(leaf)) return true;
+    if (at(cursor.pos) !== QUOTE || !stringToken()) return false;
     if (cursor.escaped === undefined) leaf.pushBytes(cursor.buf, cursor.strStart, cursor.strEnd);
     else if (cursor.escaped.isWellFormed()) leaf.pushString(cursor.escaped);
     else return false; // a lone surrogate cannot be stored as UTF-8: the general path refuses it
     return true;
   };
   return appendString;
+}
+
+/**
+ * The common string, quoted printable ASCII with no escape, scanned and copied into the column's bytes
+ * in one pass; false (nothing appended, the cursor where it was) for anything else, which the token
+ * path then reads. Room is reserved for the rest of the text: the string cannot be longer.
+ */
+function plainAsciiString(leaf: LeafColumn): boolean {
+  const ends = leaf.ends;
+  const { buf, end } = cursor;
+  let i = cursor.pos;
+  if (ends === undefined || leaf.values !== undefined || leaf.binary || i >= end || buf[i] !== QUOTE)
+    return false;
+  const start = ends[leaf.length];
+  let bytes = leaf.bytes as Uint8Array;
+  if (start + (end - i) > bytes.length) bytes = leaf.reserveBytes(end - i);
+  let w = start;
+  for (i++; i < end; i++) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      cursor.pos = i + 1;
+      leaf.commitBytes(w);
+      return true;
+    }
+    if (c < 32 || c >= 0x80 || c === BACKSLASH) return false;
+    bytes[w++] = c;
+  }
+  return false;
 }
 
 function compileNumber(type: 'int' | 'long' | 'double' | 'float'): JsonAppend {
