@@ -89,6 +89,12 @@ function writeHeaderBytes(cols: RecordColumns, value: unknown[]): number {
   return n;
 }
 
+/**
+ * Object.hasOwn's test, in the form V8 folds away in a for-in over the same object (Object.hasOwn is a
+ * call a header).
+ */
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /** Headers appended to cols (their bytes taken); false for anything but an array of byte-array objects. */
 function writeHeaders(cols: RecordColumns, raw: unknown): boolean {
   if (raw === undefined || raw === null) return true;
@@ -97,7 +103,7 @@ function writeHeaders(cols: RecordColumns, raw: unknown): boolean {
     const h: unknown = raw[k];
     if (h === null || typeof h !== 'object' || Array.isArray(h)) return false;
     for (const key in h) {
-      if (!Object.hasOwn(h, key)) continue;
+      if (!hasOwn.call(h, key)) continue;
       const value = (h as Record<string, unknown>)[key];
       if (value === null) {
         cols.pushHeader(key, -1, -1);

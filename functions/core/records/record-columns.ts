@@ -39,8 +39,8 @@ export class RecordColumns {
   /** Headers held, their keys, and their values' byte ranges (start -1: null). */
   headerCount = 0;
   headerKeys: string[] = [];
-  headerStart = new Int32Array(64);
-  headerStop = new Int32Array(64);
+  headerStart: Int32Array;
+  headerStop: Int32Array;
 
   /** Room for `capacity` records and (to start with) `bytes` bytes. */
   constructor(capacity: number, bytes: number) {
@@ -55,6 +55,9 @@ export class RecordColumns {
     this.valueStart = new Int32Array(capacity);
     this.valueEnd = new Int32Array(capacity);
     this.headerEnd = new Int32Array(capacity);
+    // A header a record to start with (grown by doubling).
+    this.headerStart = new Int32Array(Math.max(capacity, 64));
+    this.headerStop = new Int32Array(Math.max(capacity, 64));
   }
 
   /** `bytes`, grown to hold `n` more bytes past `used` (ranges stay valid: they are not views). */
