@@ -73,20 +73,19 @@ function takeBase64(
   return true;
 }
 
-/** A header's byte array written at cols.used; its length, or -1 when an element is not a byte. */
-function writeHeaderBytes(cols: RecordColumns, value: unknown[]): number {
-  const n = value.length;
-  const out = cols.reserve(n);
-  const at = cols.used;
-  for (let i = 0; i < n; i++) {
+/**
+ * A header's byte array written at `at` of `out`; false when an element is not a byte. Java-based
+ * producers may deliver signed bytes (the store maps them to unsigned, as & 0xff would); a hole of a
+ * sparse array is 0, as decodeHeaders has it.
+ */
+function writeHeaderBytes(out: Uint8Array, at: number, value: unknown[]): boolean {
+  for (let i = 0; i < value.length; i++) {
     const b = value[i];
-    // Java-based producers may deliver signed bytes; & 0xff maps them to unsigned.
-    if (typeof b === 'number' && Number.isInteger(b) && b >= -128 && b <= 255) out[at + i] = b & 0xff;
-    // A hole of a sparse array is 0, as decodeHeaders has it.
+    if (typeof b === 'number' && Number.isInteger(b) && b >= -128 && b <= 255) out[at + i] = b;
     else if (b === undefined && !(i in value)) out[at + i] = 0;
-    else return -1;
+    else return false;
   }
-  return n;
+  return true;
 }
 
 /**
@@ -109,10 +108,12 @@ function writeHeaders(cols: RecordColumns, raw: unknown): boolean {
         cols.pushHeader(key, -1, -1);
         continue;
       }
-      const n = Array.isArray(value) ? writeHeaderBytes(cols, value) : -1;
-      if (n < 0) return false;
-      cols.pushHeader(key, cols.used, cols.used + n);
-      cols.used += n;
+      if (!Array.isArray(value)) return false;
+      const at = cols.used;
+      const end = at + value.length;
+      if (!writeHeaderBytes(cols.reserve(value.length), at, value)) return false;
+      cols.pushHeader(key, at, end);
+      cols.used = end;
     }
   }
   return true;
