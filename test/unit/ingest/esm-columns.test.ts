@@ -12,8 +12,24 @@ import { BatchRecord } from '../../../functions/core/records/record-columns.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
+/** A long text (decoded natively, not by short-base64.ts) with one character changed. */
+const longBadBase64 = fc
+  .tuple(
+    fc.uint8Array({ minLength: 40, maxLength: 90 }),
+    fc.nat(),
+    fc.constantFrom('-', '_', '+', '/', '=', '*', ' ', '\n', 'é'),
+    fc.boolean(),
+  )
+  .map(([bytes, at, c, url]) => {
+    const text = Buffer.from(bytes).toString(url ? 'base64url' : 'base64');
+    const i = at % text.length;
+    return text.slice(0, i) + c + text.slice(i + 1);
+  });
+
 const base64Arb = fc.oneof(
   { weight: 10, arbitrary: fc.uint8Array({ maxLength: 40 }).map(b64) },
+  fc.uint8Array({ minLength: 36, maxLength: 90 }).map(b64),
+  longBadBase64,
   fc.uint8Array({ maxLength: 12 }).map((b) => b64(b).replace(/=+$/, '')), // unpadded
   fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b).toString('base64url')),
   fc.constantFrom('a+b-', 'ab/_', '***', 'ab c', 'YQ==\n', '', 'Y', 'YW=', 'YQ'),
