@@ -13,6 +13,7 @@ import { type IngestTableOptions, ingestTable, type TableIngestReport } from './
 import { routesForTopic, type TableRoute } from '../routing/routes.js';
 import { ingestAggregateTable } from './ingest-aggregate.js';
 import { emitClosedWindows } from '../aggregate/emit-windows.js';
+import { keepShapesAlive } from './keep-shapes.js';
 
 export interface IngestEventOptions {
   catalog: Catalog;
@@ -112,5 +113,7 @@ export async function ingestDecodedEvent(
       return report;
     }),
   );
+  // Once per process, after its first batch (nothing is added to a cold start): see keep-shapes.ts.
+  keepShapesAlive();
   return { records: decoded.records.length, batchId, tables };
 }
