@@ -83,7 +83,7 @@ export function tryDictionaryChunk(
     else b = rowLimit(reps, a, b, pageRows);
     while (reps !== null && b < to && reps[b] !== 0) b++; // pages end where a row ends
     body.reset();
-    writeLevels(levels, a, b, body);
+    writeLevels(levels, a, b, scratch);
     let present = b - a;
     if (defs !== null) for (let k = a; k < b; k++) if (defs[k] !== maxDef) present--;
     body.byte(width);

@@ -68,20 +68,48 @@ export class ChunkOutput {
   }
 }
 
-/** Scratch buffers reused for every page of a file. */
+/** A page's repetition levels as writeLevels wrote them (length prefix included), with their extent. */
+interface RepetitionPage {
+  to: number;
+  max: number;
+  bytes: Uint8Array;
+}
+
+/** Scratch buffers and encoded levels reused for every page of a file. */
 export class PageScratch {
   readonly body = new ByteSink(1 << 16);
   readonly values = new ByteSink(1 << 16);
   readonly header = new ThriftWriter(64);
+  /**
+   * Repetition levels already encoded, by the array they came from and their first level: the leaves
+   * under one list share that array and are mostly cut into the same pages, whose levels are then
+   * encoded once for all of them (orders: lines' sku, qty and unit_price; _kafka's header keys and values).
+   */
+  readonly repetitions = new Map<Uint8Array, Map<number, RepetitionPage>>();
 }
 
 /**
  * Levels [from, to) of `levels` into `scratch.body`: repetition then definition levels, each RLE-hybrid
  * with a 4-byte length prefix, omitted when its maximum is 0.
  */
-export function writeLevels(levels: LeafLevels, from: number, to: number, body: ByteSink): void {
+export function writeLevels(levels: LeafLevels, from: number, to: number, scratch: PageScratch): void {
   const { maxRep, maxDef } = levels.leaf;
-  if (maxRep > 0) writeLevelRun(levels.reps, maxRep, from, to, body);
+  const body = scratch.body;
+  const reps = levels.reps;
+  if (maxRep > 0 && reps !== null) {
+    let pages = scratch.repetitions.get(reps);
+    const done = pages?.get(from);
+    if (done !== undefined && done.to === to && done.max === maxRep) body.bytes(done.bytes);
+    else {
+      const at = body.pos;
+      writeLevelRun(reps, maxRep, from, to, body);
+      if (pages === undefined) {
+        pages = new Map();
+        scratch.repetitions.set(reps, pages);
+      }
+      pages.set(from, { to, max: maxRep, bytes: body.buf.slice(at, body.pos) });
+    }
+  } else if (maxRep > 0) writeLevelRun(reps, maxRep, from, to, body);
   if (maxDef > 0) writeLevelRun(levels.defs, maxDef, from, to, body);
 }
 

@@ -258,7 +258,7 @@ function writeChunk(
     const b = pages[p + 1];
     const body = scratch.body;
     body.reset();
-    writeLevels(levels, a, b, body);
+    writeLevels(levels, a, b, scratch);
     encodePlain(levels, a, b, body);
     emitDataPage(codec, scratch, a, b, Encoding.PLAIN, out);
   }
