@@ -148,8 +148,9 @@ function rangeBounds(col: ColumnTarget, leaf: LeafColumn): [number, number] {
   let minAt = -1;
   let maxAt = -1;
   if (!col.bounded) return [minAt, maxAt];
-  // First bytes of the bounds so far (-1: empty): a value whose first byte lies strictly between
-  // them is neither a new min nor a new max, with no full comparison (most values of a column).
+  // First bytes of the bounds so far (-1: empty): a value whose first byte is below the min's is the
+  // new min, above the max's the new max, strictly between them neither, with no full comparison
+  // (most values of a column); one equal to the min is no new max either.
   let minFirst = 256;
   let maxFirst = -2;
   for (let i = 0; i < n; i++) {
@@ -157,15 +158,26 @@ function rangeBounds(col: ColumnTarget, leaf: LeafColumn): [number, number] {
     const a = ends[i];
     const e = ends[i + 1];
     const first = a < e ? bytes[a] : -1;
-    // A first byte above the min's cannot make a new min, one below the max's no new max.
-    if (first <= minFirst && (minAt < 0 || compareRanges(bytes, a, e, ends[minAt], ends[minAt + 1]) < 0)) {
+    if (first < minFirst) {
       minAt = i;
       minFirst = first;
+      if (maxAt < 0) {
+        maxAt = i;
+        maxFirst = first;
+      }
+      continue;
     }
-    if (first >= maxFirst && (maxAt < 0 || compareRanges(bytes, a, e, ends[maxAt], ends[maxAt + 1]) > 0)) {
+    if (first > maxFirst) {
       maxAt = i;
       maxFirst = first;
+      continue;
     }
+    if (first === minFirst) {
+      const c = compareRanges(bytes, a, e, ends[minAt], ends[minAt + 1]);
+      if (c < 0) minAt = i;
+      if (c <= 0) continue;
+    }
+    if (first === maxFirst && compareRanges(bytes, a, e, ends[maxAt], ends[maxAt + 1]) > 0) maxAt = i;
   }
   return [minAt, maxAt];
 }

@@ -20,8 +20,9 @@ import { bitWidth, encodeHybrid } from './rle-hybrid.js';
 /** Distinct values at most this share of the chunk's values, or the dictionary is not worth it. */
 const MAX_DISTINCT_SHARE = 1 / 4;
 
-/** Entries of the signature cache in front of the hash table. */
+/** Entries of the signature cache in front of the hash table (a power of two), and the shift to index it. */
 const CACHE_SIZE = 256;
+const CACHE_SHIFT = 32 - Math.log2(CACHE_SIZE);
 
 /** Values after which more than half of them distinct gives up on the dictionary. */
 const EARLY_LOOK = 1024;
@@ -82,7 +83,7 @@ export function tryDictionaryChunk(
     else b = rowLimit(reps, a, b, pageRows);
     while (reps !== null && b < to && reps[b] !== 0) b++; // pages end where a row ends
     body.reset();
-    writeLevels(levels, a, b, body);
+    writeLevels(levels, a, b, scratch);
     let present = b - a;
     if (defs !== null) for (let k = a; k < b; k++) if (defs[k] !== maxDef) present--;
     body.byte(width);
@@ -144,8 +145,12 @@ function buildDictionary(
   const table = new Int32Array(capacity).fill(-1);
   const entries = new Int32Array(limit);
   const indices = new Int32Array(present);
-  // Direct-mapped cache from a cheap signature (length, first, middle, last byte) to an entry: most
-  // values of a low-cardinality column are found here without hashing all their bytes.
+  // Each entry's length and first four bytes (big-endian, zero-padded): a value is told equal to an
+  // entry by these two numbers and its bytes past the fourth, so short values need no byte loop.
+  const entryLength = new Int32Array(limit);
+  const entryHead = new Int32Array(limit);
+  // Direct-mapped cache from a signature of those (and the last byte) to an entry: most values of a
+  // low-cardinality column are found here without hashing their bytes.
   const cache = new Int32Array(CACHE_SIZE);
   let size = 0;
   let bytes = 0;
@@ -156,16 +161,19 @@ function buildDictionary(
     const start = offsets[s];
     const end = offsets[s + 1];
     const length = end - start;
-    const sig =
-      length === 0
-        ? 0
-        : (Math.imul(length, 0x9e3779b1) ^
-            (src[start] << 16) ^
-            (src[start + (length >> 1)] << 8) ^
-            src[end - 1]) &
-          (CACHE_SIZE - 1);
+    let head = 0;
+    if (length >= 4)
+      head = (src[start] << 24) | (src[start + 1] << 16) | (src[start + 2] << 8) | src[start + 3];
+    else for (let i = start; i < end; i++) head = (head << 8) | src[i];
+    const last = length > 4 ? src[end - 1] : 0;
+    const sig = Math.imul(head ^ Math.imul(length ^ (last << 8), 0x85ebca6b), 0x9e3779b1) >>> CACHE_SHIFT;
     const cached = cache[sig] - 1;
-    if (cached >= 0 && sameBytes(src, offsets, entries[cached], start, end)) {
+    if (
+      cached >= 0 &&
+      entryHead[cached] === head &&
+      entryLength[cached] === length &&
+      (length <= 4 || sameTail(src, offsets[entries[cached]] + 4, start + 4, end))
+    ) {
       indices[n++] = cached;
       continue;
     }
@@ -185,6 +193,8 @@ function buildDictionary(
       bytes += 4 + length;
       if (bytes > maxBytes) return undefined;
       entries[size] = s;
+      entryLength[size] = length;
+      entryHead[size] = head;
       table[t] = size;
       found = size++;
     }
@@ -213,6 +223,12 @@ function hashBytes(src: Uint8Array, start: number, end: number): number {
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   return h ^ (h >>> 16);
+}
+
+/** Whether src[from, to) equals the bytes at `at`. */
+function sameTail(src: Uint8Array, at: number, from: number, to: number): boolean {
+  for (let j = from; j < to; j++, at++) if (src[at] !== src[j]) return false;
+  return true;
 }
 
 function sameBytes(src: Uint8Array, offsets: Int32Array, slot: number, start: number, end: number): boolean {

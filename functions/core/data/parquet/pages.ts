@@ -8,6 +8,7 @@ import { ByteSink } from './byte-sink.js';
 import type { LeafLevels } from './levels.js';
 import { bitWidth, encodeHybrid } from './rle-hybrid.js';
 import { ThriftWriter } from './thrift-compact.js';
+import { ZstdContext } from './zstd-context.js';
 
 export type PageCodec = 'zstd' | 'gzip' | 'uncompressed';
 
@@ -31,11 +32,14 @@ export function codecAvailable(codec: string): codec is PageCodec {
   return codec === 'zstd' && typeof zlib.zstdCompressSync === 'function';
 }
 
-/** A compressed copy of `body` (a fresh buffer: `body` may be a reused scratch view). */
-export function compress(codec: PageCodec, body: Uint8Array): Uint8Array {
+/**
+ * A compressed copy of `body` (a fresh buffer: `body` may be a reused scratch view); zstd on the
+ * context `scratch` keeps for the file.
+ */
+export function compress(codec: PageCodec, body: Uint8Array, scratch: PageScratch): Uint8Array {
   switch (codec) {
     case 'zstd':
-      return zlib.zstdCompressSync(body, ZSTD_OPTIONS);
+      return scratch.zstd.compress(body);
     case 'gzip':
       return zlib.gzipSync(body);
     case 'uncompressed':
@@ -68,20 +72,54 @@ export class ChunkOutput {
   }
 }
 
-/** Scratch buffers reused for every page of a file. */
+/** A page's repetition levels as writeLevels wrote them (length prefix included), with their extent. */
+interface RepetitionPage {
+  to: number;
+  max: number;
+  bytes: Uint8Array;
+}
+
+/** Scratch buffers, encoded levels and the zstd context reused for every page of a file; `close` frees them. */
 export class PageScratch {
   readonly body = new ByteSink(1 << 16);
   readonly values = new ByteSink(1 << 16);
   readonly header = new ThriftWriter(64);
+  readonly zstd = new ZstdContext(ZSTD_OPTIONS);
+  /**
+   * Repetition levels already encoded, by the array they came from and their first level: the leaves
+   * under one list share that array and are mostly cut into the same pages, whose levels are then
+   * encoded once for all of them (orders: lines' sku, qty and unit_price; _kafka's header keys and values).
+   */
+  readonly repetitions = new Map<Uint8Array, Map<number, RepetitionPage>>();
+
+  close(): void {
+    this.zstd.close();
+    this.repetitions.clear();
+  }
 }
 
 /**
  * Levels [from, to) of `levels` into `scratch.body`: repetition then definition levels, each RLE-hybrid
  * with a 4-byte length prefix, omitted when its maximum is 0.
  */
-export function writeLevels(levels: LeafLevels, from: number, to: number, body: ByteSink): void {
+export function writeLevels(levels: LeafLevels, from: number, to: number, scratch: PageScratch): void {
   const { maxRep, maxDef } = levels.leaf;
-  if (maxRep > 0) writeLevelRun(levels.reps, maxRep, from, to, body);
+  const body = scratch.body;
+  const reps = levels.reps;
+  if (maxRep > 0 && reps !== null) {
+    let pages = scratch.repetitions.get(reps);
+    const done = pages?.get(from);
+    if (done !== undefined && done.to === to && done.max === maxRep) body.bytes(done.bytes);
+    else {
+      const at = body.pos;
+      writeLevelRun(reps, maxRep, from, to, body);
+      if (pages === undefined) {
+        pages = new Map();
+        scratch.repetitions.set(reps, pages);
+      }
+      pages.set(from, { to, max: maxRep, bytes: body.buf.slice(at, body.pos) });
+    }
+  } else if (maxRep > 0) writeLevelRun(reps, maxRep, from, to, body);
   if (maxDef > 0) writeLevelRun(levels.defs, maxDef, from, to, body);
 }
 
@@ -121,7 +159,7 @@ function emitPage(
   describe: (h: ThriftWriter) => void,
 ): void {
   const body = scratch.body.view();
-  const compressed = compress(codec, body);
+  const compressed = compress(codec, body, scratch);
   const h = scratch.header;
   h.reset();
   h.i32(1, type);

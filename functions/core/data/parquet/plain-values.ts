@@ -223,28 +223,61 @@ export function pageBreaks(
   pageRows = Number.POSITIVE_INFINITY,
 ): number[] {
   if (to - from <= pageRows && estimateBytes(levels, from, to) <= pageBytes) return [from, to];
+  const breaks = [from];
+  for (let a = from; a < to; ) {
+    const b = pageEnd(levels, a, to, pageBytes, pageRows);
+    if (b < to) breaks.push(b);
+    a = b;
+  }
+  breaks.push(to);
+  return breaks;
+}
+
+/**
+ * Where the page starting at level `a` ends: the first row start after `a` where it holds `pageBytes`
+ * or `pageRows` rows, else `to`. When an upper bound on its bytes shows they cannot reach `pageBytes`
+ * (nulls and empty lists counted as values), only rows count, and the levels need not be visited.
+ */
+function pageEnd(levels: LeafLevels, a: number, to: number, pageBytes: number, pageRows: number): number {
   const { defs, reps, slots } = levels;
   const maxDef = levels.leaf.maxDef;
   const width = plainWidth(levels);
-  const offsets = levels.data.valueOffsets as Int32Array | undefined;
-  const breaks = [from];
+  const offsets = levels.data.valueOffsets as Int32Array;
+  if (reps === null) {
+    // One level a row: the page ends pageRows levels on, unless the bytes before that reach pageBytes.
+    const end = Math.min(to, a + pageRows);
+    const last = end - 1;
+    let bound = Number.POSITIVE_INFINITY;
+    if (width >= 0) bound = width * (last - a);
+    else if (slots === null) bound = 4 * (last - a) + offsets[last] - offsets[a];
+    if (bound < pageBytes) return end;
+  } else {
+    const bound = width >= 0 ? width * (to - a) : 4 * (to - a) + offsets[levels.data.length] - offsets[0];
+    if (bound < pageBytes) return rowsEnd(reps, a, to, pageRows);
+  }
   let size = 0;
   let rows = 0;
-  for (let k = from; k < to; k++) {
+  for (let k = a; k < to; k++) {
     const rowStart = reps === null || reps[k] === 0;
-    if ((size >= pageBytes || rows >= pageRows) && k > from && rowStart) {
-      breaks.push(k);
-      size = 0;
-      rows = 0;
-    }
+    if ((size >= pageBytes || rows >= pageRows) && k > a && rowStart) return k;
     if (rowStart) rows++;
     if (defs !== null && defs[k] !== maxDef) continue;
     if (width >= 0) size += width;
     else {
       const s = slots === null ? k : slots[k];
-      size += 4 + (offsets as Int32Array)[s + 1] - (offsets as Int32Array)[s];
+      size += 4 + offsets[s + 1] - offsets[s];
     }
   }
-  breaks.push(to);
-  return breaks;
+  return to;
+}
+
+/** The level after `a` where row number `rows` (counted from `a`) starts, else `to`. */
+function rowsEnd(reps: Uint8Array, a: number, to: number, rows: number): number {
+  let seen = 0;
+  for (let k = a; k < to; k++) {
+    if (reps[k] !== 0) continue;
+    if (seen === rows && k > a) return k;
+    seen++;
+  }
+  return to;
 }

@@ -98,4 +98,33 @@ describe('page statistics', () => {
       { numRuns: 300 },
     );
   });
+
+  it('bounds strings by unsigned byte order, however long the prefix they share', () => {
+    const one = schemaOf([{ id: 1, name: 's', required: false, type: 'string' }]);
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 9 }),
+        fc.array(fc.option(fc.string({ unit: 'binary', maxLength: 7 }), { nil: null }), {
+          minLength: 1,
+          maxLength: 40,
+        }),
+        (prefix, tails) => {
+          // Prepare: values that share a prefix of 0 to 9 characters, so they differ past any word.
+          const rows: Row[] = tails.map((t) => ({ s: t === null ? null : prefix + t }));
+          const [levels] = shredBatch(toParquetSchema(one), batchOf(one, rows));
+          const bytes = rows.flatMap((r) => (r.s === null ? [] : [Buffer.from(r.s as string)]));
+          const sorted = bytes.sort(Buffer.compare);
+
+          // Act
+          const got = chunkStats(levels, 0, rows.length);
+
+          // Assess
+          const fits = sorted.length > 0 && sorted.every((b) => b.length <= 64);
+          expect(got.min && Buffer.from(got.min)).toEqual(fits ? sorted[0] : undefined);
+          expect(got.max && Buffer.from(got.max)).toEqual(fits ? sorted.at(-1) : undefined);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });

@@ -164,6 +164,35 @@ describe('encodeBatchAsParquet: pages, row groups and dictionaries', () => {
     expect(await duckRows(bytes, 'dictionary.parquet')).toEqual(rows);
   });
 
+  it('tells dictionary values apart that share their first four bytes, length and last byte, or differ by NULs', async () => {
+    // Prepare: more such values than the dictionary's signature cache has entries, so they collide
+    // there; and short values that differ only by leading NUL bytes (their first four bytes,
+    // zero-padded, are the same number).
+    const codes = schemaOf([{ id: 1, name: 'code', required: true, type: 'string' }]);
+    const pairs = Array.from({ length: 150 }, (_, i) =>
+      String.fromCharCode(97 + (i % 26), 65 + (i % 7) + Math.floor(i / 26)),
+    );
+    const distinct = [
+      ...Array.from({ length: 300 }, (_, i) => `code-${String(i).padStart(3, '0')}-x`),
+      ...pairs.flatMap((p) => [p, `\u0000${p}`, `\u0000\u0000${p}`]),
+    ];
+    const rand = seededRandom(5);
+    const rows: Row[] = Array.from({ length: 6000 }, () => ({
+      code: distinct[Math.floor(rand() * distinct.length)],
+    }));
+
+    // Act
+    const { bytes } = encodeBatchAsParquet(codes, batchOf(codes, rows), {
+      codec: 'zstd',
+      rowGroupRows: 10_000,
+      keyValueMetadata: kv,
+    });
+
+    // Assess
+    expect(metadataOf(bytes).row_groups[0].columns[0].meta_data?.encodings).toContain('RLE_DICTIONARY');
+    expect(await hyparquetRows(bytes, codes)).toEqual(rows);
+  });
+
   it('starts each row group at its first dictionary page (the split offset readers use)', () => {
     // Prepare
     const statuses = schemaOf([{ id: 1, name: 'status', required: true, type: 'string' }]);
