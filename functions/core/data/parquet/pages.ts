@@ -79,12 +79,19 @@ interface RepetitionPage {
   bytes: Uint8Array;
 }
 
-/** Scratch buffers, encoded levels and the zstd context reused for every page of a file; `close` frees them. */
+/**
+ * The process's one zstd context (compression is synchronous: one page at a time), kept open from file
+ * to file. A context opened and closed per file made the handler's GC pauses land in other places
+ * (ingest bench: gc_share 0.10–0.19 against 0.05–0.08) for no CPU saved.
+ */
+const SHARED_ZSTD = new ZstdContext(ZSTD_OPTIONS);
+
+/** Scratch buffers and encoded levels reused for every page of a file; `close` lets go of the levels. */
 export class PageScratch {
   readonly body = new ByteSink(1 << 16);
   readonly values = new ByteSink(1 << 16);
   readonly header = new ThriftWriter(64);
-  readonly zstd = new ZstdContext(ZSTD_OPTIONS);
+  readonly zstd = SHARED_ZSTD;
   /**
    * Repetition levels already encoded, by the array they came from and their first level: the leaves
    * under one list share that array and are mostly cut into the same pages, whose levels are then
@@ -93,7 +100,6 @@ export class PageScratch {
   readonly repetitions = new Map<Uint8Array, Map<number, RepetitionPage>>();
 
   close(): void {
-    this.zstd.close();
     this.repetitions.clear();
   }
 }
