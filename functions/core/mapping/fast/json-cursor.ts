@@ -123,40 +123,53 @@ export function tokenString(): string {
  * gives the correctly rounded double, the one V8's parser gives. With an exponent, Number() does it.
  */
 export function numberToken(): number | typeof NOT_SCALAR {
+  // The cursor's fields in locals (one load each, not one per digit); -1 past the end, as at().
+  const { buf, end } = cursor;
   const start = cursor.pos;
-  let c = at(cursor.pos);
+  let pos = start;
+  let c = pos < end ? buf[pos] : -1;
   const negative = c === MINUS;
-  if (negative) c = at(++cursor.pos);
+  if (negative) c = ++pos < end ? buf[pos] : -1;
   let mantissa = 0;
-  if (c === ZERO) c = at(++cursor.pos);
+  if (c === ZERO) c = ++pos < end ? buf[pos] : -1;
   else if (c > ZERO && c <= NINE) {
     do {
       mantissa = mantissa * 10 + (c - ZERO);
-      c = at(++cursor.pos);
-    } while (isDigit(c));
-  } else return NOT_SCALAR;
+      c = ++pos < end ? buf[pos] : -1;
+    } while (c >= ZERO && c <= NINE);
+  } else {
+    cursor.pos = pos;
+    return NOT_SCALAR;
+  }
   let scale = 0;
   if (c === DOT) {
-    c = at(++cursor.pos);
-    if (!isDigit(c)) return NOT_SCALAR;
+    c = ++pos < end ? buf[pos] : -1;
+    if (!(c >= ZERO && c <= NINE)) {
+      cursor.pos = pos;
+      return NOT_SCALAR;
+    }
     do {
       mantissa = mantissa * 10 + (c - ZERO);
       scale++;
-      c = at(++cursor.pos);
-    } while (isDigit(c));
+      c = ++pos < end ? buf[pos] : -1;
+    } while (c >= ZERO && c <= NINE);
   }
   let exponent = false;
   if (c === 101 || c === 69) {
     exponent = true;
-    c = at(++cursor.pos);
-    if (c === 43 || c === MINUS) c = at(++cursor.pos);
-    if (!isDigit(c)) return NOT_SCALAR;
-    do c = at(++cursor.pos);
-    while (isDigit(c));
+    c = ++pos < end ? buf[pos] : -1;
+    if (c === 43 || c === MINUS) c = ++pos < end ? buf[pos] : -1;
+    if (!(c >= ZERO && c <= NINE)) {
+      cursor.pos = pos;
+      return NOT_SCALAR;
+    }
+    do c = ++pos < end ? buf[pos] : -1;
+    while (c >= ZERO && c <= NINE);
   }
-  if (cursor.pos - start >= LONG_NUMBER_CHARS) return NOT_SCALAR;
+  cursor.pos = pos;
+  if (pos - start >= LONG_NUMBER_CHARS) return NOT_SCALAR;
   if (exponent) {
-    const n = Number(utf8Text(cursor.buf, start, cursor.pos));
+    const n = Number(utf8Text(buf, start, pos));
     // Under- or overflowed (`123e-400` → 0, `1e400` → Infinity): parse-json.ts keeps such a token's
     // text, so the general path decides (a decimal refuses it; it is never stored as 0 or Infinity).
     if ((n === 0 && mantissa !== 0) || !Number.isFinite(n)) return NOT_SCALAR;
