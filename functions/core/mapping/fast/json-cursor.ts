@@ -65,6 +65,8 @@ export function skipSpace(): number {
   const { buf, end } = cursor;
   let pos = cursor.pos;
   let c = pos < end ? buf[pos] : -1;
+  // Most calls are at a token already (no whitespace between tokens): nothing to store.
+  if (c > 32) return c;
   while (c === 32 || c === 10 || c === 13 || c === 9) c = ++pos < end ? buf[pos] : -1;
   cursor.pos = pos;
   return c;
