@@ -207,6 +207,16 @@ describe('fitting JSON text', () => {
     expect(g.parse('{"a\\\\": 1, "q\\"": 2}')).toBe(true);
   });
 
+  it('matches no bytes at all against a field name that has no key as written', () => {
+    // Prepare: names JSON writes with an escape; texts whose raw bytes run like such a name, or like
+    // quotes, where a key could be mistaken for a name.
+    const g = gatherers(schemaOf(['q"', 'int'], ['"', 'int'], ['id', 'long']));
+    // Act, Assess: none is JSON, so none may be taken.
+    for (const text of ['{"q"": 1}', '{"""": 1}', '{""": 1}', '{"\\"": 1}', '{"id": 1, """": 2}'])
+      expect(g.scan(text), text).toBe(false);
+    expect(g.scan('{"id": 1}')).toBe(true);
+  });
+
   it('reads a field named like an Object.prototype property only from the text, as the object path does', () => {
     const g = gatherers(schemaOf(['id', 'long', true], ['constructor', 'string'], ['toString', 'int']));
     for (const text of ['{"id": 1}', '{"id": 2, "constructor": "x", "toString": 3}']) {

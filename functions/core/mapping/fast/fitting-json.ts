@@ -18,7 +18,7 @@
  * rounded as V8 rounds them (test/unit/evolution/fitting-json.test.ts holds the two equal on
  * generated schemas and texts).
  */
-import type { ListColumn, StructColumn } from '../../data/gathered-rows.js';
+import type { GatheredColumn, LeafColumn, ListColumn, StructColumn } from '../../data/gathered-rows.js';
 import { appendAbsent } from '../../data/gathered-rows.js';
 import type { IcebergType, StructType } from '../../spec/types.js';
 import {
@@ -28,26 +28,62 @@ import {
   CLOSE_BRACE,
   CLOSE_BRACKET,
   COLON,
+  COMMA,
   cursor,
   DONE,
   type JsonAppend,
+  LOWER_N,
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
   skipSpace,
   valueOrNull,
 } from './json-cursor.js';
-import { compilePrimitiveAppend } from './json-leaves.js';
+import {
+  compileLeafPlan,
+  LEAF_DECIMAL,
+  LEAF_DOUBLE,
+  LEAF_FLOAT,
+  LEAF_INT,
+  LEAF_LONG,
+  LEAF_OTHER,
+  LEAF_STRING,
+  LEAF_TIMESTAMP,
+  LEAF_TIMESTAMPTZ,
+  type LeafPlan,
+  scanDecimal,
+  scanNumber,
+  scanString,
+  scanTimestamp,
+} from './json-leaves.js';
 
-function compileType(type: IcebergType): JsonAppend {
-  if (typeof type === 'string') return compilePrimitiveAppend(type);
-  if (type.type === 'struct') return compileFields(type) as JsonAppend;
-  if (type.type === 'list') return compileList(type.element, type['element-required']);
-  return () => false; // maps take the general path
+const LOWER_U = 117;
+const LOWER_L = 108;
+
+/** A type's scan: a primitive's plan (read in place by the struct scan), or a struct's or list's closure. */
+interface FieldPlan {
+  readonly kind: number;
+  readonly leaf: LeafPlan | undefined;
+  readonly append: JsonAppend;
+}
+
+const FIELD_STRUCT = -1;
+const FIELD_LIST = -2;
+
+function compileType(type: IcebergType): FieldPlan {
+  if (typeof type === 'string') {
+    const leaf = compileLeafPlan(type);
+    return { kind: leaf.kind, leaf, append: leaf.append };
+  }
+  if (type.type === 'struct')
+    return { kind: FIELD_STRUCT, leaf: undefined, append: compileFields(type) as JsonAppend };
+  if (type.type === 'list')
+    return { kind: FIELD_LIST, leaf: undefined, append: compileList(type.element, type['element-required']) };
+  return { kind: LEAF_OTHER, leaf: undefined, append: () => false }; // maps take the general path
 }
 
 function compileList(elementType: IcebergType, required: boolean): JsonAppend {
-  const element = compileType(elementType);
+  const element = compileType(elementType).append;
   const appendList: JsonAppend = (column) => {
     if (at(cursor.pos) !== OPEN_BRACKET) return false;
     cursor.pos++;
@@ -70,6 +106,46 @@ function compileList(elementType: IcebergType, required: boolean): JsonAppend {
   return appendList;
 }
 
+/** The value at the cursor (not null) appended to `column` as `plan` reads it. */
+function appendField(plan: FieldPlan, column: GatheredColumn): boolean {
+  const leaf = plan.leaf;
+  switch (plan.kind) {
+    case LEAF_STRING:
+      return scanString(column as LeafColumn);
+    case LEAF_INT:
+    case LEAF_LONG:
+    case LEAF_DOUBLE:
+    case LEAF_FLOAT:
+      return scanNumber(column as LeafColumn, plan.kind);
+    case LEAF_TIMESTAMP:
+    case LEAF_TIMESTAMPTZ:
+      return scanTimestamp(column as LeafColumn, plan.kind === LEAF_TIMESTAMP, (leaf as LeafPlan).convert);
+    case LEAF_DECIMAL: {
+      const { precision, scale, convert } = leaf as LeafPlan;
+      return scanDecimal(column as LeafColumn, precision, scale, convert);
+    }
+  }
+  return plan.append(column);
+}
+
+/** Whether json[pos..] starts with `key` (a field name's UTF-8 bytes and the closing quote). */
+function keyAt(key: Uint16Array, buf: Uint8Array, pos: number, end: number): boolean {
+  const len = key.length;
+  if (pos + len > end) return false;
+  for (let k = 0; k < len; k++) if (buf[pos + k] !== key[k]) return false;
+  return true;
+}
+
+/** The position of the first byte at or after pos that is not JSON whitespace. */
+function spaceEnd(buf: Uint8Array, pos: number, end: number): number {
+  while (pos < end) {
+    const c = buf[pos];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    pos++;
+  }
+  return pos;
+}
+
 /**
  * An object's fields appended to a struct column. Keys are matched as they are written (a key with
  * an escape, or a field name that would need one, never matches: the general path decides those);
@@ -79,60 +155,74 @@ function compileList(elementType: IcebergType, required: boolean): JsonAppend {
  */
 function compileFields(type: StructType): (column: StructColumn) => boolean {
   const names = type.fields.map((f) => f.name);
-  // A name JSON writes with an escape never matches the text as written.
-  const matchable = names.map((name) => JSON.stringify(name) === `"${name}"`);
   const required = type.fields.map((f) => f.required);
-  const appends = type.fields.map((f) => compileType(f.type));
+  const plans = type.fields.map((f) => compileType(f.type));
   const n = names.length;
   // seen[i] === the current row's mark: field i was in this object (a second time is a repeated key).
   const seen = new Array<number>(n).fill(0);
   let mark = 0;
-  // Names as the UTF-8 bytes a key written as it is has (a matchable name is well-formed).
-  const codes = names.map((name) => [...Buffer.from(name, 'utf8')]);
-  // Whether the key at the cursor is field i's name, written as it is: compared byte by byte (names
-  // are short; cheaper than a call per key).
-  const keyIs = (i: number): boolean => {
-    const name = codes[i];
-    const len = name.length;
-    const { buf, pos } = cursor;
-    if (!matchable[i] || pos + len >= cursor.end || buf[pos + len] !== QUOTE) return false;
-    for (let k = 0; k < len; k++) if (buf[pos + k] !== name[k]) return false;
-    return true;
+  // Each name's key as written without an escape: its UTF-8 bytes and the closing quote. A name JSON
+  // writes with an escape has none (the text as written never matches it).
+  const keys = names.map((name) =>
+    JSON.stringify(name) === `"${name}"` ? Uint16Array.from([...Buffer.from(name, 'utf8'), QUOTE]) : NO_KEY,
+  );
+  /** The field whose key is at pos (other than `tried`), or -1. */
+  const fieldAt = (buf: Uint8Array, pos: number, end: number, tried: number): number => {
+    for (let j = 0; j < n; j++) if (j !== tried && keyAt(keys[j], buf, pos, end)) return j;
+    return -1;
   };
   const appendStruct = (column: StructColumn): boolean => {
-    if (at(cursor.pos) !== OPEN_BRACE) return false;
-    cursor.pos++;
+    const { buf, end } = cursor;
+    let pos = cursor.pos;
+    if (pos >= end || buf[pos] !== OPEN_BRACE) return false;
+    pos = spaceEnd(buf, pos + 1, end);
     const row = ++mark;
     let found = 0;
     let next = 0;
-    if (skipSpace() !== CLOSE_BRACE) {
+    if (pos >= end) return false;
+    if (buf[pos] !== CLOSE_BRACE) {
       for (;;) {
-        if (at(cursor.pos) !== QUOTE) return false;
-        cursor.pos++;
-        let i = next < n && keyIs(next) ? next : -1;
-        if (i < 0) {
-          for (let j = 0; j < n; j++) {
-            if (j !== next && keyIs(j)) {
-              i = j;
-              break;
-            }
-          }
-        }
+        // pos is at a non-space byte inside the bytes.
+        if (buf[pos] !== QUOTE) return false;
+        pos++;
+        const predicted = next < n ? next : 0;
+        const i = keyAt(keys[predicted], buf, pos, end) ? predicted : fieldAt(buf, pos, end, predicted);
         if (i < 0 || seen[i] === row) return false;
         seen[i] = row;
         found++;
-        cursor.pos += codes[i].length + 1;
-        if (skipSpace() !== COLON) return false;
-        cursor.pos++;
-        skipSpace();
-        if (!valueOrNull(appends[i], column.children[i], !required[i])) return false;
+        pos += keys[i].length;
+        if (pos < end && buf[pos] !== COLON) pos = spaceEnd(buf, pos, end);
+        if (pos >= end || buf[pos] !== COLON) return false;
+        pos = spaceEnd(buf, pos + 1, end);
+        if (pos >= end) return false;
+        const child = column.children[i];
+        if (buf[pos] === LOWER_N) {
+          if (
+            required[i] ||
+            pos + 3 >= end ||
+            buf[pos + 1] !== LOWER_U ||
+            buf[pos + 2] !== LOWER_L ||
+            buf[pos + 3] !== LOWER_L
+          )
+            return false;
+          pos += 4;
+          appendAbsent(child, false);
+        } else {
+          cursor.pos = pos;
+          if (!appendField(plans[i], child)) return false;
+          pos = cursor.pos;
+        }
         next = i + 1;
-        const after = afterItem(CLOSE_BRACE);
-        if (after === DONE) break;
-        if (after === BAD) return false;
+        if (pos < end && buf[pos] !== COMMA && buf[pos] !== CLOSE_BRACE) pos = spaceEnd(buf, pos, end);
+        if (pos >= end) return false;
+        const c = buf[pos];
+        if (c === CLOSE_BRACE) break;
+        if (c !== COMMA) return false;
+        pos = spaceEnd(buf, pos + 1, end);
+        if (pos >= end) return false;
       }
     }
-    cursor.pos++;
+    cursor.pos = pos + 1;
     if (found < n) {
       for (let i = 0; i < n; i++) {
         if (seen[i] === row) continue;
@@ -145,6 +235,9 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
   };
   return appendStruct;
 }
+
+/** A key no bytes match (256 is no byte). */
+const NO_KEY = Uint16Array.of(256);
 
 /**
  * Compiles the scan of a JSON object's UTF-8 bytes (json[start, end)) into a struct column (whose children are the
