@@ -22,22 +22,18 @@ import type { GatheredColumn, LeafColumn, ListColumn, StructColumn } from '../..
 import { appendAbsent } from '../../data/gathered-rows.js';
 import type { IcebergType, StructType } from '../../spec/types.js';
 import {
-  afterItem,
-  at,
-  BAD,
   CLOSE_BRACE,
   CLOSE_BRACKET,
   COLON,
   COMMA,
   cursor,
-  DONE,
   type JsonAppend,
   LOWER_N,
+  nullAt,
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
-  skipSpace,
-  valueOrNull,
+  spaceEnd,
 } from './json-cursor.js';
 import {
   compileLeafPlan,
@@ -56,9 +52,6 @@ import {
   scanString,
   scanTimestamp,
 } from './json-leaves.js';
-
-const LOWER_U = 117;
-const LOWER_L = 108;
 
 /** A type's scan: a primitive's plan (read in place by the struct scan), or a struct's or list's closure. */
 interface FieldPlan {
@@ -83,22 +76,39 @@ function compileType(type: IcebergType): FieldPlan {
 }
 
 function compileList(elementType: IcebergType, required: boolean): JsonAppend {
-  const element = compileType(elementType).append;
+  const plan = compileType(elementType);
   const appendList: JsonAppend = (column) => {
-    if (at(cursor.pos) !== OPEN_BRACKET) return false;
-    cursor.pos++;
+    const { buf, end } = cursor;
+    let pos = cursor.pos;
+    if (pos >= end || buf[pos] !== OPEN_BRACKET) return false;
+    pos = spaceEnd(buf, pos + 1, end);
+    if (pos >= end) return false;
     const list = column as ListColumn;
+    const element = list.element;
     let count = 0;
-    if (skipSpace() !== CLOSE_BRACKET) {
+    if (buf[pos] !== CLOSE_BRACKET) {
       for (;;) {
-        if (!valueOrNull(element, list.element, !required)) return false;
+        // pos is at a non-space byte inside the bytes.
+        if (buf[pos] === LOWER_N) {
+          if (required || !nullAt(buf, pos, end)) return false;
+          pos += 4;
+          appendAbsent(element, false);
+        } else {
+          cursor.pos = pos;
+          if (!appendField(plan, element)) return false;
+          pos = cursor.pos;
+        }
         count++;
-        const after = afterItem(CLOSE_BRACKET);
-        if (after === DONE) break;
-        if (after === BAD) return false;
+        if (pos < end && buf[pos] !== COMMA && buf[pos] !== CLOSE_BRACKET) pos = spaceEnd(buf, pos, end);
+        if (pos >= end) return false;
+        const c = buf[pos];
+        if (c === CLOSE_BRACKET) break;
+        if (c !== COMMA) return false;
+        pos = spaceEnd(buf, pos + 1, end);
+        if (pos >= end) return false;
       }
     }
-    cursor.pos++;
+    cursor.pos = pos + 1;
     list.valid.push(true);
     list.offsets.push(list.offsets[list.offsets.length - 1] + count);
     return true;
@@ -134,16 +144,6 @@ function keyAt(key: Uint16Array, buf: Uint8Array, pos: number, end: number): boo
   if (pos + len > end) return false;
   for (let k = 0; k < len; k++) if (buf[pos + k] !== key[k]) return false;
   return true;
-}
-
-/** The position of the first byte at or after pos that is not JSON whitespace. */
-function spaceEnd(buf: Uint8Array, pos: number, end: number): number {
-  while (pos < end) {
-    const c = buf[pos];
-    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
-    pos++;
-  }
-  return pos;
 }
 
 /**
@@ -197,14 +197,7 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
         if (pos >= end) return false;
         const child = column.children[i];
         if (buf[pos] === LOWER_N) {
-          if (
-            required[i] ||
-            pos + 3 >= end ||
-            buf[pos + 1] !== LOWER_U ||
-            buf[pos + 2] !== LOWER_L ||
-            buf[pos + 3] !== LOWER_L
-          )
-            return false;
+          if (required[i] || !nullAt(buf, pos, end)) return false;
           pos += 4;
           appendAbsent(child, false);
         } else {
@@ -252,13 +245,12 @@ export function compileJsonFields(
   return (column, json, start, end) => {
     cursor.buf = json;
     cursor.end = end;
-    cursor.pos = start;
-    if (end - start >= 3 && json[start] === 0xef && json[start + 1] === 0xbb && json[start + 2] === 0xbf)
-      cursor.pos += 3;
+    const bom =
+      end - start >= 3 && json[start] === 0xef && json[start + 1] === 0xbb && json[start + 2] === 0xbf;
+    cursor.pos = spaceEnd(json, bom ? start + 3 : start, end);
     try {
-      if (skipSpace() !== OPEN_BRACE || !fields(column)) return false;
-      skipSpace();
-      return cursor.pos === cursor.end;
+      if (!fields(column)) return false;
+      return spaceEnd(json, cursor.pos, end) === end;
     } finally {
       cursor.buf = EMPTY; // keep no record alive
       cursor.end = 0;

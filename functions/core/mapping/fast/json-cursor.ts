@@ -4,7 +4,6 @@
  * separators between items. Every read goes through at(), which answers -1 past the end.
  */
 import type { GatheredColumn } from '../../data/gathered-rows.js';
-import { appendAbsent } from '../../data/gathered-rows.js';
 import { utf8Text } from '../../data/leaf-column.js';
 import { utf8SequenceLength } from './byte-values.js';
 
@@ -54,22 +53,32 @@ export const CLOSE_BRACE = 125;
 export const OPEN_BRACKET = 91;
 export const CLOSE_BRACKET = 93;
 export const LOWER_N = 110;
+const LOWER_U = 117;
+const LOWER_L = 108;
 export const LOWER_T = 116;
 export const LOWER_F = 102;
 export const TRUE = [116, 114, 117, 101];
 export const FALSE = [102, 97, 108, 115, 101];
-export const NULL = [110, 117, 108, 108];
 
-/** Skips JSON whitespace; the byte at the cursor after it (undefined at the end). */
-export function skipSpace(): number {
-  const { buf, end } = cursor;
-  let pos = cursor.pos;
-  let c = pos < end ? buf[pos] : -1;
-  // Most calls are at a token already (no whitespace between tokens): nothing to store.
-  if (c > 32) return c;
-  while (c === 32 || c === 10 || c === 13 || c === 9) c = ++pos < end ? buf[pos] : -1;
-  cursor.pos = pos;
-  return c;
+/** The position of the first byte at or after pos that is not JSON whitespace (end when none is). */
+export function spaceEnd(buf: Uint8Array, pos: number, end: number): number {
+  while (pos < end) {
+    const c = buf[pos];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    pos++;
+  }
+  return pos;
+}
+
+/** Whether buf[pos, end) starts with the literal null. */
+export function nullAt(buf: Uint8Array, pos: number, end: number): boolean {
+  return (
+    pos + 3 < end &&
+    buf[pos] === LOWER_N &&
+    buf[pos + 1] === LOWER_U &&
+    buf[pos + 2] === LOWER_L &&
+    buf[pos + 3] === LOWER_L
+  );
 }
 
 export function isDigit(c: number): boolean {
@@ -196,27 +205,4 @@ export function scalar(): string | number | boolean | typeof NOT_SCALAR {
   if (c === LOWER_T) return literal(TRUE) ? true : NOT_SCALAR;
   if (c === LOWER_F) return literal(FALSE) ? false : NOT_SCALAR;
   return NOT_SCALAR;
-}
-
-/** A null (only where `nullable`) or a value at the cursor, appended to `column`. */
-export function valueOrNull(append: JsonAppend, column: GatheredColumn, nullable: boolean): boolean {
-  if (at(cursor.pos) !== LOWER_N) return append(column);
-  if (!nullable || !literal(NULL)) return false;
-  appendAbsent(column, false);
-  return true;
-}
-
-export const MORE = 1;
-export const DONE = 0;
-export const BAD = -1;
-
-/** After an array element or object member: MORE (past a comma, at the next one), DONE (at `close`), or BAD. */
-export function afterItem(close: number): number {
-  const c = skipSpace();
-  if (c === COMMA) {
-    cursor.pos++;
-    skipSpace();
-    return MORE;
-  }
-  return c === close ? DONE : BAD;
 }
