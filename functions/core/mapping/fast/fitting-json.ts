@@ -138,9 +138,8 @@ function appendField(plan: FieldPlan, column: GatheredColumn): boolean {
   return plan.append(column);
 }
 
-/** Whether json[pos..] starts with `key` (a field name's UTF-8 bytes and the closing quote). */
-function keyAt(key: Uint16Array, buf: Uint8Array, pos: number, end: number): boolean {
-  const len = key.length;
+/** Whether buf[pos, end) starts with key[0, len) (bytes of a field's key). */
+function keyAt(key: Uint16Array, len: number, buf: Uint8Array, pos: number, end: number): boolean {
   if (pos + len > end) return false;
   for (let k = 0; k < len; k++) if (buf[pos + k] !== key[k]) return false;
   return true;
@@ -153,7 +152,7 @@ function keyAt(key: Uint16Array, buf: Uint8Array, pos: number, end: number): boo
  * Children are appended in the text's key order; each gets exactly one value per row, and the
  * fields the text does not have get null afterwards.
  */
-function compileFields(type: StructType): (column: StructColumn) => boolean {
+function compileFields(type: StructType, root = false): (column: StructColumn) => boolean {
   const names = type.fields.map((f) => f.name);
   const required = type.fields.map((f) => f.required);
   const plans = type.fields.map((f) => compileType(f.type));
@@ -161,14 +160,16 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
   // seen[i] === the current row's mark: field i was in this object (a second time is a repeated key).
   const seen = new Array<number>(n).fill(0);
   let mark = 0;
-  // Each name's key as written without an escape: its UTF-8 bytes and the closing quote. A name JSON
-  // writes with an escape has none (the text as written never matches it).
+  // Each name's key as written without an escape, with its quotes and the colon: `"name":` in UTF-8.
+  // A name JSON writes with an escape has none (the text as written never matches it).
   const keys = names.map((name) =>
-    JSON.stringify(name) === `"${name}"` ? Uint16Array.from([...Buffer.from(name, 'utf8'), QUOTE]) : NO_KEY,
+    JSON.stringify(name) === `"${name}"`
+      ? Uint16Array.from([QUOTE, ...Buffer.from(name, 'utf8'), QUOTE, COLON])
+      : NO_KEY,
   );
-  /** The field whose key is at pos (other than `tried`), or -1. */
-  const fieldAt = (buf: Uint8Array, pos: number, end: number, tried: number): number => {
-    for (let j = 0; j < n; j++) if (j !== tried && keyAt(keys[j], buf, pos, end)) return j;
+  /** The field whose key, up to its closing quote, is at pos, or -1. */
+  const fieldAt = (buf: Uint8Array, pos: number, end: number): number => {
+    for (let j = 0; j < n; j++) if (keyAt(keys[j], keys[j].length - 1, buf, pos, end)) return j;
     return -1;
   };
   const appendStruct = (column: StructColumn): boolean => {
@@ -182,18 +183,23 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
     if (pos >= end) return false;
     if (buf[pos] !== CLOSE_BRACE) {
       for (;;) {
-        // pos is at a non-space byte inside the bytes.
-        if (buf[pos] !== QUOTE) return false;
-        pos++;
+        // pos is at a non-space byte inside the bytes. The common case: the predicted field's key
+        // and its colon as one run; otherwise any field's key, and the colon after any whitespace.
         const predicted = next < n ? next : 0;
-        const i = keyAt(keys[predicted], buf, pos, end) ? predicted : fieldAt(buf, pos, end, predicted);
-        if (i < 0 || seen[i] === row) return false;
+        const key = keys[predicted];
+        let i = predicted;
+        if (keyAt(key, key.length, buf, pos, end)) pos += key.length;
+        else {
+          i = fieldAt(buf, pos, end);
+          if (i < 0) return false;
+          pos = spaceEnd(buf, pos + keys[i].length - 1, end);
+          if (pos >= end || buf[pos] !== COLON) return false;
+          pos++;
+        }
+        if (seen[i] === row) return false;
         seen[i] = row;
         found++;
-        pos += keys[i].length;
-        if (pos < end && buf[pos] !== COLON) pos = spaceEnd(buf, pos, end);
-        if (pos >= end || buf[pos] !== COLON) return false;
-        pos = spaceEnd(buf, pos + 1, end);
+        if (pos < end && buf[pos] <= 32) pos = spaceEnd(buf, pos, end);
         if (pos >= end) return false;
         const child = column.children[i];
         if (buf[pos] === LOWER_N) {
@@ -223,14 +229,15 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
         appendAbsent(column.children[i], false);
       }
     }
-    column.valid.push(true);
+    // The root's validity is the caller's (fitting-columns.ts pushes the row's own).
+    if (!root) column.valid.push(true);
     return true;
   };
   return appendStruct;
 }
 
-/** A key no bytes match (256 is no byte). */
-const NO_KEY = Uint16Array.of(256);
+/** A key no bytes match (256 is no byte), even without its last. */
+const NO_KEY = Uint16Array.of(256, 256);
 
 /**
  * Compiles the scan of a JSON object's UTF-8 bytes (json[start, end)) into a struct column (whose children are the
@@ -241,7 +248,7 @@ const NO_KEY = Uint16Array.of(256);
 export function compileJsonFields(
   type: StructType,
 ): (column: StructColumn, json: Uint8Array, start: number, end: number) => boolean {
-  const fields = compileFields(type);
+  const fields = compileFields(type, true);
   return (column, json, start, end) => {
     cursor.buf = json;
     cursor.end = end;

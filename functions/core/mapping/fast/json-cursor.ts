@@ -22,6 +22,11 @@ export const cursor = {
   strStart: 0,
   strEnd: 0,
   escaped: undefined as string | undefined,
+  /**
+   * The last number token's value. A field, not a return value: a double stored in an object's
+   * double field is written in place, where one returned from a call is a new heap number each time.
+   */
+  num: 0.5,
 };
 
 /**
@@ -132,8 +137,9 @@ export function tokenString(): string {
  * A number token at the cursor, as JSON.parse reads it. Without an exponent the digits (at most 15:
  * tokens of 16+ characters are refused) are an exact integer and 10^scale is exact, so one division
  * gives the correctly rounded double, the one V8's parser gives. With an exponent, Number() does it.
+ * True with the value in cursor.num; false when the bytes are no number the scan takes.
  */
-export function numberToken(): number | typeof NOT_SCALAR {
+export function numberToken(): boolean {
   // The cursor's fields in locals (one load each, not one per digit); -1 past the end, as at().
   const { buf, end } = cursor;
   const start = cursor.pos;
@@ -150,14 +156,14 @@ export function numberToken(): number | typeof NOT_SCALAR {
     } while (c >= ZERO && c <= NINE);
   } else {
     cursor.pos = pos;
-    return NOT_SCALAR;
+    return false;
   }
   let scale = 0;
   if (c === DOT) {
     c = ++pos < end ? buf[pos] : -1;
     if (!(c >= ZERO && c <= NINE)) {
       cursor.pos = pos;
-      return NOT_SCALAR;
+      return false;
     }
     do {
       mantissa = mantissa * 10 + (c - ZERO);
@@ -172,22 +178,24 @@ export function numberToken(): number | typeof NOT_SCALAR {
     if (c === 43 || c === MINUS) c = ++pos < end ? buf[pos] : -1;
     if (!(c >= ZERO && c <= NINE)) {
       cursor.pos = pos;
-      return NOT_SCALAR;
+      return false;
     }
     do c = ++pos < end ? buf[pos] : -1;
     while (c >= ZERO && c <= NINE);
   }
   cursor.pos = pos;
-  if (pos - start >= LONG_NUMBER_CHARS) return NOT_SCALAR;
+  if (pos - start >= LONG_NUMBER_CHARS) return false;
   if (exponent) {
     const n = Number(utf8Text(buf, start, pos));
     // Under- or overflowed (`123e-400` → 0, `1e400` → Infinity): parse-json.ts keeps such a token's
     // text, so the general path decides (a decimal refuses it; it is never stored as 0 or Infinity).
-    if ((n === 0 && mantissa !== 0) || !Number.isFinite(n)) return NOT_SCALAR;
-    return n;
+    if ((n === 0 && mantissa !== 0) || !Number.isFinite(n)) return false;
+    cursor.num = n;
+    return true;
   }
   const magnitude = scale === 0 ? mantissa : mantissa / POW10[scale];
-  return negative ? -magnitude : magnitude;
+  cursor.num = negative ? -magnitude : magnitude;
+  return true;
 }
 
 /** `word` (true, false, null) at the cursor, consumed. */
@@ -201,7 +209,7 @@ export function literal(word: readonly number[]): boolean {
 export function scalar(): string | number | boolean | typeof NOT_SCALAR {
   const c = at(cursor.pos);
   if (c === QUOTE) return stringToken() ? tokenString() : NOT_SCALAR;
-  if (c === MINUS || isDigit(c)) return numberToken();
+  if (c === MINUS || isDigit(c)) return numberToken() ? cursor.num : NOT_SCALAR;
   if (c === LOWER_T) return literal(TRUE) ? true : NOT_SCALAR;
   if (c === LOWER_F) return literal(FALSE) ? false : NOT_SCALAR;
   return NOT_SCALAR;

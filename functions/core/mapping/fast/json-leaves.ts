@@ -102,8 +102,8 @@ export interface LeafPlan {
 export function scanNumber(leaf: LeafColumn, kind: number): boolean {
   const c = at(cursor.pos);
   if (c !== MINUS && !isDigit(c)) return false;
-  const v = numberToken();
-  if (v === NOT_SCALAR) return false;
+  if (!numberToken()) return false;
+  const v = cursor.num;
   let n: number;
   if (kind === LEAF_INT) {
     // -0 becomes 0, as the general path's number → text → integer conversion makes it.
@@ -172,7 +172,7 @@ export function scanDecimal(
     // A number token's own text instead of String() of its double: the same value (a token under
     // 16 characters that neither under- nor overflows has at most 15 significant digits, which a
     // double keeps), parsed exactly, without formatting the double; exponents included.
-    if (numberToken() === NOT_SCALAR) return false;
+    if (!numberToken()) return false;
     to = cursor.pos;
   }
   const unscaled = plainDecimalBytes(cursor.buf, from, to, precision, scale);
