@@ -39,9 +39,9 @@ export function at(i: number): number {
 
 export const NOT_SCALAR: unique symbol = Symbol('not a scalar');
 /** 10^k for k ≤ 22 is exact in a double (what the exact-division path below relies on). */
-const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+export const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 /** Numbers this long may lose digits as a double: parse-json.ts keeps their text, the general path decides. */
-const LONG_NUMBER_CHARS = 16;
+export const LONG_NUMBER_CHARS = 16;
 export const INT_MIN = -(2 ** 31);
 export const INT_MAX = 2 ** 31 - 1;
 

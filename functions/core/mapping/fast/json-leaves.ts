@@ -14,17 +14,21 @@ import {
   BACKSLASH,
   cursor,
   at,
+  DOT,
   INT_MAX,
   INT_MIN,
   isDigit,
+  LONG_NUMBER_CHARS,
   type JsonAppend,
   MINUS,
   NOT_SCALAR,
   numberToken,
+  POW10,
   QUOTE,
   scalar,
   stringToken,
   tokenString,
+  ZERO,
 } from './json-cursor.js';
 
 /** A primitive through compilePrimitive's conversion of the JS value (the general fast path). */
@@ -152,6 +156,58 @@ function pushConverted(leaf: LeafColumn, value: unknown): boolean {
   return true;
 }
 
+/** Significant digits a double holds exactly (< 2^53), as plainDecimalBytes counts them. */
+const EXACT_DIGITS = 15;
+
+/**
+ * The common decimal in one pass: a number token `-?(0|[1-9]\d*)(\.\d+)?` of under 16 characters, or
+ * a string of `-?\d+(\.\d+)?`, whose unscaled value plainDecimalBytes would give (left in cursor.num).
+ * The position after it, or -1, nothing consumed, for anything else (an exponent, a long token, an
+ * escape, a value that does not fit): the token path then reads it as before.
+ */
+function plainDecimalAt(buf: Uint8Array, pos: number, end: number, precision: number, scale: number): number {
+  if (!(scale >= 0 && scale <= 64) || scale % 1 !== 0) return -1;
+  const start = pos;
+  let c = pos < end ? buf[pos] : -1;
+  const quoted = c === QUOTE;
+  if (quoted) c = ++pos < end ? buf[pos] : -1;
+  const negative = c === MINUS;
+  if (negative) c = ++pos < end ? buf[pos] : -1;
+  const digits = pos;
+  // A number token's integer part has no leading zero (JSON); a string's may (plainDecimalBytes).
+  if (!quoted && c === ZERO && pos + 1 < end && isDigit(buf[pos + 1])) return -1;
+  let significant = 0;
+  let n = 0;
+  let fraction = -1; // digits after the dot; -1: no dot
+  for (;;) {
+    const d = c - ZERO;
+    if (d >= 0 && d <= 9) {
+      if (significant > 0 || d !== 0) {
+        significant++;
+        n = n * 10 + d;
+      }
+      if (fraction >= 0) fraction++;
+    } else if (c === DOT && fraction < 0 && pos > digits) fraction = 0;
+    else break;
+    c = ++pos < end ? buf[pos] : -1;
+  }
+  if (pos === digits || fraction === 0) return -1;
+  if (quoted) {
+    if (c !== QUOTE) return -1;
+    pos++;
+  } else if (c === 101 || c === 69 || c === DOT || pos - start >= LONG_NUMBER_CHARS) return -1;
+  const places = Math.max(fraction, 0);
+  if (places > scale) return -1;
+  if (significant === 0) cursor.num = 0;
+  else {
+    const pad = scale - places;
+    if (significant + pad > precision || significant + pad > EXACT_DIGITS) return -1;
+    const magnitude = n * POW10[pad];
+    cursor.num = negative ? -magnitude : magnitude;
+  }
+  return pos;
+}
+
 /** A decimal at the cursor (a number or a string of one). */
 export function scanDecimal(
   leaf: LeafColumn,
@@ -159,6 +215,12 @@ export function scanDecimal(
   scale: number,
   convert: (v: unknown) => unknown,
 ): boolean {
+  const stop = plainDecimalAt(cursor.buf, cursor.pos, cursor.end, precision, scale);
+  if (stop >= 0) {
+    cursor.pos = stop;
+    leaf.pushNumber(cursor.num);
+    return true;
+  }
   let from = cursor.pos;
   let to: number;
   if (at(cursor.pos) === QUOTE) {
