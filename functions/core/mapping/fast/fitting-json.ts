@@ -138,10 +138,33 @@ function appendField(plan: FieldPlan, column: GatheredColumn): boolean {
   return plan.append(column);
 }
 
-/** Whether buf[pos, end) starts with key[0, len) (bytes of a field's key). */
-function keyAt(key: Uint16Array, len: number, buf: Uint8Array, pos: number, end: number): boolean {
+/** A field's key as bytes, and its first bytes four at a time (little-endian): fewer compares a key. */
+interface Key {
+  readonly bytes: Uint16Array;
+  readonly words: Int32Array;
+}
+
+function keyOf(bytes: readonly number[]): Key {
+  const words = new Int32Array(bytes.length >> 2);
+  for (let w = 0; w < words.length; w++) {
+    const k = w * 4;
+    words[w] = bytes[k] | (bytes[k + 1] << 8) | (bytes[k + 2] << 16) | (bytes[k + 3] << 24);
+  }
+  return { bytes: Uint16Array.from(bytes), words };
+}
+
+/** Whether buf[pos, end) starts with the key's first len bytes. */
+function keyAt(key: Key, len: number, buf: Uint8Array, pos: number, end: number): boolean {
   if (pos + len > end) return false;
-  for (let k = 0; k < len; k++) if (buf[pos + k] !== key[k]) return false;
+  const words = key.words;
+  let k = 0;
+  for (; k + 4 <= len; k += 4) {
+    const p = pos + k;
+    if ((buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24)) !== words[k >> 2])
+      return false;
+  }
+  const bytes = key.bytes;
+  for (; k < len; k++) if (buf[pos + k] !== bytes[k]) return false;
   return true;
 }
 
@@ -164,12 +187,12 @@ function compileFields(type: StructType, root = false): (column: StructColumn) =
   // A name JSON writes with an escape has none (the text as written never matches it).
   const keys = names.map((name) =>
     JSON.stringify(name) === `"${name}"`
-      ? Uint16Array.from([QUOTE, ...Buffer.from(name, 'utf8'), QUOTE, COLON])
+      ? keyOf([QUOTE, ...Buffer.from(name, 'utf8'), QUOTE, COLON])
       : NO_KEY,
   );
   /** The field whose key, up to its closing quote, is at pos, or -1. */
   const fieldAt = (buf: Uint8Array, pos: number, end: number): number => {
-    for (let j = 0; j < n; j++) if (keyAt(keys[j], keys[j].length - 1, buf, pos, end)) return j;
+    for (let j = 0; j < n; j++) if (keyAt(keys[j], keys[j].bytes.length - 1, buf, pos, end)) return j;
     return -1;
   };
   const appendStruct = (column: StructColumn): boolean => {
@@ -188,11 +211,12 @@ function compileFields(type: StructType, root = false): (column: StructColumn) =
         const predicted = next < n ? next : 0;
         const key = keys[predicted];
         let i = predicted;
-        if (keyAt(key, key.length, buf, pos, end)) pos += key.length;
+        const len = key.bytes.length;
+        if (keyAt(key, len, buf, pos, end)) pos += len;
         else {
           i = fieldAt(buf, pos, end);
           if (i < 0) return false;
-          pos = spaceEnd(buf, pos + keys[i].length - 1, end);
+          pos = spaceEnd(buf, pos + keys[i].bytes.length - 1, end);
           if (pos >= end || buf[pos] !== COLON) return false;
           pos++;
         }
@@ -237,7 +261,7 @@ function compileFields(type: StructType, root = false): (column: StructColumn) =
 }
 
 /** A key no bytes match (256 is no byte), even without its last. */
-const NO_KEY = Uint16Array.of(256, 256);
+const NO_KEY = keyOf([256, 256]);
 
 /**
  * Compiles the scan of a JSON object's UTF-8 bytes (json[start, end)) into a struct column (whose children are the
