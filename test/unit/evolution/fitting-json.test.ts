@@ -338,6 +338,26 @@ describe('fitting JSON text', () => {
     ]);
   });
 
+  it('reads a timestamp as the token path does, written plainly or not', () => {
+    // Prepare: canonical timestamps, and ones the plain-bytes reader must leave to the token path.
+    const schema = schemaOf(['id', 'long', true], ['at', 'timestamptz'], ['local', 'timestamp']);
+    const texts = [
+      '{"id": 1, "at": "2026-11-23T14:05:09.123Z", "local": "2026-11-23 14:05:09"}',
+      '{"id": 2, "at": "2026-11-23T14:05:09\\u005a", "local": "2026-11-23T14:05:09\\u002e5"}',
+      '{"id": 3, "at": "2026-11-23T14:05:09+01:30", "local": "2026-11-23T14:05:09.000001+00:00"}',
+      '{"id": 4, "at": 1764000000000, "local": "2026-11-23T14:05"}',
+      '{"id": 5, "at": "2026-11-23T14:05:09Z", "local": "2026-11-23T14:05:09Zé"}',
+    ];
+    const g = gatherers(schema);
+    // Act, Assess: each taken by both paths, with the same values.
+    for (const text of texts) {
+      expect(g.scan(text), text).toBe(g.parse(text));
+    }
+    g.same();
+    expect(g.rows().map((r) => r.id)).toEqual([1n, 2n, 3n, 4n]);
+    expect(g.scan('{"id": 6, "at": "2026-11-23T14:05:09Z}')).toBe(false); // the string runs on
+  });
+
   it('keeps the sign of -0 and reads exact zeros in any spelling, as the parse path does', () => {
     const g = gatherers(
       schemaOf(['id', 'long', true], ['x', 'double'], ['f', 'float'], ['d', 'decimal(10, 2)']),

@@ -60,8 +60,8 @@ function plainAsciiString(leaf: LeafColumn): boolean {
   const ends = leaf.ends;
   const { buf, end } = cursor;
   let i = cursor.pos;
-  if (ends === undefined || leaf.values !== undefined || leaf.binary || i >= end || buf[i] !== QUOTE)
-    return false;
+  // A string column (never binary) has ends until its values move to generic storage.
+  if (ends === undefined || i >= end || buf[i] !== QUOTE) return false;
   const start = ends[leaf.length];
   let bytes = leaf.bytes as Uint8Array;
   if (start + (end - i) > bytes.length) bytes = leaf.reserveBytes(end - i);
@@ -128,6 +128,24 @@ export function scanNumber(leaf: LeafColumn, kind: number): boolean {
 
 /** A timestamp at the cursor (ISO text or epoch milliseconds); `local`: without zone. */
 export function scanTimestamp(leaf: LeafColumn, local: boolean, convert: (v: unknown) => unknown): boolean {
+  const { buf, end } = cursor;
+  const open = cursor.pos;
+  if (open < end && buf[open] === QUOTE) {
+    // The common timestamp, printable ASCII without an escape: its bytes straight to the parser (the
+    // ones stringToken would hand it); anything else, or a text it leaves, takes the token path.
+    let close = open + 1;
+    for (; close < end; close++) {
+      const c = buf[close];
+      if (c < 32 || c >= 0x80 || c === QUOTE || c === BACKSLASH) break;
+    }
+    const micros =
+      close < end && buf[close] === QUOTE ? isoTimestampBytes(buf, open + 1, close, local) : undefined;
+    if (micros !== undefined) {
+      cursor.pos = close + 1;
+      leaf.pushNumber(micros);
+      return true;
+    }
+  }
   if (at(cursor.pos) === QUOTE) {
     if (!stringToken()) return false;
     const micros =
