@@ -175,7 +175,7 @@ function keyAt(key: Key, len: number, buf: Uint8Array, pos: number, end: number)
  * Children are appended in the text's key order; each gets exactly one value per row, and the
  * fields the text does not have get null afterwards.
  */
-function compileFields(type: StructType, root = false): (column: StructColumn) => boolean {
+function compileFields(type: StructType): (column: StructColumn) => boolean {
   const names = type.fields.map((f) => f.name);
   const required = type.fields.map((f) => f.required);
   const plans = type.fields.map((f) => compileType(f.type));
@@ -253,8 +253,7 @@ function compileFields(type: StructType, root = false): (column: StructColumn) =
         appendAbsent(column.children[i], false);
       }
     }
-    // The root's validity is the caller's (fitting-columns.ts pushes the row's own).
-    if (!root) column.valid.push(true);
+    column.valid.push(true);
     return true;
   };
   return appendStruct;
@@ -272,7 +271,7 @@ const NO_KEY = keyOf([256, 256]);
 export function compileJsonFields(
   type: StructType,
 ): (column: StructColumn, json: Uint8Array, start: number, end: number) => boolean {
-  const fields = compileFields(type, true);
+  const fields = compileFields(type);
   return (column, json, start, end) => {
     cursor.buf = json;
     cursor.end = end;
