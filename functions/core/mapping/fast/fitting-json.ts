@@ -23,12 +23,15 @@ import { appendAbsent } from '../../data/gathered-rows.js';
 import type { IcebergType, StructType } from '../../spec/types.js';
 import {
   CLOSE_BRACE,
+  BAD,
   CLOSE_BRACKET,
   COLON,
   COMMA,
   cursor,
+  DONE,
   type JsonAppend,
   LOWER_N,
+  nextItem,
   nullAt,
   OPEN_BRACE,
   OPEN_BRACKET,
@@ -99,16 +102,16 @@ function compileList(elementType: IcebergType, required: boolean): JsonAppend {
           pos = cursor.pos;
         }
         count++;
-        if (pos < end && buf[pos] !== COMMA && buf[pos] !== CLOSE_BRACKET) pos = spaceEnd(buf, pos, end);
-        if (pos >= end) return false;
-        const c = buf[pos];
-        if (c === CLOSE_BRACKET) break;
-        if (c !== COMMA) return false;
-        pos = spaceEnd(buf, pos + 1, end);
-        if (pos >= end) return false;
+        // Most items are followed by a comma and the next item at once (no call for them).
+        if (pos + 1 < end && buf[pos] === COMMA && buf[pos + 1] > 32) pos++;
+        else {
+          const after = nextItem(buf, pos, end, CLOSE_BRACKET);
+          if (after === DONE) break;
+          if (after === BAD) return false;
+          pos = after;
+        }
       }
-    }
-    cursor.pos = pos + 1;
+    } else cursor.pos = pos + 1;
     list.valid.push(true);
     list.offsets.push(list.offsets[list.offsets.length - 1] + count);
     return true;
@@ -236,16 +239,16 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
           pos = cursor.pos;
         }
         next = i + 1;
-        if (pos < end && buf[pos] !== COMMA && buf[pos] !== CLOSE_BRACE) pos = spaceEnd(buf, pos, end);
-        if (pos >= end) return false;
-        const c = buf[pos];
-        if (c === CLOSE_BRACE) break;
-        if (c !== COMMA) return false;
-        pos = spaceEnd(buf, pos + 1, end);
-        if (pos >= end) return false;
+        // Most items are followed by a comma and the next item at once (no call for them).
+        if (pos + 1 < end && buf[pos] === COMMA && buf[pos + 1] > 32) pos++;
+        else {
+          const after = nextItem(buf, pos, end, CLOSE_BRACE);
+          if (after === DONE) break;
+          if (after === BAD) return false;
+          pos = after;
+        }
       }
-    }
-    cursor.pos = pos + 1;
+    } else cursor.pos = pos + 1;
     if (found < n) {
       for (let i = 0; i < n; i++) {
         if (seen[i] === row) continue;

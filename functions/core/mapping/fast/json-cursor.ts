@@ -214,3 +214,23 @@ export function scalar(): string | number | boolean | typeof NOT_SCALAR {
   if (c === LOWER_F) return literal(FALSE) ? false : NOT_SCALAR;
   return NOT_SCALAR;
 }
+
+export const DONE = -2;
+export const BAD = -1;
+
+/**
+ * After an array element or object member that ends at pos: the position of the next one (past the
+ * comma and any whitespace), DONE with the cursor past `close`, or BAD.
+ */
+export function nextItem(buf: Uint8Array, pos: number, end: number, close: number): number {
+  if (pos < end && buf[pos] !== COMMA && buf[pos] !== close) pos = spaceEnd(buf, pos, end);
+  if (pos >= end) return BAD;
+  const c = buf[pos];
+  if (c === close) {
+    cursor.pos = pos + 1;
+    return DONE;
+  }
+  if (c !== COMMA) return BAD;
+  pos = spaceEnd(buf, pos + 1, end);
+  return pos < end ? pos : BAD;
+}
