@@ -1,7 +1,9 @@
 /**
  * The byte cursor of the JSON scan (fitting-json.ts) and its tokens: whitespace, strings (UTF-8
  * checked, escapes decided by JSON.parse), numbers (as JSON.parse rounds them), literals, and the
- * separators between items. Every read goes through at(), which answers -1 past the end.
+ * separators between items. No read is past the end: at() answers -1 there, and the readers that take
+ * a position (spaceEnd, nullAt, nextItem) check it against `end` first (an out-of-bounds read gives
+ * undefined and makes the loads generic).
  */
 import type { GatheredColumn } from '../../data/gathered-rows.js';
 import { utf8Text } from '../../data/leaf-column.js';
