@@ -207,6 +207,16 @@ describe('fitting JSON text', () => {
     expect(g.parse('{"a\\\\": 1, "q\\"": 2}')).toBe(true);
   });
 
+  it('matches no bytes at all against a field name that has no key as written', () => {
+    // Prepare: names JSON writes with an escape; texts whose raw bytes run like such a name, or like
+    // quotes, where a key could be mistaken for a name.
+    const g = gatherers(schemaOf(['q"', 'int'], ['"', 'int'], ['id', 'long']));
+    // Act, Assess: none is JSON, so none may be taken.
+    for (const text of ['{"q"": 1}', '{"""": 1}', '{""": 1}', '{"\\"": 1}', '{"id": 1, """": 2}'])
+      expect(g.scan(text), text).toBe(false);
+    expect(g.scan('{"id": 1}')).toBe(true);
+  });
+
   it('reads a field named like an Object.prototype property only from the text, as the object path does', () => {
     const g = gatherers(schemaOf(['id', 'long', true], ['constructor', 'string'], ['toString', 'int']));
     for (const text of ['{"id": 1}', '{"id": 2, "constructor": "x", "toString": 3}']) {
@@ -276,6 +286,76 @@ describe('fitting JSON text', () => {
       ),
     );
     expect(g.scan(text)).toBe(false);
+  });
+
+  it('reads a decimal as the token path does, whether or not it takes the one-pass way', () => {
+    // Prepare: decimals on every edge of the one-pass reader (leading zeros, signs, places beyond the
+    // scale, digits beyond a double's, exponents, long tokens, broken ones), as numbers and strings.
+    const schema = schemaOf(['id', 'long', true], ['d', 'decimal(10, 2)'], ['z', 'decimal(5, 0)']);
+    const spellings = [
+      ['1.5', true],
+      ['-0', true],
+      ['0.07', true],
+      ['12345678.99', true],
+      ['0.125', false], // three places: the general path decides
+      ['123456789.5', false], // 11 digits at scale 2: beyond precision 10
+      ['1e2', false],
+      ['1.5E-1', false],
+      ['0.100000000000000', false], // 17 characters
+      ['01.5', false],
+      ['1.', false],
+      ['.5', false],
+      ['-', false],
+      ['1.2.3', false],
+      ['"007.50"', true],
+      ['"-0.00"', true],
+      ['"1.5"', true],
+      ['"0.125"', false],
+      ['"1e2"', false],
+      ['"+1.5"', false],
+      ['"1."', false],
+      ['"1.5', false],
+      ['"1.5\u0030"', false],
+    ] as const;
+    for (const [spelling, taken] of spellings) {
+      for (const text of [`{"id": 1, "d": ${spelling}}`, `{"id": 1, "z": ${spelling}, "d": 2}`]) {
+        const g = gatherers(schema);
+        // Act
+        const scanned = g.scan(text);
+        const parsed = g.parse(text);
+        // Assess: never a text the parse path refuses, never another value.
+        if (scanned) expect(parsed, text).toBe(true);
+        if (scanned && parsed) g.same();
+      }
+      // The plain spellings a decimal(10, 2) column takes are taken by the scan itself.
+      if (taken) expect(gatherers(schema).scan(`{"id": 1, "d": ${spelling}}`), spelling).toBe(true);
+    }
+    const g = gatherers(schema);
+    for (const text of ['{"id": 1, "d": "007.50", "z": -0}', '{"id": 2, "d": 0.07, "z": "12"}']) g.scan(text);
+    expect(plain(g.rows().map((r) => [r.d, r.z]))).toEqual([
+      ['750n', '0n'],
+      ['7n', '12n'],
+    ]);
+  });
+
+  it('reads a timestamp as the token path does, written plainly or not', () => {
+    // Prepare: canonical timestamps, and ones the plain-bytes reader must leave to the token path.
+    const schema = schemaOf(['id', 'long', true], ['at', 'timestamptz'], ['local', 'timestamp']);
+    const texts = [
+      '{"id": 1, "at": "2026-11-23T14:05:09.123Z", "local": "2026-11-23 14:05:09"}',
+      '{"id": 2, "at": "2026-11-23T14:05:09\\u005a", "local": "2026-11-23T14:05:09\\u002e5"}',
+      '{"id": 3, "at": "2026-11-23T14:05:09+01:30", "local": "2026-11-23T14:05:09.000001+00:00"}',
+      '{"id": 4, "at": 1764000000000, "local": "2026-11-23T14:05"}',
+      '{"id": 5, "at": "2026-11-23T14:05:09Z", "local": "2026-11-23T14:05:09Zé"}',
+    ];
+    const g = gatherers(schema);
+    // Act, Assess: each taken by both paths, with the same values.
+    for (const text of texts) {
+      expect(g.scan(text), text).toBe(g.parse(text));
+    }
+    g.same();
+    expect(g.rows().map((r) => r.id)).toEqual([1n, 2n, 3n, 4n]);
+    expect(g.scan('{"id": 6, "at": "2026-11-23T14:05:09Z}')).toBe(false); // the string runs on
   });
 
   it('keeps the sign of -0 and reads exact zeros in any spelling, as the parse path does', () => {

@@ -18,56 +18,157 @@
  * rounded as V8 rounds them (test/unit/evolution/fitting-json.test.ts holds the two equal on
  * generated schemas and texts).
  */
-import type { ListColumn, StructColumn } from '../../data/gathered-rows.js';
+import type { GatheredColumn, LeafColumn, ListColumn, StructColumn } from '../../data/gathered-rows.js';
 import { appendAbsent } from '../../data/gathered-rows.js';
 import type { IcebergType, StructType } from '../../spec/types.js';
 import {
-  afterItem,
-  at,
-  BAD,
   CLOSE_BRACE,
+  BAD,
   CLOSE_BRACKET,
   COLON,
+  COMMA,
   cursor,
   DONE,
   type JsonAppend,
+  LOWER_N,
+  nextItem,
+  nullAt,
   OPEN_BRACE,
   OPEN_BRACKET,
   QUOTE,
-  skipSpace,
-  valueOrNull,
+  spaceEnd,
 } from './json-cursor.js';
-import { compilePrimitiveAppend } from './json-leaves.js';
+import {
+  compileLeafPlan,
+  LEAF_DECIMAL,
+  LEAF_DOUBLE,
+  LEAF_FLOAT,
+  LEAF_INT,
+  LEAF_LONG,
+  LEAF_OTHER,
+  LEAF_STRING,
+  LEAF_TIMESTAMP,
+  LEAF_TIMESTAMPTZ,
+  type LeafPlan,
+  scanDecimal,
+  scanNumber,
+  scanString,
+  scanTimestamp,
+} from './json-leaves.js';
 
-function compileType(type: IcebergType): JsonAppend {
-  if (typeof type === 'string') return compilePrimitiveAppend(type);
-  if (type.type === 'struct') return compileFields(type) as JsonAppend;
-  if (type.type === 'list') return compileList(type.element, type['element-required']);
-  return () => false; // maps take the general path
+/** A type's scan: a primitive's plan (read in place by the struct scan), or a struct's or list's closure. */
+interface FieldPlan {
+  readonly kind: number;
+  readonly leaf: LeafPlan | undefined;
+  readonly append: JsonAppend;
+}
+
+const FIELD_STRUCT = -1;
+const FIELD_LIST = -2;
+
+function compileType(type: IcebergType): FieldPlan {
+  if (typeof type === 'string') {
+    const leaf = compileLeafPlan(type);
+    return { kind: leaf.kind, leaf, append: leaf.append };
+  }
+  if (type.type === 'struct')
+    return { kind: FIELD_STRUCT, leaf: undefined, append: compileFields(type) as JsonAppend };
+  if (type.type === 'list')
+    return { kind: FIELD_LIST, leaf: undefined, append: compileList(type.element, type['element-required']) };
+  return { kind: LEAF_OTHER, leaf: undefined, append: () => false }; // maps take the general path
 }
 
 function compileList(elementType: IcebergType, required: boolean): JsonAppend {
-  const element = compileType(elementType);
+  const plan = compileType(elementType);
   const appendList: JsonAppend = (column) => {
-    if (at(cursor.pos) !== OPEN_BRACKET) return false;
-    cursor.pos++;
+    const { buf, end } = cursor;
+    let pos = cursor.pos;
+    if (pos >= end || buf[pos] !== OPEN_BRACKET) return false;
+    pos = spaceEnd(buf, pos + 1, end);
+    if (pos >= end) return false;
     const list = column as ListColumn;
+    const element = list.element;
     let count = 0;
-    if (skipSpace() !== CLOSE_BRACKET) {
+    if (buf[pos] !== CLOSE_BRACKET) {
       for (;;) {
-        if (!valueOrNull(element, list.element, !required)) return false;
+        // pos is at a non-space byte inside the bytes.
+        if (buf[pos] === LOWER_N) {
+          if (required || !nullAt(buf, pos, end)) return false;
+          pos += 4;
+          appendAbsent(element, false);
+        } else {
+          cursor.pos = pos;
+          if (!appendField(plan, element)) return false;
+          pos = cursor.pos;
+        }
         count++;
-        const after = afterItem(CLOSE_BRACKET);
-        if (after === DONE) break;
-        if (after === BAD) return false;
+        // Most items are followed by a comma and the next item at once (no call for them).
+        if (pos + 1 < end && buf[pos] === COMMA && buf[pos + 1] > 32) pos++;
+        else {
+          const after = nextItem(buf, pos, end, CLOSE_BRACKET);
+          if (after === DONE) break;
+          if (after === BAD) return false;
+          pos = after;
+        }
       }
-    }
-    cursor.pos++;
+    } else cursor.pos = pos + 1;
     list.valid.push(true);
     list.offsets.push(list.offsets[list.offsets.length - 1] + count);
     return true;
   };
   return appendList;
+}
+
+/** The value at the cursor (not null) appended to `column` as `plan` reads it. */
+function appendField(plan: FieldPlan, column: GatheredColumn): boolean {
+  const leaf = plan.leaf;
+  switch (plan.kind) {
+    case LEAF_STRING:
+      return scanString(column as LeafColumn);
+    case LEAF_INT:
+    case LEAF_LONG:
+    case LEAF_DOUBLE:
+    case LEAF_FLOAT:
+      return scanNumber(column as LeafColumn, plan.kind);
+    case LEAF_TIMESTAMP:
+    case LEAF_TIMESTAMPTZ:
+      return scanTimestamp(column as LeafColumn, plan.kind === LEAF_TIMESTAMP, (leaf as LeafPlan).convert);
+    case LEAF_DECIMAL: {
+      const { precision, scale, convert } = leaf as LeafPlan;
+      return scanDecimal(column as LeafColumn, precision, scale, convert);
+    }
+  }
+  return plan.append(column);
+}
+
+/** A field's key as bytes, and its first bytes four at a time (little-endian): fewer compares a key. */
+interface Key {
+  readonly bytes: Uint16Array;
+  readonly words: Int32Array;
+}
+
+function keyOf(bytes: readonly number[]): Key {
+  const words = new Int32Array(bytes.length >> 2);
+  for (let w = 0; w < words.length; w++) {
+    const k = w * 4;
+    words[w] = bytes[k] | (bytes[k + 1] << 8) | (bytes[k + 2] << 16) | (bytes[k + 3] << 24);
+  }
+  return { bytes: Uint16Array.from(bytes), words };
+}
+
+/** Whether buf[pos, end) starts with the key's first len bytes. */
+function keyAt(key: Key, len: number, buf: Uint8Array, pos: number, end: number): boolean {
+  if (pos + len > end) return false;
+  const words = key.words;
+  let k = 0;
+  for (; k + 4 <= len; k += 4) {
+    const p = pos + k;
+    if ((buf[p] | (buf[p + 1] << 8) | (buf[p + 2] << 16) | (buf[p + 3] << 24)) !== words[k >> 2])
+      return false;
+  }
+  const bytes = key.bytes;
+  for (; k < len; k++) if (buf[pos + k] !== bytes[k]) return false;
+  return true;
 }
 
 /**
@@ -79,60 +180,75 @@ function compileList(elementType: IcebergType, required: boolean): JsonAppend {
  */
 function compileFields(type: StructType): (column: StructColumn) => boolean {
   const names = type.fields.map((f) => f.name);
-  // A name JSON writes with an escape never matches the text as written.
-  const matchable = names.map((name) => JSON.stringify(name) === `"${name}"`);
   const required = type.fields.map((f) => f.required);
-  const appends = type.fields.map((f) => compileType(f.type));
+  const plans = type.fields.map((f) => compileType(f.type));
   const n = names.length;
   // seen[i] === the current row's mark: field i was in this object (a second time is a repeated key).
   const seen = new Array<number>(n).fill(0);
   let mark = 0;
-  // Names as the UTF-8 bytes a key written as it is has (a matchable name is well-formed).
-  const codes = names.map((name) => [...Buffer.from(name, 'utf8')]);
-  // Whether the key at the cursor is field i's name, written as it is: compared byte by byte (names
-  // are short; cheaper than a call per key).
-  const keyIs = (i: number): boolean => {
-    const name = codes[i];
-    const len = name.length;
-    const { buf, pos } = cursor;
-    if (!matchable[i] || pos + len >= cursor.end || buf[pos + len] !== QUOTE) return false;
-    for (let k = 0; k < len; k++) if (buf[pos + k] !== name[k]) return false;
-    return true;
+  // Each name's key as written without an escape, with its quotes and the colon: `"name":` in UTF-8.
+  // A name JSON writes with an escape has none (the text as written never matches it).
+  const keys = names.map((name) =>
+    JSON.stringify(name) === `"${name}"`
+      ? keyOf([QUOTE, ...Buffer.from(name, 'utf8'), QUOTE, COLON])
+      : NO_KEY,
+  );
+  /** The field whose key, up to its closing quote, is at pos, or -1. */
+  const fieldAt = (buf: Uint8Array, pos: number, end: number): number => {
+    for (let j = 0; j < n; j++) if (keyAt(keys[j], keys[j].bytes.length - 1, buf, pos, end)) return j;
+    return -1;
   };
   const appendStruct = (column: StructColumn): boolean => {
-    if (at(cursor.pos) !== OPEN_BRACE) return false;
-    cursor.pos++;
+    const { buf, end } = cursor;
+    let pos = cursor.pos;
+    if (pos >= end || buf[pos] !== OPEN_BRACE) return false;
+    pos = spaceEnd(buf, pos + 1, end);
     const row = ++mark;
     let found = 0;
     let next = 0;
-    if (skipSpace() !== CLOSE_BRACE) {
+    if (pos >= end) return false;
+    if (buf[pos] !== CLOSE_BRACE) {
       for (;;) {
-        if (at(cursor.pos) !== QUOTE) return false;
-        cursor.pos++;
-        let i = next < n && keyIs(next) ? next : -1;
-        if (i < 0) {
-          for (let j = 0; j < n; j++) {
-            if (j !== next && keyIs(j)) {
-              i = j;
-              break;
-            }
-          }
+        // pos is at a non-space byte inside the bytes. The common case: the predicted field's key
+        // and its colon as one run; otherwise any field's key, and the colon after any whitespace.
+        const predicted = next < n ? next : 0;
+        const key = keys[predicted];
+        let i = predicted;
+        const len = key.bytes.length;
+        if (keyAt(key, len, buf, pos, end)) pos += len;
+        else {
+          i = fieldAt(buf, pos, end);
+          if (i < 0) return false;
+          pos = spaceEnd(buf, pos + keys[i].bytes.length - 1, end);
+          if (pos >= end || buf[pos] !== COLON) return false;
+          pos++;
         }
-        if (i < 0 || seen[i] === row) return false;
+        if (seen[i] === row) return false;
         seen[i] = row;
         found++;
-        cursor.pos += codes[i].length + 1;
-        if (skipSpace() !== COLON) return false;
-        cursor.pos++;
-        skipSpace();
-        if (!valueOrNull(appends[i], column.children[i], !required[i])) return false;
+        if (pos < end && buf[pos] <= 32) pos = spaceEnd(buf, pos, end);
+        if (pos >= end) return false;
+        const child = column.children[i];
+        if (buf[pos] === LOWER_N) {
+          if (required[i] || !nullAt(buf, pos, end)) return false;
+          pos += 4;
+          appendAbsent(child, false);
+        } else {
+          cursor.pos = pos;
+          if (!appendField(plans[i], child)) return false;
+          pos = cursor.pos;
+        }
         next = i + 1;
-        const after = afterItem(CLOSE_BRACE);
-        if (after === DONE) break;
-        if (after === BAD) return false;
+        // Most items are followed by a comma and the next item at once (no call for them).
+        if (pos + 1 < end && buf[pos] === COMMA && buf[pos + 1] > 32) pos++;
+        else {
+          const after = nextItem(buf, pos, end, CLOSE_BRACE);
+          if (after === DONE) break;
+          if (after === BAD) return false;
+          pos = after;
+        }
       }
-    }
-    cursor.pos++;
+    } else cursor.pos = pos + 1;
     if (found < n) {
       for (let i = 0; i < n; i++) {
         if (seen[i] === row) continue;
@@ -145,6 +261,9 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
   };
   return appendStruct;
 }
+
+/** A key no bytes match (256 is no byte), even without its last. */
+const NO_KEY = keyOf([256, 256]);
 
 /**
  * Compiles the scan of a JSON object's UTF-8 bytes (json[start, end)) into a struct column (whose children are the
@@ -159,13 +278,12 @@ export function compileJsonFields(
   return (column, json, start, end) => {
     cursor.buf = json;
     cursor.end = end;
-    cursor.pos = start;
-    if (end - start >= 3 && json[start] === 0xef && json[start + 1] === 0xbb && json[start + 2] === 0xbf)
-      cursor.pos += 3;
+    const bom =
+      end - start >= 3 && json[start] === 0xef && json[start + 1] === 0xbb && json[start + 2] === 0xbf;
+    cursor.pos = spaceEnd(json, bom ? start + 3 : start, end);
     try {
-      if (skipSpace() !== OPEN_BRACE || !fields(column)) return false;
-      skipSpace();
-      return cursor.pos === cursor.end;
+      if (!fields(column)) return false;
+      return spaceEnd(json, cursor.pos, end) === end;
     } finally {
       cursor.buf = EMPTY; // keep no record alive
       cursor.end = 0;

@@ -1,10 +1,11 @@
 /**
  * The byte cursor of the JSON scan (fitting-json.ts) and its tokens: whitespace, strings (UTF-8
  * checked, escapes decided by JSON.parse), numbers (as JSON.parse rounds them), literals, and the
- * separators between items. Every read goes through at(), which answers -1 past the end.
+ * separators between items. No read is past the end: at() answers -1 there, and the readers that take
+ * a position (spaceEnd, nullAt, nextItem) check it against `end` first (an out-of-bounds read gives
+ * undefined and makes the loads generic).
  */
 import type { GatheredColumn } from '../../data/gathered-rows.js';
-import { appendAbsent } from '../../data/gathered-rows.js';
 import { utf8Text } from '../../data/leaf-column.js';
 import { utf8SequenceLength } from './byte-values.js';
 
@@ -23,6 +24,11 @@ export const cursor = {
   strStart: 0,
   strEnd: 0,
   escaped: undefined as string | undefined,
+  /**
+   * The last number token's value. A field, not a return value: a double stored in an object's
+   * double field is written in place, where one returned from a call is a new heap number each time.
+   */
+  num: 0.5,
 };
 
 /**
@@ -35,9 +41,9 @@ export function at(i: number): number {
 
 export const NOT_SCALAR: unique symbol = Symbol('not a scalar');
 /** 10^k for k ≤ 22 is exact in a double (what the exact-division path below relies on). */
-const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+export const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 /** Numbers this long may lose digits as a double: parse-json.ts keeps their text, the general path decides. */
-const LONG_NUMBER_CHARS = 16;
+export const LONG_NUMBER_CHARS = 16;
 export const INT_MIN = -(2 ** 31);
 export const INT_MAX = 2 ** 31 - 1;
 
@@ -54,20 +60,32 @@ export const CLOSE_BRACE = 125;
 export const OPEN_BRACKET = 91;
 export const CLOSE_BRACKET = 93;
 export const LOWER_N = 110;
+const LOWER_U = 117;
+const LOWER_L = 108;
 export const LOWER_T = 116;
 export const LOWER_F = 102;
 export const TRUE = [116, 114, 117, 101];
 export const FALSE = [102, 97, 108, 115, 101];
-export const NULL = [110, 117, 108, 108];
 
-/** Skips JSON whitespace; the byte at the cursor after it (undefined at the end). */
-export function skipSpace(): number {
-  const { buf, end } = cursor;
-  let pos = cursor.pos;
-  let c = pos < end ? buf[pos] : -1;
-  while (c === 32 || c === 10 || c === 13 || c === 9) c = ++pos < end ? buf[pos] : -1;
-  cursor.pos = pos;
-  return c;
+/** The position of the first byte at or after pos that is not JSON whitespace (end when none is). */
+export function spaceEnd(buf: Uint8Array, pos: number, end: number): number {
+  while (pos < end) {
+    const c = buf[pos];
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    pos++;
+  }
+  return pos;
+}
+
+/** Whether buf[pos, end) starts with the literal null. */
+export function nullAt(buf: Uint8Array, pos: number, end: number): boolean {
+  return (
+    pos + 3 < end &&
+    buf[pos] === LOWER_N &&
+    buf[pos + 1] === LOWER_U &&
+    buf[pos + 2] === LOWER_L &&
+    buf[pos + 3] === LOWER_L
+  );
 }
 
 export function isDigit(c: number): boolean {
@@ -121,49 +139,65 @@ export function tokenString(): string {
  * A number token at the cursor, as JSON.parse reads it. Without an exponent the digits (at most 15:
  * tokens of 16+ characters are refused) are an exact integer and 10^scale is exact, so one division
  * gives the correctly rounded double, the one V8's parser gives. With an exponent, Number() does it.
+ * True with the value in cursor.num; false when the bytes are no number the scan takes.
  */
-export function numberToken(): number | typeof NOT_SCALAR {
+export function numberToken(): boolean {
+  // The cursor's fields in locals (one load each, not one per digit); -1 past the end, as at().
+  const { buf, end } = cursor;
   const start = cursor.pos;
-  let c = at(cursor.pos);
+  let pos = start;
+  let c = pos < end ? buf[pos] : -1;
   const negative = c === MINUS;
-  if (negative) c = at(++cursor.pos);
+  if (negative) c = ++pos < end ? buf[pos] : -1;
   let mantissa = 0;
-  if (c === ZERO) c = at(++cursor.pos);
+  if (c === ZERO) c = ++pos < end ? buf[pos] : -1;
   else if (c > ZERO && c <= NINE) {
     do {
       mantissa = mantissa * 10 + (c - ZERO);
-      c = at(++cursor.pos);
-    } while (isDigit(c));
-  } else return NOT_SCALAR;
+      c = ++pos < end ? buf[pos] : -1;
+    } while (c >= ZERO && c <= NINE);
+  } else {
+    cursor.pos = pos;
+    return false;
+  }
   let scale = 0;
   if (c === DOT) {
-    c = at(++cursor.pos);
-    if (!isDigit(c)) return NOT_SCALAR;
+    c = ++pos < end ? buf[pos] : -1;
+    if (!(c >= ZERO && c <= NINE)) {
+      cursor.pos = pos;
+      return false;
+    }
     do {
       mantissa = mantissa * 10 + (c - ZERO);
       scale++;
-      c = at(++cursor.pos);
-    } while (isDigit(c));
+      c = ++pos < end ? buf[pos] : -1;
+    } while (c >= ZERO && c <= NINE);
   }
   let exponent = false;
   if (c === 101 || c === 69) {
     exponent = true;
-    c = at(++cursor.pos);
-    if (c === 43 || c === MINUS) c = at(++cursor.pos);
-    if (!isDigit(c)) return NOT_SCALAR;
-    do c = at(++cursor.pos);
-    while (isDigit(c));
+    c = ++pos < end ? buf[pos] : -1;
+    if (c === 43 || c === MINUS) c = ++pos < end ? buf[pos] : -1;
+    if (!(c >= ZERO && c <= NINE)) {
+      cursor.pos = pos;
+      return false;
+    }
+    do c = ++pos < end ? buf[pos] : -1;
+    while (c >= ZERO && c <= NINE);
   }
-  if (cursor.pos - start >= LONG_NUMBER_CHARS) return NOT_SCALAR;
+  cursor.pos = pos;
+  if (pos - start >= LONG_NUMBER_CHARS) return false;
   if (exponent) {
-    const n = Number(utf8Text(cursor.buf, start, cursor.pos));
+    const n = Number(utf8Text(buf, start, pos));
     // Under- or overflowed (`123e-400` → 0, `1e400` → Infinity): parse-json.ts keeps such a token's
     // text, so the general path decides (a decimal refuses it; it is never stored as 0 or Infinity).
-    if ((n === 0 && mantissa !== 0) || !Number.isFinite(n)) return NOT_SCALAR;
-    return n;
+    if ((n === 0 && mantissa !== 0) || !Number.isFinite(n)) return false;
+    cursor.num = n;
+    return true;
   }
   const magnitude = scale === 0 ? mantissa : mantissa / POW10[scale];
-  return negative ? -magnitude : magnitude;
+  cursor.num = negative ? -magnitude : magnitude;
+  return true;
 }
 
 /** `word` (true, false, null) at the cursor, consumed. */
@@ -177,31 +211,28 @@ export function literal(word: readonly number[]): boolean {
 export function scalar(): string | number | boolean | typeof NOT_SCALAR {
   const c = at(cursor.pos);
   if (c === QUOTE) return stringToken() ? tokenString() : NOT_SCALAR;
-  if (c === MINUS || isDigit(c)) return numberToken();
+  if (c === MINUS || isDigit(c)) return numberToken() ? cursor.num : NOT_SCALAR;
   if (c === LOWER_T) return literal(TRUE) ? true : NOT_SCALAR;
   if (c === LOWER_F) return literal(FALSE) ? false : NOT_SCALAR;
   return NOT_SCALAR;
 }
 
-/** A null (only where `nullable`) or a value at the cursor, appended to `column`. */
-export function valueOrNull(append: JsonAppend, column: GatheredColumn, nullable: boolean): boolean {
-  if (at(cursor.pos) !== LOWER_N) return append(column);
-  if (!nullable || !literal(NULL)) return false;
-  appendAbsent(column, false);
-  return true;
-}
-
-export const MORE = 1;
-export const DONE = 0;
+export const DONE = -2;
 export const BAD = -1;
 
-/** After an array element or object member: MORE (past a comma, at the next one), DONE (at `close`), or BAD. */
-export function afterItem(close: number): number {
-  const c = skipSpace();
-  if (c === COMMA) {
-    cursor.pos++;
-    skipSpace();
-    return MORE;
+/**
+ * After an array element or object member that ends at pos: the position of the next one (past the
+ * comma and any whitespace), DONE with the cursor past `close`, or BAD.
+ */
+export function nextItem(buf: Uint8Array, pos: number, end: number, close: number): number {
+  if (pos < end && buf[pos] !== COMMA && buf[pos] !== close) pos = spaceEnd(buf, pos, end);
+  if (pos >= end) return BAD;
+  const c = buf[pos];
+  if (c === close) {
+    cursor.pos = pos + 1;
+    return DONE;
   }
-  return c === close ? DONE : BAD;
+  if (c !== COMMA) return BAD;
+  pos = spaceEnd(buf, pos + 1, end);
+  return pos < end ? pos : BAD;
 }

@@ -14,22 +14,25 @@ import {
   BACKSLASH,
   cursor,
   at,
+  DOT,
   INT_MAX,
   INT_MIN,
   isDigit,
+  LONG_NUMBER_CHARS,
   type JsonAppend,
   MINUS,
   NOT_SCALAR,
   numberToken,
+  POW10,
   QUOTE,
   scalar,
   stringToken,
   tokenString,
+  ZERO,
 } from './json-cursor.js';
 
 /** A primitive through compilePrimitive's conversion of the JS value (the general fast path). */
-function viaValue(type: PrimitiveType): JsonAppend {
-  const convert = compilePrimitive(type);
+function viaValue(convert: (v: unknown) => unknown): JsonAppend {
   const appendViaValue: JsonAppend = (column) => {
     const v = scalar();
     if (v === NOT_SCALAR) return false;
@@ -38,17 +41,14 @@ function viaValue(type: PrimitiveType): JsonAppend {
   return appendViaValue;
 }
 
-function compileString(): JsonAppend {
-  const appendString: JsonAppend = (column) => {
-    const leaf = column as LeafColumn;
-    if (plainAsciiString(leaf)) return true;
-    if (at(cursor.pos) !== QUOTE || !stringToken()) return false;
-    if (cursor.escaped === undefined) leaf.pushBytes(cursor.buf, cursor.strStart, cursor.strEnd);
-    else if (cursor.escaped.isWellFormed()) leaf.pushString(cursor.escaped);
-    else return false; // a lone surrogate cannot be stored as UTF-8: the general path refuses it
-    return true;
-  };
-  return appendString;
+/** A string at the cursor appended to a string column. */
+export function scanString(leaf: LeafColumn): boolean {
+  if (plainAsciiString(leaf)) return true;
+  if (at(cursor.pos) !== QUOTE || !stringToken()) return false;
+  if (cursor.escaped === undefined) leaf.pushBytes(cursor.buf, cursor.strStart, cursor.strEnd);
+  else if (cursor.escaped.isWellFormed()) leaf.pushString(cursor.escaped);
+  else return false; // a lone surrogate cannot be stored as UTF-8: the general path refuses it
+  return true;
 }
 
 /**
@@ -60,8 +60,8 @@ function plainAsciiString(leaf: LeafColumn): boolean {
   const ends = leaf.ends;
   const { buf, end } = cursor;
   let i = cursor.pos;
-  if (ends === undefined || leaf.values !== undefined || leaf.binary || i >= end || buf[i] !== QUOTE)
-    return false;
+  // A string column (never binary) has ends until its values move to generic storage.
+  if (ends === undefined || i >= end || buf[i] !== QUOTE) return false;
   const start = ends[leaf.length];
   let bytes = leaf.bytes as Uint8Array;
   if (start + (end - i) > bytes.length) bytes = leaf.reserveBytes(end - i);
@@ -79,59 +79,93 @@ function plainAsciiString(leaf: LeafColumn): boolean {
   return false;
 }
 
-function compileNumber(type: 'int' | 'long' | 'double' | 'float'): JsonAppend {
-  const appendNumber: JsonAppend = (column) => {
-    const c = at(cursor.pos);
-    if (c !== MINUS && !isDigit(c)) return false;
-    const v = numberToken();
-    if (v === NOT_SCALAR) return false;
-    let n: number;
-    if (type === 'int') {
-      // -0 becomes 0, as the general path's number → text → integer conversion makes it.
-      if (!Number.isInteger(v) || v < INT_MIN || v > INT_MAX) return false;
-      n = v + 0;
-    } else if (type === 'long') {
-      if (!Number.isSafeInteger(v)) return false;
-      n = v + 0;
-    } else if (type === 'double') n = v;
-    else {
-      n = Math.fround(v);
-      // Beyond a float's range the column would be promoted to double.
-      if (!Number.isFinite(n)) return false;
-    }
-    (column as LeafColumn).pushNumber(n);
-    return true;
-  };
-  return appendNumber;
+/** How the struct scan (fitting-json.ts) dispatches a field's value: a leaf kind read in place, or its closure. */
+export const LEAF_OTHER = 0;
+export const LEAF_STRING = 1;
+export const LEAF_INT = 2;
+export const LEAF_LONG = 3;
+export const LEAF_DOUBLE = 4;
+export const LEAF_FLOAT = 5;
+export const LEAF_TIMESTAMP = 6;
+export const LEAF_TIMESTAMPTZ = 7;
+export const LEAF_DECIMAL = 8;
+
+/** A primitive's scan: its kind and what the kind's reader needs (the conversion of its slow path). */
+export interface LeafPlan {
+  readonly kind: number;
+  /** A decimal's precision and scale (0 otherwise). */
+  readonly precision: number;
+  readonly scale: number;
+  /** compilePrimitive's conversion, for the values the byte readers leave to it. */
+  readonly convert: (v: unknown) => unknown;
+  /** The whole appender as a closure (what lists and LEAF_OTHER call). */
+  readonly append: JsonAppend;
 }
 
-function compileTimestamp(type: 'timestamp' | 'timestamptz'): JsonAppend {
-  const local = type === 'timestamp';
-  const convert = compilePrimitive(type);
-  const appendTimestamp: JsonAppend = (column) => {
-    const leaf = column as LeafColumn;
-    if (at(cursor.pos) === QUOTE) {
-      if (!stringToken()) return false;
-      const micros =
-        cursor.escaped === undefined
-          ? isoTimestampBytes(cursor.buf, cursor.strStart, cursor.strEnd, local)
-          : undefined;
-      if (micros !== undefined) {
-        leaf.pushNumber(micros);
-        return true;
-      }
-      return pushConverted(leaf, convert(tokenString()));
-    }
-    const v = scalar();
-    if (typeof v !== 'number') return false;
-    // Epoch milliseconds; every safe integer × 1000 is within the long range.
+/** A number at the cursor appended to a numeric column of `kind` (LEAF_INT .. LEAF_FLOAT). */
+export function scanNumber(leaf: LeafColumn, kind: number): boolean {
+  const c = at(cursor.pos);
+  if (c !== MINUS && !isDigit(c)) return false;
+  if (!numberToken()) return false;
+  const v = cursor.num;
+  let n: number;
+  if (kind === LEAF_INT) {
+    // -0 becomes 0, as the general path's number → text → integer conversion makes it.
+    if (!Number.isInteger(v) || v < INT_MIN || v > INT_MAX) return false;
+    n = v + 0;
+  } else if (kind === LEAF_LONG) {
     if (!Number.isSafeInteger(v)) return false;
-    const micros = v * 1000;
-    if (Number.isSafeInteger(micros)) leaf.pushNumber(micros + 0);
-    else leaf.pushValue(BigInt(v) * 1000n);
-    return true;
-  };
-  return appendTimestamp;
+    n = v + 0;
+  } else if (kind === LEAF_DOUBLE) n = v;
+  else {
+    n = Math.fround(v);
+    // Beyond a float's range the column would be promoted to double.
+    if (!Number.isFinite(n)) return false;
+  }
+  leaf.pushNumber(n);
+  return true;
+}
+
+/** A timestamp at the cursor (ISO text or epoch milliseconds); `local`: without zone. */
+export function scanTimestamp(leaf: LeafColumn, local: boolean, convert: (v: unknown) => unknown): boolean {
+  const { buf, end } = cursor;
+  const open = cursor.pos;
+  if (open < end && buf[open] === QUOTE) {
+    // The common timestamp, printable ASCII without an escape: its bytes straight to the parser (the
+    // ones stringToken would hand it); anything else, or a text it leaves, takes the token path.
+    let close = open + 1;
+    for (; close < end; close++) {
+      const c = buf[close];
+      if (c < 32 || c >= 0x80 || c === QUOTE || c === BACKSLASH) break;
+    }
+    const micros =
+      close < end && buf[close] === QUOTE ? isoTimestampBytes(buf, open + 1, close, local) : undefined;
+    if (micros !== undefined) {
+      cursor.pos = close + 1;
+      leaf.pushNumber(micros);
+      return true;
+    }
+  }
+  if (at(cursor.pos) === QUOTE) {
+    if (!stringToken()) return false;
+    const micros =
+      cursor.escaped === undefined
+        ? isoTimestampBytes(cursor.buf, cursor.strStart, cursor.strEnd, local)
+        : undefined;
+    if (micros !== undefined) {
+      leaf.pushNumber(micros);
+      return true;
+    }
+    return pushConverted(leaf, convert(tokenString()));
+  }
+  const v = scalar();
+  if (typeof v !== 'number') return false;
+  // Epoch milliseconds; every safe integer × 1000 is within the long range.
+  if (!Number.isSafeInteger(v)) return false;
+  const micros = v * 1000;
+  if (Number.isSafeInteger(micros)) leaf.pushNumber(micros + 0);
+  else leaf.pushValue(BigInt(v) * 1000n);
+  return true;
 }
 
 function pushConverted(leaf: LeafColumn, value: unknown): boolean {
@@ -140,48 +174,127 @@ function pushConverted(leaf: LeafColumn, value: unknown): boolean {
   return true;
 }
 
-function compileDecimal(type: PrimitiveType, precision: number, scale: number): JsonAppend {
-  const convert = compilePrimitive(type);
-  const appendDecimal: JsonAppend = (column) => {
-    const leaf = column as LeafColumn;
-    let from = cursor.pos;
-    let to: number;
-    if (at(cursor.pos) === QUOTE) {
-      if (!stringToken()) return false;
-      if (cursor.escaped !== undefined) return pushConverted(leaf, convert(cursor.escaped));
-      from = cursor.strStart;
-      to = cursor.strEnd;
-    } else {
-      const c = at(cursor.pos);
-      if (c !== MINUS && !isDigit(c)) return false;
-      // A number token's own text instead of String() of its double: the same value (a token under
-      // 16 characters that neither under- nor overflows has at most 15 significant digits, which a
-      // double keeps), parsed exactly, without formatting the double; exponents included.
-      if (numberToken() === NOT_SCALAR) return false;
-      to = cursor.pos;
-    }
-    const unscaled = plainDecimalBytes(cursor.buf, from, to, precision, scale);
-    if (unscaled === undefined) return pushConverted(leaf, convert(utf8Text(cursor.buf, from, to)));
-    leaf.pushNumber(unscaled);
-    return true;
-  };
-  return appendDecimal;
+/** Significant digits a double holds exactly (< 2^53), as plainDecimalBytes counts them. */
+const EXACT_DIGITS = 15;
+
+/**
+ * The common decimal in one pass: a number token `-?(0|[1-9]\d*)(\.\d+)?` of under 16 characters, or
+ * a string of `-?\d+(\.\d+)?`, whose unscaled value plainDecimalBytes would give (left in cursor.num).
+ * The position after it, or -1, nothing consumed, for anything else (an exponent, a long token, an
+ * escape, a value that does not fit): the token path then reads it as before.
+ */
+function plainDecimalAt(buf: Uint8Array, pos: number, end: number, precision: number, scale: number): number {
+  if (!(scale >= 0 && scale <= 64) || scale % 1 !== 0) return -1;
+  const start = pos;
+  let c = pos < end ? buf[pos] : -1;
+  const quoted = c === QUOTE;
+  if (quoted) c = ++pos < end ? buf[pos] : -1;
+  const negative = c === MINUS;
+  if (negative) c = ++pos < end ? buf[pos] : -1;
+  const digits = pos;
+  // A number token's integer part has no leading zero (JSON); a string's may (plainDecimalBytes).
+  if (!quoted && c === ZERO && pos + 1 < end && isDigit(buf[pos + 1])) return -1;
+  let significant = 0;
+  let n = 0;
+  let fraction = -1; // digits after the dot; -1: no dot
+  for (;;) {
+    const d = c - ZERO;
+    if (d >= 0 && d <= 9) {
+      if (significant > 0 || d !== 0) {
+        significant++;
+        n = n * 10 + d;
+      }
+      if (fraction >= 0) fraction++;
+    } else if (c === DOT && fraction < 0 && pos > digits) fraction = 0;
+    else break;
+    c = ++pos < end ? buf[pos] : -1;
+  }
+  if (pos === digits || fraction === 0) return -1;
+  if (quoted) {
+    if (c !== QUOTE) return -1;
+    pos++;
+  } else if (c === 101 || c === 69 || c === DOT || pos - start >= LONG_NUMBER_CHARS) return -1;
+  const places = Math.max(fraction, 0);
+  if (places > scale) return -1;
+  if (significant === 0) cursor.num = 0;
+  else {
+    const pad = scale - places;
+    if (significant + pad > precision || significant + pad > EXACT_DIGITS) return -1;
+    const magnitude = n * POW10[pad];
+    cursor.num = negative ? -magnitude : magnitude;
+  }
+  return pos;
 }
 
-export function compilePrimitiveAppend(type: PrimitiveType): JsonAppend {
+/** A decimal at the cursor (a number or a string of one). */
+export function scanDecimal(
+  leaf: LeafColumn,
+  precision: number,
+  scale: number,
+  convert: (v: unknown) => unknown,
+): boolean {
+  const stop = plainDecimalAt(cursor.buf, cursor.pos, cursor.end, precision, scale);
+  if (stop >= 0) {
+    cursor.pos = stop;
+    leaf.pushNumber(cursor.num);
+    return true;
+  }
+  let from = cursor.pos;
+  let to: number;
+  if (at(cursor.pos) === QUOTE) {
+    if (!stringToken()) return false;
+    if (cursor.escaped !== undefined) return pushConverted(leaf, convert(cursor.escaped));
+    from = cursor.strStart;
+    to = cursor.strEnd;
+  } else {
+    const c = at(cursor.pos);
+    if (c !== MINUS && !isDigit(c)) return false;
+    // A number token's own text instead of String() of its double: the same value (a token under
+    // 16 characters that neither under- nor overflows has at most 15 significant digits, which a
+    // double keeps), parsed exactly, without formatting the double; exponents included.
+    if (!numberToken()) return false;
+    to = cursor.pos;
+  }
+  const unscaled = plainDecimalBytes(cursor.buf, from, to, precision, scale);
+  if (unscaled === undefined) return pushConverted(leaf, convert(utf8Text(cursor.buf, from, to)));
+  leaf.pushNumber(unscaled);
+  return true;
+}
+
+const NUMBER_KINDS = { int: LEAF_INT, long: LEAF_LONG, double: LEAF_DOUBLE, float: LEAF_FLOAT } as const;
+
+/** The scan of a primitive type's values. */
+export function compileLeafPlan(type: PrimitiveType): LeafPlan {
+  const convert = compilePrimitive(type);
+  const plan = (kind: number, append: JsonAppend, precision = 0, scale = 0): LeafPlan => ({
+    kind,
+    precision,
+    scale,
+    convert,
+    append,
+  });
   switch (type) {
     case 'string':
-      return compileString();
+      return plan(LEAF_STRING, (column) => scanString(column as LeafColumn));
     case 'int':
     case 'long':
     case 'double':
-    case 'float':
-      return compileNumber(type);
+    case 'float': {
+      const kind = NUMBER_KINDS[type];
+      return plan(kind, (column) => scanNumber(column as LeafColumn, kind));
+    }
     case 'timestamp':
-    case 'timestamptz':
-      return compileTimestamp(type);
+    case 'timestamptz': {
+      const local = type === 'timestamp';
+      const kind = local ? LEAF_TIMESTAMP : LEAF_TIMESTAMPTZ;
+      return plan(kind, (column) => scanTimestamp(column as LeafColumn, local, convert));
+    }
   }
   const decimal = decimalParams(type);
-  if (decimal) return compileDecimal(type, decimal.precision, decimal.scale);
-  return viaValue(type);
+  if (decimal) {
+    const { precision, scale } = decimal;
+    const append: JsonAppend = (column) => scanDecimal(column as LeafColumn, precision, scale, convert);
+    return plan(LEAF_DECIMAL, append, precision, scale);
+  }
+  return plan(LEAF_OTHER, viaValue(convert));
 }
