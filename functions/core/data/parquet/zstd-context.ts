@@ -48,6 +48,15 @@ function compressBound(n: number): number {
   return n + (n >>> 8) + (n < small ? (small - n) >>> 11 : 0);
 }
 
+/** A small page-like body (repeats and a ramp) for the self-check of a newly opened context. */
+const SELF_CHECK = Uint8Array.from({ length: 512 }, (_, i) => (i % 7 === 0 ? i & 0xff : (i >> 3) & 0x3f));
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Compresses each body as one ZSTD frame on a context reused from frame to frame. */
 export class ZstdContext {
   private stream: zlib.ZstdCompress | undefined;
@@ -118,6 +127,13 @@ export class ZstdContext {
     }
     this.stream = stream;
     this.native = native;
+    // Private fields of another Node could keep their shape and change their meaning: the first frame
+    // of each context is checked against zstdCompressSync's, and a mismatch gives up the kept context.
+    if (!sameBytes(this.compress(SELF_CHECK), zlib.zstdCompressSync(SELF_CHECK, this.options))) {
+      this.close();
+      this.unavailable = true;
+      return undefined;
+    }
     return native;
   }
 }
