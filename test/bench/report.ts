@@ -2,6 +2,7 @@
 import type { ContentionRow } from './contention.js';
 import type { FreshnessRow } from './freshness.js';
 import type { HotPath } from './hot-paths.js';
+import type { LambdaHeapIngest } from './ingest-lambda-heap.js';
 import type { IngestFigures } from './ingest-throughput.js';
 import type { LambdaFigures } from './lambda-cold-start.js';
 import { type LiveFigures, liveText } from './live-read.js';
@@ -31,6 +32,8 @@ export interface BenchReport {
   mode: 'quick' | 'full';
   sections_skipped: Record<string, string>;
   ingest?: IngestFigures;
+  /** Section 1 again under the heap flags Lambda gives the ingest function (ingest-lambda-heap.ts). */
+  ingest_lambda_heap?: LambdaHeapIngest;
   hotspots?: { paths: HotPath[] };
   commit?: CommitFigures;
   contention?: ContentionRow[];

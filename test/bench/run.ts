@@ -20,6 +20,7 @@ import { checkTargets } from './targets.js';
 
 const SECTIONS = [
   'ingest',
+  'ingest-lambda-heap',
   'hotspots',
   'commit',
   'contention',
@@ -93,6 +94,19 @@ async function main(): Promise<number> {
     await attempt('ingest', async () => {
       const { runIngestThroughput } = await import('./ingest-throughput.js');
       report.ingest = await runIngestThroughput(
+        {
+          records: RECORDS,
+          partitions: PARTITIONS,
+          seed: SEED,
+          warmups: quick ? 1 : 2,
+          repeats: quick ? 3 : 7,
+        },
+        progress,
+      );
+    });
+    await attempt('ingest-lambda-heap', async () => {
+      const { runIngestInLambdaHeap } = await import('./ingest-lambda-heap.js');
+      report.ingest_lambda_heap = await runIngestInLambdaHeap(
         {
           records: RECORDS,
           partitions: PARTITIONS,
