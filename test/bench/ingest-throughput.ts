@@ -148,7 +148,11 @@ export async function runIngestThroughput(
     // Each run: the phases (the whole pipeline, step by step), then floe as a warm Lambda's next
     // invocation (the previous batch's garbage still there, no forced GC), DuckDB on NDJSON and DuckDB
     // on the event. floe after a forced full GC follows in a loop of its own (see the file's comment).
+    let warmRuns = 0;
     const invoke = async (afterReducingGc: boolean) => {
+      // Each warm run starts with a different amount of young garbage (0–15 MiB, untimed), so that its
+      // scavenges fall at a different point of the batch each time: see fillYoungGeneration.
+      if (!afterReducingGc) fillYoungGeneration((warmRuns++ * 7) % 16);
       const eventJson = harness.nextEventJson(messages);
       eventBytes = Buffer.byteLength(eventJson);
       const t0 = performance.now();
@@ -167,13 +171,13 @@ export async function runIngestThroughput(
       floeParquet = table.bytesWritten;
       return f;
     };
-    for (let run = 0; run < settings.warmups + settings.repeats; run++) {
-      const counted = run >= settings.warmups;
+    for (let round = 0; round < settings.warmups + settings.repeats; round++) {
+      const counted = round >= settings.warmups;
       const phases = await phaseRunner.measure();
       const f = await invoke(false);
-      const d = await timed(() => duck.run(run), { youngGcFirst: true });
+      const d = await timed(() => duck.run(round), { youngGcFirst: true });
       duckParquet = d.result.parquetBytes;
-      const e = await timed(() => duck.runEvent(run), { youngGcFirst: true });
+      const e = await timed(() => duck.runEvent(round), { youngGcFirst: true });
       eventParquet = e.result.parquetBytes;
       const eventRows = await duck.rowsOf(e.result.output);
       if (eventRows !== settings.records) {
@@ -189,7 +193,7 @@ export async function runIngestThroughput(
         eventCpu.push(e.cpuMs);
       }
       progress(
-        `ingest ${counted ? 'run' : 'warm-up'} ${run + 1}: floe ${f.wallMs.toFixed(0)} ms, duckdb ${d.wallMs.toFixed(0)} ms, duckdb on the event ${e.wallMs.toFixed(0)} ms`,
+        `ingest ${counted ? 'run' : 'warm-up'} ${round + 1}: floe ${f.wallMs.toFixed(0)} ms, duckdb ${d.wallMs.toFixed(0)} ms, duckdb on the event ${e.wallMs.toFixed(0)} ms`,
       );
     }
     gc.stop();
@@ -241,4 +245,20 @@ export async function runIngestThroughput(
     duck.close();
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Where the short-lived objects of fillYoungGeneration go (a ring: each replaces one of 64). */
+const youngRing: unknown[] = new Array(64).fill(null);
+
+/**
+ * Allocates about `mib` MiB of small short-lived objects. The runs of this section are deterministic:
+ * without this, every warm run would start with the same young-generation fill level, and its
+ * scavenges would land at the same point of the batch each time — in the middle of the event's
+ * JSON.parse (copying a live 14 MiB object graph) or not, for every run alike, so gc_share and the
+ * handler's CPU jumped by 2×/5 ms with any change to what a batch allocates. A Lambda's batches start
+ * at whatever fill level the previous one left; this gives the runs a spread of them instead.
+ */
+function fillYoungGeneration(mib: number): void {
+  const objects = mib * 32_768; // ~32 bytes each
+  for (let i = 0; i < objects; i++) youngRing[i & 63] = { i };
 }
