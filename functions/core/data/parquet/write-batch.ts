@@ -95,49 +95,45 @@ export function encodeBatchAsParquet(
   const pageRows = Math.max(1, Math.floor(opts.pageRows ?? PAGE_ROWS));
   const rowGroups: RowGroupMeta[] = [];
   const indexed: IndexedChunk[][] = [];
-  try {
-    groupStarts.forEach((start, g) => {
-      const columns: ColumnChunkMeta[] = [];
-      const fileOffset = offset;
-      let totalByteSize = 0;
-      let totalCompressed = 0;
-      const groupChunks: IndexedChunk[] = [];
-      leaves.forEach((levels, c) => {
-        const from = bounds[c][g];
-        const to = bounds[c][g + 1];
-        const chunk = writeChunk(
-          levels,
-          from,
-          to,
-          { codec, scratch, pageBytes, pageRows, dictionary: opts.dictionary !== false },
-          offset,
-        );
-        groupChunks.push({
-          levels,
-          from,
-          start: offset,
-          pages: chunk.out.pages,
-          stats: chunk.meta.stats,
-          pageStats: chunk.pageStats,
-        });
-        for (const part of chunk.out.parts) parts.push(part);
-        offset += chunk.out.compressedBytes;
-        totalByteSize += chunk.out.uncompressedBytes;
-        totalCompressed += chunk.out.compressedBytes;
-        columns.push(chunk.meta);
+  groupStarts.forEach((start, g) => {
+    const columns: ColumnChunkMeta[] = [];
+    const fileOffset = offset;
+    let totalByteSize = 0;
+    let totalCompressed = 0;
+    const groupChunks: IndexedChunk[] = [];
+    leaves.forEach((levels, c) => {
+      const from = bounds[c][g];
+      const to = bounds[c][g + 1];
+      const chunk = writeChunk(
+        levels,
+        from,
+        to,
+        { codec, scratch, pageBytes, pageRows, dictionary: opts.dictionary !== false },
+        offset,
+      );
+      groupChunks.push({
+        levels,
+        from,
+        start: offset,
+        pages: chunk.out.pages,
+        stats: chunk.meta.stats,
+        pageStats: chunk.pageStats,
       });
-      rowGroups.push({
-        columns,
-        numRows: Math.min(numRows, start + groupRows) - start,
-        fileOffset,
-        totalByteSize,
-        totalCompressed,
-      });
-      indexed.push(groupChunks);
+      for (const part of chunk.out.parts) parts.push(part);
+      offset += chunk.out.compressedBytes;
+      totalByteSize += chunk.out.uncompressedBytes;
+      totalCompressed += chunk.out.compressedBytes;
+      columns.push(chunk.meta);
     });
-  } finally {
-    scratch.close(); // the zstd context: the pages are all written
-  }
+    rowGroups.push({
+      columns,
+      numRows: Math.min(numRows, start + groupRows) - start,
+      fileOffset,
+      totalByteSize,
+      totalCompressed,
+    });
+    indexed.push(groupChunks);
+  });
 
   // The page index goes between the row groups and the footer, every ColumnIndex first and then every
   // OffsetIndex (parquet-mr's layout), so a reader fetches each kind in one contiguous range.

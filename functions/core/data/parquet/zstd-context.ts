@@ -1,13 +1,13 @@
 /**
- * ZSTD frames from one zstd context kept for a whole file. zlib.zstdCompressSync builds a Transform
+ * ZSTD frames from one kept zstd context (pages.ts keeps one for the process). zlib.zstdCompressSync builds a Transform
  * stream and a fresh zstd context (allocating and clearing its tables) for every call, then frees it:
  * on the 10,000-row orders bench batch (53 pages) that was about three quarters of the time spent
  * compressing. Node has no public synchronous call on a kept context — the stream's synchronous path
  * (`_processChunk`) closes its handle — so this drives a ZstdCompress stream's native handle as zlib's
  * own processChunkSync does: `writeSync(ZSTD_e_end, ...)` compresses one whole frame, and zstd begins
  * the next frame afresh with the same parameters. The bytes are zstdCompressSync's (held equal by
- * test/unit/data/parquet/zstd-context.test.ts). Where that handle is not as expected (another Node
- * version), every frame goes through zstdCompressSync instead.
+ * test/unit/data/parquet/zstd-context.test.ts, and checked on each new context's first frame). Where
+ * that handle is not as expected (another Node version), every frame goes through zstdCompressSync.
  */
 import * as zlib from 'node:zlib';
 import { LakeError } from '../../errors.js';
