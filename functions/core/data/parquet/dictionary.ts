@@ -15,6 +15,7 @@ import {
   type PageScratch,
   writeLevels,
 } from './pages.js';
+import { rowsEnd } from './plain-values.js';
 import { bitWidth, encodeHybrid } from './rle-hybrid.js';
 
 /** Distinct values at most this share of the chunk's values, or the dictionary is not worth it. */
@@ -80,7 +81,7 @@ export function tryDictionaryChunk(
   for (let a = from; a < to; ) {
     let b = Math.min(to, a + perPage);
     if (reps === null) b = Math.min(b, a + pageRows);
-    else b = rowLimit(reps, a, b, pageRows);
+    else b = rowsEnd(reps, a, b, pageRows);
     while (reps !== null && b < to && reps[b] !== 0) b++; // pages end where a row ends
     body.reset();
     writeLevels(levels, a, b, scratch);
@@ -105,15 +106,6 @@ export function tryDictionaryChunk(
     indices: dict.indices,
     indexStarts,
   };
-}
-
-/** The first level at or after `a` that starts row number `rows` (or `b` when that comes first). */
-function rowLimit(reps: Uint8Array, a: number, b: number, rows: number): number {
-  let seen = 0;
-  for (let k = a; k < b; k++) {
-    if (reps[k] === 0 && seen++ === rows) return k;
-  }
-  return b;
 }
 
 interface Dictionary {

@@ -271,8 +271,8 @@ function pageEnd(levels: LeafLevels, a: number, to: number, pageBytes: number, p
   return to;
 }
 
-/** The level after `a` where row number `rows` (counted from `a`) starts, else `to`. */
-function rowsEnd(reps: Uint8Array, a: number, to: number, rows: number): number {
+/** The level after `a` where row number `rows` (counted from `a`, ≥ 1) starts, else `to`. */
+export function rowsEnd(reps: Uint8Array, a: number, to: number, rows: number): number {
   let seen = 0;
   for (let k = a; k < to; k++) {
     if (reps[k] !== 0) continue;
