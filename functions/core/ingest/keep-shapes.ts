@@ -23,6 +23,7 @@ import { toArrowSchema } from '../data/arrow-schema.js';
 import { encodeBatch } from '../data/encode-parquet.js';
 import { ChunkOutput, PageScratch } from '../data/parquet/pages.js';
 import { ValidityBuilder } from '../data/column-target.js';
+import { toEsmRecord } from '../kafka/esm-batch.js';
 import { gatherJsonBatch } from '../mapping/fast/gather-json.js';
 import { DEFAULT_MAPPING } from '../mapping/mapping-config.js';
 import { decodeEsmEvent } from '../records/esm-event.js';
@@ -91,17 +92,18 @@ const VALUES = [
 ];
 
 function shapesEvent(): unknown {
-  const base64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
-  const records = VALUES.map((value, offset) => ({
-    topic: 'floe-shapes',
-    partition: 0,
-    offset,
-    timestamp: 1_796_000_000_000 + offset,
-    timestampType: 'CREATE_TIME',
-    key: base64(String(value.id)),
-    value: base64(JSON.stringify(value)),
-    headers: [{ 'trace-id': [...Buffer.from(`t${offset}`)] }],
-  }));
+  const records = VALUES.map((value, offset) =>
+    toEsmRecord({
+      topic: 'floe-shapes',
+      partition: 0,
+      offset: String(offset),
+      timestamp: 1_796_000_000_000 + offset,
+      timestampType: 'CREATE_TIME',
+      key: Buffer.from(String(value.id)),
+      value: Buffer.from(JSON.stringify(value)),
+      headers: [{ key: 'trace-id', value: Buffer.from(`t${offset}`) }],
+    }),
+  );
   return { eventSource: 'aws:kafka', records: { 'floe-shapes-0': records } };
 }
 
