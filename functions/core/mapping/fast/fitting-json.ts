@@ -52,30 +52,32 @@ import {
   type LeafPlan,
   scanDecimal,
   scanNumber,
+  scanOther,
   scanString,
   scanTimestamp,
 } from './json-leaves.js';
 
-/** A type's scan: a primitive's plan (read in place by the struct scan), or a struct's or list's closure. */
+/** A type's scan: a primitive's plan (read by appendField's switch), or a struct's, list's or map's closure. */
 interface FieldPlan {
   readonly kind: number;
   readonly leaf: LeafPlan | undefined;
-  readonly append: JsonAppend;
+  readonly append: JsonAppend | undefined;
 }
 
 const FIELD_STRUCT = -1;
 const FIELD_LIST = -2;
+const FIELD_MAP = -3;
 
 function compileType(type: IcebergType): FieldPlan {
   if (typeof type === 'string') {
     const leaf = compileLeafPlan(type);
-    return { kind: leaf.kind, leaf, append: leaf.append };
+    return { kind: leaf.kind, leaf, append: undefined };
   }
   if (type.type === 'struct')
     return { kind: FIELD_STRUCT, leaf: undefined, append: compileFields(type) as JsonAppend };
   if (type.type === 'list')
     return { kind: FIELD_LIST, leaf: undefined, append: compileList(type.element, type['element-required']) };
-  return { kind: LEAF_OTHER, leaf: undefined, append: () => false }; // maps take the general path
+  return { kind: FIELD_MAP, leaf: undefined, append: () => false }; // maps take the general path
 }
 
 function compileList(elementType: IcebergType, required: boolean): JsonAppend {
@@ -139,8 +141,10 @@ function appendField(plan: FieldPlan, column: GatheredColumn): boolean {
       const { precision, scale, convert } = leaf as LeafPlan;
       return scanDecimal(column as LeafColumn, precision, scale, convert);
     }
+    case LEAF_OTHER:
+      return scanOther(column as LeafColumn, (leaf as LeafPlan).convert);
   }
-  return plan.append(column);
+  return (plan.append as JsonAppend)(column);
 }
 
 /** A field's key as bytes, and its first bytes four at a time (little-endian): fewer compares a key. */

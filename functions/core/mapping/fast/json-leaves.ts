@@ -19,7 +19,6 @@ import {
   INT_MIN,
   isDigit,
   LONG_NUMBER_CHARS,
-  type JsonAppend,
   MINUS,
   NOT_SCALAR,
   numberToken,
@@ -32,13 +31,10 @@ import {
 } from './json-cursor.js';
 
 /** A primitive through compilePrimitive's conversion of the JS value (the general fast path). */
-function viaValue(convert: (v: unknown) => unknown): JsonAppend {
-  const appendViaValue: JsonAppend = (column) => {
-    const v = scalar();
-    if (v === NOT_SCALAR) return false;
-    return pushConverted(column as LeafColumn, convert(v));
-  };
-  return appendViaValue;
+export function scanOther(leaf: LeafColumn, convert: (v: unknown) => unknown): boolean {
+  const v = scalar();
+  if (v === NOT_SCALAR) return false;
+  return pushConverted(leaf, convert(v));
 }
 
 /** A string at the cursor appended to a string column. */
@@ -79,7 +75,7 @@ function plainAsciiString(leaf: LeafColumn): boolean {
   return false;
 }
 
-/** How the struct scan (fitting-json.ts) dispatches a field's value: a leaf kind read in place, or its closure. */
+/** How the scan (fitting-json.ts appendField) reads a primitive field's value: the reader of its kind. */
 export const LEAF_OTHER = 0;
 export const LEAF_STRING = 1;
 export const LEAF_INT = 2;
@@ -96,10 +92,8 @@ export interface LeafPlan {
   /** A decimal's precision and scale (0 otherwise). */
   readonly precision: number;
   readonly scale: number;
-  /** compilePrimitive's conversion, for the values the byte readers leave to it. */
+  /** compilePrimitive's conversion, for the values the byte readers leave to it (all of LEAF_OTHER's). */
   readonly convert: (v: unknown) => unknown;
-  /** The whole appender as a closure (what lists and LEAF_OTHER call). */
-  readonly append: JsonAppend;
 }
 
 /** A number at the cursor appended to a numeric column of `kind` (LEAF_INT .. LEAF_FLOAT). */
@@ -266,35 +260,14 @@ const NUMBER_KINDS = { int: LEAF_INT, long: LEAF_LONG, double: LEAF_DOUBLE, floa
 /** The scan of a primitive type's values. */
 export function compileLeafPlan(type: PrimitiveType): LeafPlan {
   const convert = compilePrimitive(type);
-  const plan = (kind: number, append: JsonAppend, precision = 0, scale = 0): LeafPlan => ({
-    kind,
-    precision,
-    scale,
-    convert,
-    append,
-  });
-  switch (type) {
-    case 'string':
-      return plan(LEAF_STRING, (column) => scanString(column as LeafColumn));
-    case 'int':
-    case 'long':
-    case 'double':
-    case 'float': {
-      const kind = NUMBER_KINDS[type];
-      return plan(kind, (column) => scanNumber(column as LeafColumn, kind));
-    }
-    case 'timestamp':
-    case 'timestamptz': {
-      const local = type === 'timestamp';
-      const kind = local ? LEAF_TIMESTAMP : LEAF_TIMESTAMPTZ;
-      return plan(kind, (column) => scanTimestamp(column as LeafColumn, local, convert));
-    }
+  if (type === 'string') return { kind: LEAF_STRING, precision: 0, scale: 0, convert };
+  if (type === 'int' || type === 'long' || type === 'double' || type === 'float')
+    return { kind: NUMBER_KINDS[type], precision: 0, scale: 0, convert };
+  if (type === 'timestamp' || type === 'timestamptz') {
+    const kind = type === 'timestamp' ? LEAF_TIMESTAMP : LEAF_TIMESTAMPTZ;
+    return { kind, precision: 0, scale: 0, convert };
   }
   const decimal = decimalParams(type);
-  if (decimal) {
-    const { precision, scale } = decimal;
-    const append: JsonAppend = (column) => scanDecimal(column as LeafColumn, precision, scale, convert);
-    return plan(LEAF_DECIMAL, append, precision, scale);
-  }
-  return plan(LEAF_OTHER, viaValue(convert));
+  if (decimal) return { kind: LEAF_DECIMAL, precision: decimal.precision, scale: decimal.scale, convert };
+  return { kind: LEAF_OTHER, precision: 0, scale: 0, convert };
 }
