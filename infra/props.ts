@@ -436,10 +436,10 @@ export interface KafkaToIcebergProps {
    */
   readonly maintenance?: MaintenanceOptions;
   /**
-   * Memory of the ingest function. A 6 MB batch peaks at ~160 MiB of RSS. Lambda sizes V8's heap from
-   * this, and for batches near the ESM's 6 MB, 1536 takes ~20 % less CPU per batch than 1024 (fewer
-   * mark-compacts): faster, and cheaper. Small batches mostly wait on S3, billed by memory
-   * (README, Performance).
+   * Memory of the ingest function. A 6 MB batch needs ~160 MiB of RSS; given 1024 MB, it peaks at ~210
+   * MiB, because the handler lets V8's heap grow as on a large machine (functions/handlers/heap-growth.ts:
+   * ~35 % less CPU per batch). For batches near the ESM's 6 MB, 1536 takes ~7 % less CPU than 1024.
+   * Small batches mostly wait on S3, billed by memory (README, Performance).
    * @default 1024
    */
   readonly memorySize?: number;

