@@ -12,9 +12,8 @@
  * start (functions/handlers/heap-growth.ts); the child gets AWS_LAMBDA_FUNCTION_MEMORY_SIZE as Lambda
  * sets it, so it measures that.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { heapGrowingPercent } from '../../functions/handlers/heap-growth.js';
+import { runSectionInChild } from './child-section.js';
 import type { IngestFigures, IngestSettings } from './ingest-throughput.js';
 
 /** The ingest function's memory when the construct is not told otherwise (infra/ingest.ts). */
@@ -29,8 +28,6 @@ export function lambdaHeapFlags(memoryMb: number): string[] {
     `--max-old-space-size=${memoryMb - newSpace}`,
   ];
 }
-
-const CHILD = fileURLToPath(new URL('./ingest-child.ts', import.meta.url));
 
 /** What the report keeps of the child's figures. */
 export interface LambdaHeapIngest {
@@ -54,26 +51,12 @@ export async function runIngestInLambdaHeap(
 ): Promise<LambdaHeapIngest> {
   const flags = lambdaHeapFlags(INGEST_MEMORY_MB);
   progress(`ingest: a child node with Lambda's heap flags for ${INGEST_MEMORY_MB} MB (${flags.join(' ')})`);
-  const env = { ...process.env, AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(INGEST_MEMORY_MB) };
-  const child = spawn(process.execPath, [...flags, '--import', 'tsx', CHILD, JSON.stringify(settings)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env,
-  });
-  let stdout = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-  if (code !== 0) throw new Error(`the ingest child exited with ${code}`);
-  const f = JSON.parse(stdout) as IngestFigures;
+  const env = { AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(INGEST_MEMORY_MB) };
+  const f = await runSectionInChild<IngestFigures>('ingest', settings, { nodeFlags: flags, env });
   return {
     memory_mb: INGEST_MEMORY_MB,
     node_flags: flags,
-    heap_growing_percent: heapGrowingPercent(env),
+    heap_growing_percent: heapGrowingPercent({ ...process.env, ...env }),
     floe_cpu_ms: f.floe.cpu_ms,
     floe_wall_ms: f.floe.wall_ms,
     duckdb_cpu_ms: f.duckdb.cpu_ms,
