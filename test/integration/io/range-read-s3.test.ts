@@ -108,6 +108,7 @@ describeWithMoto('readTaskRows by S3 Range GETs against moto', () => {
       const counted = counting(io);
       const ranged = await readTaskRows(counted.io, location, SCHEMA, filter, true, hint);
       expect(ranged.rows).toEqual([rows[7]]);
+      expect(counted.calls.filter((c) => c === 'stat')).toHaveLength(1);
       expect(counted.calls.filter((c) => c === 'read')).toHaveLength(1);
     }
   });
