@@ -44,7 +44,7 @@ export function scanText(s: ScanFigures, c: CompactionFigures | undefined, table
         ] as const
       ).map(([name, f]) => [
         name,
-        f.requests,
+        String(f.requests),
         f.bytes_fetched,
         f.bytes_whole_file,
         fmt(f.bytes_fetched / Math.max(1, f.bytes_whole_file)),
