@@ -32,6 +32,7 @@ import { parseExpression } from '../../functions/core/scan/parse-expression.js';
 import { planScan } from '../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../functions/core/scan/read-scan.js';
 import type { LoadedTable } from '../../functions/core/catalog/catalog.js';
+import type { FileIO } from '../../functions/core/io/file-io.js';
 import { makeOrderMessages, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
 import { median, timed } from './stats.js';
 
@@ -57,6 +58,15 @@ export interface FloeOnly {
   floe_cpu_ms: number;
 }
 
+/** What one run of a query fetched of its data files (counted on the table's FileIO). */
+export interface FetchFigures {
+  /** Data-file requests (whole reads, range reads, stats). */
+  requests: number;
+  bytes_fetched: number;
+  /** The bytes a read of every planned file whole would fetch (the scan before range reads). */
+  bytes_whole_file: number;
+}
+
 export interface ScanFigures {
   files: number;
   records: number;
@@ -70,6 +80,11 @@ export interface ScanFigures {
   filter_ratio: number;
   filter_ratio_compacted: number;
   point_ratio_compacted: number;
+  /** Data bytes and requests of one run of each query on the compacted table. */
+  point_fetch_compacted: FetchFigures;
+  filter_fetch_compacted: FetchFigures;
+  point_bytes_fetched_compacted: number;
+  point_bytes_whole_file_compacted: number;
 }
 
 export interface CompactionFigures {
@@ -224,6 +239,11 @@ export async function runScanAndCompaction(
     );
     if (point.rows !== 1) throw new Error(`point query found ${point.rows} rows`);
     const unpruned = await repeat(settings.repeats, () => floeScan(compacted, `order_id = ${target}`, false));
+    const pointFetch = await fetchOf(compacted, `order_id = ${target}`);
+    const filterFetch = await fetchOf(compacted, "country = 'DE'");
+    progress(
+      `scan: point query fetched ${pointFetch.bytes_fetched} of ${pointFetch.bytes_whole_file} bytes in ${pointFetch.requests} requests`,
+    );
     return {
       compaction,
       scan: {
@@ -238,6 +258,10 @@ export async function runScanAndCompaction(
         filter_ratio: filterSmall.ratio_cpu,
         filter_ratio_compacted: filterCompacted.ratio_cpu,
         point_ratio_compacted: point.ratio_cpu,
+        point_fetch_compacted: pointFetch,
+        filter_fetch_compacted: filterFetch,
+        point_bytes_fetched_compacted: pointFetch.bytes_fetched,
+        point_bytes_whole_file_compacted: pointFetch.bytes_whole_file,
       },
     };
   } finally {
@@ -260,6 +284,38 @@ async function floeScan(table: LoadedTable, filter: string, pruneInFiles = true)
   const expr = parseExpression(filter);
   const plan = await planScan(table, { filter: expr });
   return (await readScanRows(table, plan, { filter: expr, pruneInFiles })).length;
+}
+
+/** One run of a filtered scan on a FileIO that counts the requests and bytes of data files. */
+async function fetchOf(table: LoadedTable, filter: string): Promise<FetchFigures> {
+  const tally = { requests: 0, bytes: 0 };
+  const io = table.io;
+  const isData = (location: string) => location.endsWith('.parquet');
+  const counted = <T>(location: string, result: Promise<T>, size: (r: T) => number) =>
+    result.then((r) => {
+      if (isData(location)) {
+        tally.requests++;
+        tally.bytes += size(r);
+      }
+      return r;
+    });
+  const counting: FileIO = {
+    ...io,
+    read: (l) => counted(l, io.read(l), (b) => b.byteLength),
+    readRange: (l, o, n) => counted(l, io.readRange(l, o, n), (b) => b.byteLength),
+    stat: (l) => counted(l, io.stat(l), () => 0),
+    write: (l, d) => io.write(l, d),
+    writeIfAbsent: (l, d) => io.writeIfAbsent(l, d),
+    exists: (l) => io.exists(l),
+    delete: (l) => io.delete(l),
+    list: (p) => io.list(p),
+  };
+  const expr = parseExpression(filter);
+  const countedTable = { ...table, io: counting };
+  const plan = await planScan(countedTable, { filter: expr });
+  await readScanRows(countedTable, plan, { filter: expr });
+  const whole = plan.tasks.reduce((n, t) => n + Number(t.file.file_size_in_bytes), 0);
+  return { requests: tally.requests, bytes_fetched: tally.bytes, bytes_whole_file: whole };
 }
 
 /** DuckDB materialising the matching rows (every column), so both sides decode what they return. */

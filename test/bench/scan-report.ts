@@ -34,6 +34,23 @@ export function scanText(s: ScanFigures, c: CompactionFigures | undefined, table
       ],
     ),
   ];
+  lines.push(
+    table(
+      ['data fetched, compacted (one run)', 'requests', 'bytes fetched', 'bytes of the files whole', 'share'],
+      (
+        [
+          ['order_id = …', s.point_fetch_compacted],
+          ["country = 'DE'", s.filter_fetch_compacted],
+        ] as const
+      ).map(([name, f]) => [
+        name,
+        String(f.requests),
+        f.bytes_fetched,
+        f.bytes_whole_file,
+        fmt(f.bytes_fetched / Math.max(1, f.bytes_whole_file)),
+      ]),
+    ),
+  );
   if (c) {
     lines.push(
       table(

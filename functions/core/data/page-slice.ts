@@ -17,14 +17,21 @@
  * column's page starts onto other rows (and onto page starts of the other columns) would shift that
  * column's values between rows in the slice; rows are never dropped, and knowing would take decoding
  * the repetition levels of every page before.
+ *
+ * A file read by ranges (data/ranged-file.ts) has only the pages taken: their headers are checked as
+ * above, the chunk's pages must also start at its first data page and end where the chunk ends, and the
+ * first_row_index of the pages before them is believed unread, as arrow-rs believes it in the
+ * whole-file route (an offset/limit read skips pages by the same index; test/unit/scan/range-read.test.ts
+ * shows both routes reading the same rows from an index that moves the pages before a row).
  */
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
+import { type ByteRange, type ByteSource, wholeSource } from './byte-source.js';
 import * as footerFields from './file-footer.js';
 import type { Thrift } from './file-footer.js';
-import { CT, ThriftWriter } from './parquet/thrift-compact.js';
+import { type PageLocation, type SourceChunk, writeSlice } from './slice-write.js';
 import { rawFooterField } from './thrift-raw.js';
 
-const { thriftField: field, thriftInt: int, thriftList: list } = footerFields;
+const { thriftField: field, thriftInt: int } = footerFields;
 const { thriftStruct: struct, thriftStructs: structs } = footerFields;
 
 /** Rows [from, to) of a file (positions counted from the file's first row) in a file of their own. */
@@ -34,79 +41,123 @@ export interface PageSlice {
   to: number;
 }
 
-interface PageLocation {
-  offset: number;
-  size: number;
-  firstRow: number;
-}
-
-interface SourceChunk {
-  md: Thrift;
-  /** Bytes before the first data page (the dictionary page), possibly empty. */
-  prefix: { offset: number; size: number };
-  hasDictionary: boolean;
-  pages: PageLocation[];
-  repeated: boolean;
-}
-
 const DATA_PAGE = 0;
 const DICTIONARY_PAGE = 2;
 const DATA_PAGE_V2 = 3;
-const MAGIC = new Uint8Array([0x50, 0x41, 0x52, 0x31]);
+
+/** Where a slice is cut: row group `group` (whose first row is file position `groupStart`), rows [from, to). */
+export interface SliceAt {
+  group: number;
+  groupStart: number;
+  from: number;
+  to: number;
+  /**
+   * The file is read by ranges: a slice may start at the group's first row too (it saves the fetch of
+   * the other pages; read whole, such a slice saves nothing), and only the pages taken are checked.
+   */
+  byRange?: boolean;
+}
 
 /**
  * The slice of row group `group` (whose first row is file position `groupStart`) holding group rows
- * [from, to), or undefined when the footer or page index cannot be trusted for it or the slice would
- * start at the group's first row (reading the file as it is then decodes the same pages). Never throws.
+ * [from, to), or undefined when the footer or page index cannot be trusted for it, a byte it needs is
+ * not in `file` (a ByteSource of fetched ranges), or the slice would start at the group's first row
+ * (reading the file as it is then decodes the same pages). Never throws.
  */
 export function slicePages(
-  file: Uint8Array,
+  file: Uint8Array | ByteSource,
   footer: Thrift,
   group: number,
   groupStart: number,
   from: number,
   to: number,
+  byRange = false,
 ): PageSlice | undefined {
   try {
-    return sliceGroup(file, footer, structs(footer, 4)[group], { groupStart, from, to });
+    const source = file instanceof Uint8Array ? wholeSource(file) : file;
+    return sliceGroup(source, footer, { group, groupStart, from, to, byRange });
   } catch {
-    return undefined; // a malformed header or index read past its bounds
+    return undefined; // a malformed header or index read past its bounds, or bytes not fetched
   }
 }
 
-/** @throws RangeError / Error on a malformed page header or index (slicePages catches it) */
-function sliceGroup(
-  file: Uint8Array,
+/**
+ * The byte ranges slicePages reads for the same slice of a file read by ranges, the OffsetIndex of every
+ * chunk of the group being in `source` already: each chunk's dictionary page and its pages in the
+ * slice. Undefined when there is no slice to cut. Never throws.
+ */
+export function sliceRanges(source: ByteSource, footer: Thrift, at: SliceAt): ByteRange[] | undefined {
+  try {
+    const located = locate(source, footer, { ...at, byRange: true });
+    if (!located) return undefined;
+    const ranges: ByteRange[] = [];
+    for (const chunk of located.chunks) {
+      ranges.push({ offset: chunk.prefix.offset, length: chunk.prefix.size });
+      const pages = pagesIn(chunk, located.start, located.end);
+      const last = pages[pages.length - 1];
+      ranges.push({ offset: pages[0].offset, length: last.offset + last.size - pages[0].offset });
+    }
+    return ranges;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where the OffsetIndex of each column chunk of row group `group` is, as the footer states it. */
+export function offsetIndexRanges(footer: Thrift, group: number): ByteRange[] {
+  return structs(structs(footer, 4)[group], 1).map((chunk) => ({
+    offset: int(chunk, 4) ?? -1,
+    length: int(chunk, 5) ?? 0,
+  }));
+}
+
+/** The group's chunks and the page-aligned row range [start, end) holding [from, to). */
+function locate(
+  source: ByteSource,
   footer: Thrift,
-  rowGroup: Thrift | undefined,
-  { groupStart, from, to }: { groupStart: number; from: number; to: number },
-): PageSlice | undefined {
+  { group, from, to, byRange }: SliceAt,
+): { rows: number; chunks: SourceChunk[]; start: number; end: number } | undefined {
+  const rowGroup = structs(footer, 4)[group];
   const rows = int(rowGroup, 3) ?? 0;
   if (!(from >= 0 && from < to && to <= rows)) return undefined;
-  const schema = rawFooterField(file, 2);
   const repeated = repeatedLeaves(structs(footer, 2));
   const raw = structs(rowGroup, 1);
-  if (!schema || raw.length === 0 || raw.length !== repeated.length) return undefined;
+  if (raw.length === 0 || raw.length !== repeated.length) return undefined;
   const chunks: SourceChunk[] = [];
   for (let k = 0; k < raw.length; k++) {
-    const chunk = sourceChunk(file, raw[k], rows, repeated[k]);
+    const chunk = sourceChunk(source, raw[k], rows, repeated[k], byRange === true);
     if (!chunk) return undefined;
     chunks.push(chunk);
   }
   const [start, end] = commonRange(chunks, from, to, rows);
   // From the group's first row a slice saves nothing: arrow-rs stops decoding at the span's end.
-  if (start === 0) return undefined;
+  if (start === 0 && !byRange) return undefined;
+  return { rows, chunks, start, end };
+}
+
+function pagesIn(chunk: SourceChunk, start: number, end: number): PageLocation[] {
+  return chunk.pages.filter((p) => p.firstRow >= start && p.firstRow < end);
+}
+
+/** @throws RangeError / Error on a malformed page header or index, or bytes not fetched (slicePages catches it) */
+function sliceGroup(source: ByteSource, footer: Thrift, at: SliceAt): PageSlice | undefined {
+  const located = locate(source, footer, at);
+  if (!located) return undefined;
+  const { rows, chunks, start, end } = located;
+  const length = new DataView(source.bytes(source.size - 8, 4).slice().buffer).getUint32(0, true);
+  const schema = rawFooterField(source.bytes(source.size - 8 - length, length + 8), 2);
+  if (!schema) return undefined;
   const picked: { chunk: SourceChunk; pages: PageLocation[]; values: number; uncompressed: number }[] = [];
   for (const chunk of chunks) {
-    const pages = chunk.pages.filter((p) => p.firstRow >= start && p.firstRow < end);
-    const checked = checkPages(file, chunk, pages, rows);
+    const pages = pagesIn(chunk, start, end);
+    const checked = checkPages(source, chunk, pages, rows, at.byRange === true);
     if (!checked) return undefined;
     picked.push({ chunk, pages, ...checked });
   }
   return {
-    bytes: writeSlice(file, schema, footer, picked, end - start),
-    from: groupStart + start,
-    to: groupStart + end,
+    bytes: writeSlice(source, schema, footer, picked, end - start),
+    from: at.groupStart + start,
+    to: at.groupStart + end,
   };
 }
 
@@ -127,10 +178,11 @@ function repeatedLeaves(elements: Thrift[]): boolean[] {
 }
 
 function sourceChunk(
-  file: Uint8Array,
+  source: ByteSource,
   chunk: Thrift,
   rows: number,
   repeated: boolean,
+  byRange: boolean,
 ): SourceChunk | undefined {
   const md = struct(chunk, 3);
   // External or encrypted chunks, or no OffsetIndex: nothing to slice by.
@@ -146,8 +198,8 @@ function sourceChunk(
   const chunkStart =
     dictionary !== undefined && dictionary > 0 ? Math.min(dictionary, dataOffset) : dataOffset;
   const chunkEnd = chunkStart + compressed;
-  if (chunkStart < 4 || chunkEnd > file.byteLength - 8) return undefined;
-  const index = readThrift(file, indexOffset, indexLength);
+  if (chunkStart < 4 || chunkEnd > source.size - 8) return undefined;
+  const index = readThrift(source, indexOffset, indexLength);
   const pages: PageLocation[] = [];
   for (const location of structs(index, 1)) {
     const page = {
@@ -166,6 +218,10 @@ function sourceChunk(
     pages.push(page);
   }
   if (pages.length === 0) return undefined;
+  // Read by ranges, nothing else of the chunk is fetched: its pages must fill it from the first data page.
+  const lastPage = pages[pages.length - 1];
+  if (byRange && (pages[0].offset !== dataOffset || lastPage.offset + lastPage.size !== chunkEnd))
+    return undefined;
   const prefix = { offset: chunkStart, size: pages[0].offset - chunkStart };
   return { md, prefix, hasDictionary: prefix.size > 0, pages, repeated };
 }
@@ -193,29 +249,31 @@ function commonRange(chunks: SourceChunk[], from: number, to: number, rows: numb
 }
 
 /**
- * Checks the chunk's pages up to the last chosen one against their headers (the prefix is one
- * dictionary page; each location holds exactly one page; outside lists, the rows before each page, summed
- * from the headers, are its first_row_index, so the index cannot shift rows); the chosen pages' values
- * and uncompressed size, or undefined when a header disagrees with the index.
+ * Checks the chunk's pages up to the last chosen one (only the chosen ones `byRange`) against their
+ * headers (the prefix is one dictionary page; each location holds exactly one page; outside lists, the
+ * rows before each page, summed from the headers, are its first_row_index, so the index cannot shift
+ * rows); the chosen pages' values and uncompressed size, or undefined when a header disagrees with the
+ * index.
  */
 function checkPages(
-  file: Uint8Array,
+  source: ByteSource,
   chunk: SourceChunk,
   pages: PageLocation[],
   rows: number,
+  byRange: boolean,
 ): { values: number; uncompressed: number } | undefined {
   let values = 0;
   let uncompressed = 0;
   if (chunk.hasDictionary) {
-    const header = pageHeader(file, chunk.prefix);
+    const header = pageHeader(source, chunk.prefix);
     if (!header || int(header.header, 1) !== DICTIONARY_PAGE) return undefined;
     uncompressed += header.length + (int(header.header, 2) ?? 0);
   }
   const last = chunk.pages.indexOf(pages[pages.length - 1]);
-  for (let k = 0; k <= last; k++) {
+  for (let k = byRange ? chunk.pages.indexOf(pages[0]) : 0; k <= last; k++) {
     const page = chunk.pages[k];
     const pageRows = (k + 1 < chunk.pages.length ? chunk.pages[k + 1].firstRow : rows) - page.firstRow;
-    const read = pageHeader(file, page);
+    const read = pageHeader(source, page);
     if (!read) return undefined;
     const { header } = read;
     const type = int(header, 1);
@@ -238,108 +296,28 @@ function checkPages(
   return { values, uncompressed };
 }
 
-/** A page's header and its length, when its compressed size fills the location exactly. */
+/**
+ * A page's header and its length, when its compressed size fills the location exactly.
+ * @throws RangeError when the page's bytes are not at hand, or its header runs past them
+ */
 function pageHeader(
-  file: Uint8Array,
+  source: ByteSource,
   at: { offset: number; size: number },
 ): { header: Thrift; length: number } | undefined {
-  const reader = { view: new DataView(file.buffer, file.byteOffset + at.offset, at.size), offset: 0 };
+  const bytes = source.bytes(at.offset, at.size);
+  const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const header = deserializeTCompactProtocol(reader);
   const compressed = int(header, 3);
+  if (reader.offset > bytes.byteLength) throw new RangeError('page header runs past the bytes read');
   return compressed !== undefined && reader.offset + compressed === at.size
     ? { header, length: reader.offset }
     : undefined;
 }
 
-function readThrift(file: Uint8Array, offset: number, length: number): Thrift {
-  if (offset < 0 || offset + length > file.byteLength) throw new RangeError('outside the file');
+function readThrift(source: ByteSource, offset: number, length: number): Thrift {
+  const bytes = source.bytes(offset, length);
   return deserializeTCompactProtocol({
-    view: new DataView(file.buffer, file.byteOffset + offset, length),
+    view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     offset: 0,
   });
-}
-
-function writeSlice(
-  file: Uint8Array,
-  schema: Uint8Array,
-  footer: Thrift,
-  picked: { chunk: SourceChunk; pages: PageLocation[]; values: number; uncompressed: number }[],
-  rows: number,
-): Uint8Array {
-  const parts: Uint8Array[] = [MAGIC];
-  let at = MAGIC.length;
-  const w = new ThriftWriter(1024 + schema.byteLength + picked.length * 128);
-  w.i32(1, int(footer, 1) ?? 1);
-  w.rawField(2, CT.LIST, schema); // the schema as it is (arrow-rs wants the fields in ascending order)
-  w.i64(3, rows);
-  w.beginList(4, CT.STRUCT, 1);
-  w.beginListStruct();
-  w.beginList(1, CT.STRUCT, picked.length);
-  let groupBytes = 0;
-  for (const { chunk, pages, values, uncompressed } of picked) {
-    const chunkStart = at;
-    if (chunk.hasDictionary) {
-      parts.push(file.subarray(chunk.prefix.offset, chunk.prefix.offset + chunk.prefix.size));
-      at += chunk.prefix.size;
-    }
-    const dataStart = at;
-    for (const page of pages) {
-      parts.push(file.subarray(page.offset, page.offset + page.size));
-      at += page.size;
-    }
-    groupBytes += uncompressed;
-    w.beginListStruct();
-    w.i64(2, chunkStart);
-    w.beginStruct(3);
-    w.i32(1, int(chunk.md, 1) ?? 0);
-    const encodings = list(chunk.md, 2).filter((e): e is number => typeof e === 'number');
-    w.beginList(2, CT.I32, encodings.length);
-    for (const e of encodings) w.listI32(e);
-    const path = list(chunk.md, 3).filter((p): p is Uint8Array => p instanceof Uint8Array);
-    w.beginList(3, CT.BINARY, path.length);
-    for (const p of path) w.listBinary(p);
-    w.i32(4, int(chunk.md, 4) ?? 0);
-    w.i64(5, values);
-    w.i64(6, uncompressed);
-    w.i64(7, at - chunkStart);
-    w.i64(9, dataStart);
-    if (chunk.hasDictionary) w.i64(11, chunkStart);
-    w.endStruct();
-    w.endStruct();
-  }
-  w.i64(2, groupBytes);
-  w.i64(3, rows);
-  w.endStruct();
-  const metadata = structs(footer, 5);
-  if (metadata.length > 0) {
-    w.beginList(5, CT.STRUCT, metadata.length);
-    for (const kv of metadata) {
-      w.beginListStruct();
-      const key = field(kv, 1);
-      const value = field(kv, 2);
-      w.binary(1, key instanceof Uint8Array ? key : new Uint8Array());
-      if (value instanceof Uint8Array) w.binary(2, value);
-      w.endStruct();
-    }
-  }
-  const created = field(footer, 6);
-  if (created instanceof Uint8Array) w.binary(6, created);
-  w.endStruct();
-  const footerBytes = w.view();
-  parts.push(footerBytes);
-  const trailer = new Uint8Array(8);
-  new DataView(trailer.buffer).setUint32(0, footerBytes.byteLength, true);
-  trailer.set(MAGIC, 4);
-  parts.push(trailer);
-  return concat(parts);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
 }

@@ -10,9 +10,11 @@ import type { Row, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
 import { exportedBatches, type FfiBatch } from './arrow-ffi.js';
 import { readColumnValues } from './arrow-to-values.js';
+import { type ByteRange, type ByteSource, wholeSource } from './byte-source.js';
 import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
-import { type PageSlice, slicePages } from './page-slice.js';
+import { offsetIndexRanges, type PageSlice, type SliceAt, sliceRanges, slicePages } from './page-slice.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
+import { type FetchedTail, fetchRanges, fetchTail, fetchWhole } from './ranged-file.js';
 
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
 const READ_BATCH_ROWS = 65_536;
@@ -33,12 +35,15 @@ export interface DataBatch {
 }
 
 /**
- * An opened data file: its bytes (for readers of its footer and page index) and reads of some of its
- * columns over some of its rows. Call `close` when done (parquet-wasm holds WASM memory).
+ * An opened data file: its bytes (for readers of its footer and page index: the whole file, or the
+ * ranges fetched so far) and reads of some of its columns over some of its rows. Call `close` when done
+ * (parquet-wasm holds WASM memory).
  */
 export interface OpenDataFile {
   readonly location: string;
-  readonly bytes: Uint8Array;
+  readonly source: ByteSource;
+  /** Whether the file is still read by ranges (false once, or if ever, it was read whole). */
+  readonly ranged: boolean;
   readonly rowCount: number;
   /** The file's Thrift FileMetaData (statistics, page index locations). */
   readonly footer: Thrift;
@@ -52,7 +57,22 @@ export interface OpenDataFile {
    * @throws ValidationError as readDataFile
    */
   readBatches(schema: StructType, spans?: readonly RowSpan[]): Promise<DataBatch[]>;
+  /**
+   * Fetches byte ranges a reader of `source` needs (the page index), or the whole file when they would
+   * make up most of it; nothing on a file read whole.
+   * @throws as openDataFile
+   */
+  fetch(ranges: readonly ByteRange[]): Promise<void>;
   close(): void;
+}
+
+export interface OpenDataFileOptions {
+  /**
+   * The file's size as its manifest entry states it: the file is then opened by its tail (footer) and
+   * read by ranges, and fetched whole only when a read needs more. Checked against the storage; a size
+   * that does not match opens the file whole.
+   */
+  rangedSize?: number;
 }
 
 /**
@@ -60,7 +80,20 @@ export interface OpenDataFile {
  * @throws NotFoundError / TransientIOError from `io.read`; ValidationError when the file is not Parquet
  *   or carries no field ids (name mapping is not supported)
  */
-export async function openDataFile(io: FileIO, location: string): Promise<OpenDataFile> {
+export async function openDataFile(
+  io: FileIO,
+  location: string,
+  options: OpenDataFileOptions = {},
+): Promise<OpenDataFile> {
+  if (options.rangedSize !== undefined) {
+    const tail = await fetchTail(io, location, options.rangedSize);
+    const layout = tail && footerLayout(tail.footer);
+    if (tail && layout?.hasFieldIds) {
+      const file = new WasmDataFile(location, tail.fetched, tail.footer, layout, await loadParquetWasm());
+      file.byRange = { io, tail };
+      return file;
+    }
+  }
   const bytes = await io.read(location);
   let footer: Thrift;
   try {
@@ -74,7 +107,7 @@ export async function openDataFile(io: FileIO, location: string): Promise<OpenDa
   if (!layout.hasFieldIds) {
     throw new ValidationError(`${location} has no Parquet field ids; reading it needs a name mapping`);
   }
-  return new WasmDataFile(location, bytes, footer, layout, await loadParquetWasm());
+  return new WasmDataFile(location, wholeSource(bytes), footer, layout, await loadParquetWasm(), bytes);
 }
 
 /**
@@ -90,13 +123,16 @@ class WasmDataFile implements OpenDataFile {
   private readonly byId: Map<number, string>;
   readonly rowCount: number;
   private readonly groupRows: number[];
+  /** Set while the file is read by ranges: where from, and what was fetched. */
+  byRange: { io: FileIO; tail: FetchedTail } | undefined;
 
   constructor(
     readonly location: string,
-    readonly bytes: Uint8Array,
+    public source: ByteSource,
     readonly footer: Thrift,
     private readonly layout: FooterLayout,
     private readonly wasm: ParquetWasm,
+    private bytes?: Uint8Array,
   ) {
     this.byId = layout.topLevelById;
     this.rowCount = layout.rowCount;
@@ -122,7 +158,7 @@ class WasmDataFile implements OpenDataFile {
     const columns = [...new Set(wanted.map((f) => this.byId.get(f.id) as string))];
     try {
       const batches: DataBatch[] = [];
-      for (const span of spans ?? [undefined]) {
+      for (const span of this.byRange && spans ? this.piecesOf(spans) : (spans ?? [undefined])) {
         const expected = span ? span.to - span.from : this.rowCount;
         const read = await this.readSpan(columns, span);
         const got = read.reduce((n, b) => n + b.length, 0);
@@ -137,15 +173,53 @@ class WasmDataFile implements OpenDataFile {
     }
   }
 
+  get ranged(): boolean {
+    return this.byRange !== undefined;
+  }
+
+  async fetch(ranges: readonly ByteRange[]): Promise<void> {
+    if (!this.byRange) return;
+    const { io, tail } = this.byRange;
+    if (!(await fetchRanges(io, this.location, tail.fetched, ranges))) await this.wholeBytes();
+  }
+
+  /** The whole file, fetched once on first need when it was opened by ranges. */
+  private async wholeBytes(): Promise<Uint8Array> {
+    if (this.bytes) return this.bytes;
+    const { io, tail } = this.byRange as { io: FileIO; tail: FetchedTail };
+    const bytes = await fetchWhole(io, this.location, tail);
+    this.bytes = bytes;
+    this.source = wholeSource(bytes);
+    this.byRange = undefined;
+    return bytes;
+  }
+
+  /** Spans cut where row groups start (a file read by ranges is sliced one row group at a time). */
+  private piecesOf(spans: readonly RowSpan[]): RowSpan[] {
+    const out: RowSpan[] = [];
+    for (const span of spans) {
+      let start = 0;
+      for (const rows of this.groupRows) {
+        const from = Math.max(span.from, start);
+        const to = Math.min(span.to, start + rows);
+        if (from < to) out.push({ from, to });
+        start += rows;
+      }
+      if (span.to > start) out.push({ from: Math.max(span.from, start), to: span.to }); // fails below
+    }
+    return out;
+  }
+
   /**
    * Only the row groups a span touches are decoded: offset and limit count from the first of them. A
    * span inside one row group and past its first page is decoded from a slice of the pages holding it
    * (page-slice.ts): arrow-rs would otherwise decode every page before it. A slice that does not decode
    * to the span's rows is dropped and the file read as it is (the slice rests on the page index, which
-   * the file's writer may have got wrong in a way its checks cannot see).
+   * the file's writer may have got wrong in a way its checks cannot see). A file opened by ranges is
+   * fetched whole here when no slice serves the span.
    */
   private async readSpan(columns: string[], span?: RowSpan): Promise<DataBatch[]> {
-    const slice = span && this.sliceOf(span);
+    const slice = span && (await this.sliceOf(span));
     if (span && slice) {
       const batches = await this.readSlice(slice, columns, span).catch(() => undefined);
       if (batches && batches.reduce((n, b) => n + b.length, 0) === span.to - span.from) return batches;
@@ -168,11 +242,12 @@ class WasmDataFile implements OpenDataFile {
       options.offset = span.from - first;
       options.limit = span.to - span.from;
     }
+    const bytes = await this.wholeBytes();
     const decode = async (): Promise<WasmTable> => {
       if (!this.file && columns.length === this.layout.topLevelCount) {
-        return this.wasm.readParquet(this.bytes, options);
+        return this.wasm.readParquet(bytes, options);
       }
-      this.file ??= await this.wasm.ParquetFile.fromFile(new Blob([this.bytes]));
+      this.file ??= await this.wasm.ParquetFile.fromFile(new Blob([bytes]));
       return this.file.read({ ...options, columns });
     };
     return this.exported(decode);
@@ -204,11 +279,12 @@ class WasmDataFile implements OpenDataFile {
   }
 
   /**
-   * The page slice holding a span, when the span lies in one row group past its first row. The last
-   * slice is kept: it holds every column, so a filter column read first and the other columns read
-   * next for the matches in it share one slice (and its parsed ParquetFile).
+   * The page slice holding a span, when the span lies in one row group past its first row (from its
+   * first row too on a file read by ranges, whose slice's pages are fetched first). The last slice is
+   * kept: it holds every column, so a filter column read first and the other columns read next for the
+   * matches in it share one slice (and its parsed ParquetFile).
    */
-  private sliceOf(span: RowSpan): OpenSlice | undefined {
+  private async sliceOf(span: RowSpan): Promise<OpenSlice | undefined> {
     const last = this.slice;
     if (last && last.from <= span.from && span.to <= last.to) return last;
     if (!this.slicing) return undefined;
@@ -216,8 +292,23 @@ class WasmDataFile implements OpenDataFile {
     for (let g = 0; g < this.groupRows.length; g++) {
       const rows = this.groupRows[g];
       if (span.from < start + rows) {
-        if (span.to > start + rows || span.from === start) return undefined;
-        const slice = slicePages(this.bytes, this.footer, g, start, span.from - start, span.to - start);
+        if (span.to > start + rows || (span.from === start && !this.byRange)) return undefined;
+        const at: SliceAt = { group: g, groupStart: start, from: span.from - start, to: span.to - start };
+        if (this.byRange) {
+          await this.fetch(offsetIndexRanges(this.footer, g));
+          const ranges = this.byRange && sliceRanges(this.source, this.footer, at);
+          if (ranges) await this.fetch(ranges);
+          if (!ranges || (!this.byRange && span.from === start)) return undefined;
+        }
+        const slice = slicePages(
+          this.source,
+          this.footer,
+          g,
+          start,
+          at.from,
+          at.to,
+          this.byRange !== undefined,
+        );
         if (!slice) return undefined;
         this.dropSlice();
         this.slice = slice;

@@ -14,6 +14,7 @@
  */
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import type { ThriftType } from 'hyparquet/src/types.js';
+import { type ByteRange, type ByteSource, wholeSource } from '../data/byte-source.js';
 import {
   readFileFooter,
   type Thrift,
@@ -49,25 +50,67 @@ interface Group {
 }
 
 /**
- * The spans of `file` (a whole Parquet file) that might hold rows matching `filter`, merged and in order;
- * an empty list when none can. Undefined when the footer cannot be read (the caller reads everything).
- * `parsed` is the file's footer when the caller has it already (read-data-file.ts parses it on open).
+ * The spans of `file` (a whole Parquet file, or the ranges of one fetched so far: a page index not among
+ * them prunes nothing) that might hold rows matching `filter`, merged and in order; an empty list when
+ * none can. Undefined when the footer cannot be read (the caller reads everything). `parsed` is the
+ * file's footer when the caller has it already (read-data-file.ts parses it on open; it must be given
+ * with a ByteSource).
  */
 export function pruneRowSpans(
-  file: Uint8Array,
+  file: Uint8Array | ByteSource,
   filter: BoundExpression,
   parsed?: Thrift,
 ): RowSpan[] | undefined {
   let footer: Thrift;
   try {
-    footer = parsed ?? readFileFooter(file);
+    if (!parsed && !(file instanceof Uint8Array)) return undefined;
+    footer = parsed ?? readFileFooter(file as Uint8Array);
   } catch {
     return undefined;
   }
+  const source = file instanceof Uint8Array ? wholeSource(file) : file;
   const expr = rewriteNot(filter);
-  const wanted = collectFieldIds(expr);
   const leaves = leavesOf(structs(footer, 2));
   const spans: RowSpan[] = [];
+  for (const group of groupsOf(footer, expr, leaves)) {
+    const start = group.start;
+    if (group.rows > 0 && fileMightMatch(expr, groupMetrics(group, leaves))) {
+      for (const s of groupSpans(expr, group, source, leaves)) {
+        const last = spans.at(-1);
+        if (last && last.to === start + s.from) last.to = start + s.to;
+        else spans.push({ from: start + s.from, to: start + s.to });
+      }
+    }
+  }
+  return spans;
+}
+
+/**
+ * Where pruneRowSpans and a page slice of a row group read the page index: in every row group the
+ * chunk statistics leave, the ColumnIndex of each filter column and the OffsetIndex of every column.
+ * Locations are as the footer states them (the reader checks them against the file). Never throws.
+ */
+export function pageIndexRanges(footer: Thrift, filter: BoundExpression): ByteRange[] {
+  const expr = rewriteNot(filter);
+  const leaves = leavesOf(structs(footer, 2));
+  const raws = structs(footer, 4);
+  const ranges: ByteRange[] = [];
+  groupsOf(footer, expr, leaves).forEach((group, g) => {
+    if (group.rows <= 0 || !fileMightMatch(expr, groupMetrics(group, leaves))) return;
+    for (const chunk of structs(raws[g], 1)) {
+      const offset = int(chunk, 4);
+      const length = int(chunk, 5);
+      if (offset !== undefined && length !== undefined) ranges.push({ offset, length });
+    }
+    for (const c of group.chunks.values()) if (c.columnIndex) ranges.push(c.columnIndex);
+  });
+  return ranges;
+}
+
+/** The footer's row groups with the chunks of the filter's columns that have bounds. */
+function groupsOf(footer: Thrift, expr: BoundExpression, leaves: (Leaf | undefined)[]): Group[] {
+  const wanted = collectFieldIds(expr);
+  const groups: Group[] = [];
   let start = 0;
   for (const raw of structs(footer, 4)) {
     const rows = int(raw, 3) ?? 0;
@@ -77,17 +120,10 @@ export function pruneRowSpans(
       if (leaf === undefined || !wanted.has(leaf.fieldId) || leaf.bounds === 'none') return;
       chunks.set(leaf.fieldId, chunkOf(chunk, leaf));
     });
-    const group: Group = { start, rows, chunks };
-    if (rows > 0 && fileMightMatch(expr, groupMetrics(group, leaves))) {
-      for (const s of groupSpans(expr, group, file, leaves)) {
-        const last = spans.at(-1);
-        if (last && last.to === start + s.from) last.to = start + s.to;
-        else spans.push({ from: start + s.from, to: start + s.to });
-      }
-    }
+    groups.push({ start, rows, chunks });
     start += rows;
   }
-  return spans;
+  return groups;
 }
 
 /** Leaf columns in chunk order; a leaf under a repeated field gets no bounds (they are not per row). */
@@ -188,7 +224,7 @@ function emptyMetrics(rows: number): DataFile {
 function groupSpans(
   expr: BoundExpression,
   group: Group,
-  file: Uint8Array,
+  file: ByteSource,
   leaves: (Leaf | undefined)[],
 ): RowSpan[] {
   const all = [{ from: 0, to: group.rows }];
@@ -214,7 +250,7 @@ function groupSpans(
 function pageSpans(
   pred: BoundPredicate,
   group: Group,
-  file: Uint8Array,
+  file: ByteSource,
   leaves: (Leaf | undefined)[],
 ): RowSpan[] | undefined {
   const id = pred.term.fieldId;
@@ -273,10 +309,11 @@ function rowsAscend(locations: Thrift[], rows: number): boolean {
   return true;
 }
 
-function readStruct(file: Uint8Array, at: { offset: number; length: number }): Thrift {
-  if (at.offset + at.length > file.byteLength) throw new RangeError('page index outside the file');
+/** @throws RangeError when the index is outside the file or was not fetched */
+function readStruct(file: ByteSource, at: { offset: number; length: number }): Thrift {
+  const bytes = file.bytes(at.offset, at.length);
   return deserializeTCompactProtocol({
-    view: new DataView(file.buffer, file.byteOffset + at.offset, at.length),
+    view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     offset: 0,
   });
 }

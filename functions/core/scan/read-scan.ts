@@ -94,6 +94,7 @@ export async function* readScan(
       readStruct,
       filter,
       options.pruneInFiles !== false,
+      Number(task.file.file_size_in_bytes),
     );
     const deleted = await deletedPositions(task, loadPositions);
     const equality = await Promise.all(
