@@ -61,11 +61,7 @@ const PAGE_ROWS = 500;
 /** Every call and byte a reader asks of the FileIO. */
 class CountingIO implements FileIO {
   calls: { method: string; bytes: number }[] = [];
-  /** `refuseWhole`: a whole read fails (for files parquet-wasm cannot decode whole either). */
-  constructor(
-    private readonly inner: FileIO,
-    private readonly refuseWhole = false,
-  ) {}
+  constructor(private readonly inner: FileIO) {}
   get bytes(): number {
     return this.calls.reduce((n, c) => n + c.bytes, 0);
   }
@@ -73,10 +69,6 @@ class CountingIO implements FileIO {
     return this.calls.filter((c) => c.method === method).length;
   }
   async read(location: string): Promise<Uint8Array> {
-    if (this.refuseWhole) {
-      this.calls.push({ method: 'read', bytes: 0 });
-      throw new Error('whole read refused');
-    }
     const out = await this.inner.read(location);
     this.calls.push({ method: 'read', bytes: out.byteLength });
     return out;
@@ -265,8 +257,9 @@ describe('readTaskRows by ranges', () => {
       return { at, target, filter: { op: 'eq', term: 'id', value: BigInt(target * 3) } as Expression };
     }
 
-    // parquet-wasm cannot decode these files whole either (arrow-rs panics on the offsets): what is
-    // checked is that no slice is cut from them and the whole file is asked for.
+    // arrow-rs traps on these offsets even reading the file whole, and parquet-wasm's async reader
+    // then never settles (the read hangs): such a file is refused before its bytes reach it, on both
+    // routes, and the next file reads as ever.
     const unreadable: [string, (pages: PageLocationTuple[]) => PageLocationTuple[]][] = [
       [
         'pages past the end of the file',
@@ -274,18 +267,23 @@ describe('readTaskRows by ranges', () => {
       ],
       ['pages at the wrong bytes', (p) => p.map(([a, s, f], i) => [i > 0 ? a + 3 : a, s, f])],
     ];
-    it.each(unreadable)('asks for the whole file (%s)', async (_, lie) => {
+    it.each(unreadable)('refuses the file as corrupt, cutting no slice (%s)', async (_, lie) => {
       // Prepare
       const { at, filter } = await lying(lie);
-      const io = new CountingIO(wh.io, true);
+      const io = new CountingIO(wh.io);
 
       // Act
-      const read = readTaskRows(io, at, STRUCT, bound(filter), true, size());
+      const ranged = readTaskRows(io, at, STRUCT, bound(filter), true, size());
+      const whole = readTaskRows(wh.io, at, STRUCT, bound(filter), true);
 
       // Assess
-      await expect(read).rejects.toThrow('whole read refused');
+      await expect(ranged).rejects.toThrow(/is corrupt: the page index of row group 1, column 3/);
+      await expect(whole).rejects.toThrow(/is corrupt: the page index of row group 1, column 3/);
+      await expect(ranged).rejects.toBeInstanceOf(ValidationError);
       expect(io.count('readRange')).toBeGreaterThanOrEqual(1); // the tail (here with the page index); no slice
       expect(io.count('read')).toBe(1);
+      const after = await readTaskRows(wh.io, location, STRUCT, bound(filter), true, size());
+      expect(after.rows.length).toBe(1);
     });
 
     it('reads the file whole, with the same rows, when a page taken holds other rows than its header', async () => {
