@@ -75,16 +75,14 @@ export async function ingestDecodedEvent(
   decoded: DecodedEvent,
 ): Promise<IngestEventReport> {
   const byRoute = new Map<TableRoute, RawRecord[]>();
-  // The routes of the last record's topic (a batch holds each topic's records together).
-  let topic: string | undefined;
-  let routes: TableRoute[] = [];
   const records = decoded.records;
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i];
-    if (record.topic !== topic) {
-      topic = record.topic;
-      routes = routesForTopic(options.routes, topic);
-    }
+  // A batch holds each topic's records together: a run of one topic goes to its routes as a slice
+  // (a batch of one topic for one table is one copy of the records, not an array grown record by record).
+  for (let start = 0; start < records.length; ) {
+    const topic = records[start].topic;
+    let end = start + 1;
+    while (end < records.length && records[end].topic === topic) end++;
+    const routes = routesForTopic(options.routes, topic);
     if (routes.length === 0) {
       throw new ValidationError(
         `no table route for topic '${topic}' (configure it in FLOE_TABLES / --table)`,
@@ -92,9 +90,10 @@ export async function ingestDecodedEvent(
     }
     for (const route of routes) {
       const list = byRoute.get(route);
-      if (list) list.push(record);
-      else byRoute.set(route, [record]);
+      if (list === undefined) byRoute.set(route, records.slice(start, end));
+      else for (let i = start; i < end; i++) list.push(records[i]);
     }
+    start = end;
   }
   const batchId = batchIdOf(decoded.records);
   const tables = await Promise.all(
