@@ -100,7 +100,7 @@ function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
   const to = cols.headerEnd[i];
   for (let h = from; h < to; h++) {
     element.valid.pushValid();
-    HEADER_KEY.push(keys, cols.headerKeys[h]);
+    HEADER_KEY.push(keys, cols.headerKeyAt(h));
     const start = cols.headerStart[h];
     if (start < 0) values.pushAbsent(false);
     else values.pushBytes(cols.bytes, start, cols.headerStop[h]);
