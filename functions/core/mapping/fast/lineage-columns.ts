@@ -86,7 +86,9 @@ function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
   TOPIC.push(c[0] as LeafColumn, cols.topics[cols.topic[i]]);
   (c[1] as LeafColumn).pushNumber(cols.partition[i]);
   (c[2] as LeafColumn).pushNumber(cols.offset[i]);
-  pushMicros(c[3] as LeafColumn, cols.timestamp[i], record);
+  // The ms read and scaled by the column itself: no heap number a record.
+  const timestamp = c[3] as LeafColumn;
+  if (!timestamp.pushScaled(cols.timestamp, i, 1000)) pushMicros(timestamp, cols.timestamp[i], record);
   TIMESTAMP_TYPE.push(c[4] as LeafColumn, cols.timestampTypes[cols.timestampType[i]]);
   const key = c[5] as LeafColumn;
   const keyStart = cols.keyStart[i];
