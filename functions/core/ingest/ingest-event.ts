@@ -14,6 +14,8 @@ import { routesForTopic, type TableRoute } from '../routing/routes.js';
 import { ingestAggregateTable } from './ingest-aggregate.js';
 import { emitClosedWindows } from '../aggregate/emit-windows.js';
 import { keepShapesAlive } from './keep-shapes.js';
+import { OffsetSpan } from './batch-offsets.js';
+import { offsetNumber } from '../records/record-columns.js';
 
 export interface IngestEventOptions {
   catalog: Catalog;
@@ -35,25 +37,31 @@ export interface IngestEventReport {
 
 /** The batch id: deterministic from topic-partitions and their offset ranges. */
 export function batchIdOf(records: RawRecord[]): string {
-  type Range = { topic: string; partition: number; first: bigint; last: bigint };
+  type Range = { topic: string; partition: number; span: OffsetSpan };
   const ranges = new Map<string, Range>();
   // The last record's range: a batch holds each topic-partition's records together.
   let range: Range | undefined;
   for (let i = 0; i < records.length; i++) {
     const r = records[i];
-    const { topic, partition, offset } = r;
+    const { topic, partition } = r;
     if (range === undefined || range.topic !== topic || range.partition !== partition) {
       const key = `${topic}\u0000${partition}`;
       range = ranges.get(key);
       if (!range) {
-        range = { topic, partition, first: offset, last: offset };
+        range = { topic, partition, span: new OffsetSpan() };
         ranges.set(key, range);
       }
     }
-    if (offset < range.first) range.first = offset;
-    if (offset > range.last) range.last = offset;
+    range.span.add(offsetNumber(r), r);
   }
-  return computeBatchId([...ranges.values()]);
+  return computeBatchId(
+    [...ranges.values()].map(({ topic, partition, span }) => ({
+      topic,
+      partition,
+      first: span.first,
+      last: span.last,
+    })),
+  );
 }
 
 /**

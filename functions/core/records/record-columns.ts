@@ -128,6 +128,18 @@ export class RecordColumns {
   }
 }
 
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A record's offset as a number when that is exact (a BatchRecord's always is), else NaN (read
+ * `offset` then). A BatchRecord's is read from its batch's column, without a BigInt.
+ */
+export function offsetNumber(record: RawRecord): number {
+  if (record instanceof BatchRecord) return record.columns.offset[record.index];
+  const offset = record.offset;
+  return offset <= MAX_EXACT && offset >= -MAX_EXACT ? Number(offset) : Number.NaN;
+}
+
 /** An array twice as long with the same first half. */
 function grown(a: Int32Array): Int32Array {
   const out = new Int32Array(a.length * 2);
@@ -137,11 +149,21 @@ function grown(a: Int32Array): Int32Array {
 
 /** A record of a RecordColumns batch, read through its columns (see the file comment). */
 export class BatchRecord implements RawRecord {
+  /**
+   * The offset as a BigInt, made on first read: the batch's own checks (order, batch id, offsets
+   * committed) read it as a number (offsetNumber), so most records never make one.
+   */
+  private bigOffset: bigint | undefined = undefined;
+
   constructor(
     readonly columns: RecordColumns,
     readonly index: number,
-    readonly offset: bigint,
   ) {}
+
+  get offset(): bigint {
+    this.bigOffset ??= BigInt(this.columns.offset[this.index]);
+    return this.bigOffset;
+  }
 
   get topic(): string {
     return this.columns.topics[this.columns.topic[this.index]];
