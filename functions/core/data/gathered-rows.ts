@@ -1,7 +1,8 @@
 /**
  * Rows gathered column by column: what the ingest fast path produces instead of one object per row
  * (and per nested struct, list and lineage record). Each leaf holds its values in typed storage
- * (leaf-column.ts: numbers in a Float64Array, strings as UTF-8 bytes), each struct its validity, each list its offsets, in the layout Arrow wants — so a
+ * (leaf-column.ts: numbers in a Float64Array, strings as UTF-8 bytes), each struct its validity, each list its
+ * offsets (gathered-validity.ts: typed storage, a count while no row is null), in the layout Arrow wants — so a
  * RecordBatch is built from it with the same primitive builders (and the same stats) as from rows,
  * without a row object ever existing. Nothing a batch of 10,000 records allocated per row has to be
  * copied by the garbage collector twice, which was a large share of the handler's time.
@@ -14,23 +15,23 @@ import { buildPrimitiveData } from './build-primitive-data.js';
 import type { StatsSink } from './column-stats.js';
 import { elementTarget, fieldTarget, listData, recordBatchOf, structData } from './nested-data.js';
 import { buildTypedLeaf } from './build-typed-data.js';
-import { type ColumnTarget, ValidityBuilder } from './column-target.js';
+import type { ColumnTarget } from './column-target.js';
 import { LeafColumn } from './leaf-column.js';
+import { Offsets, Validity } from './gathered-validity.js';
 
-export { LeafColumn };
+export { LeafColumn, Offsets, Validity };
 
 export interface StructColumn {
   kind: 'struct';
   names: string[];
-  valid: boolean[];
+  valid: Validity;
   children: GatheredColumn[];
 }
 
 export interface ListColumn {
   kind: 'list';
-  /** offsets[i]..offsets[i + 1] are row i's elements; offsets[0] = 0. */
-  offsets: number[];
-  valid: boolean[];
+  offsets: Offsets;
+  valid: Validity;
   element: GatheredColumn;
 }
 
@@ -52,13 +53,19 @@ export function emptyColumns(type: StructType, rows?: number): StructColumn {
   const column = (t: IcebergType): GatheredColumn => {
     if (typeof t === 'string') return new LeafColumn(t, rows);
     if (t.type === 'struct') return emptyColumns(t, rows);
-    if (t.type === 'list') return { kind: 'list', offsets: [0], valid: [], element: column(t.element) };
+    if (t.type === 'list')
+      return {
+        kind: 'list',
+        offsets: new Offsets(rows),
+        valid: new Validity(rows),
+        element: column(t.element),
+      };
     throw new Error('gathered rows hold no maps');
   };
   return {
     kind: 'struct',
     names: type.fields.map((f) => f.name),
-    valid: [],
+    valid: new Validity(rows),
     children: type.fields.map((f) => column(f.type)),
   };
 }
@@ -75,13 +82,13 @@ export function truncateColumn(c: GatheredColumn, rows: number): void {
     return;
   }
   if (c.kind === 'struct') {
-    c.valid.length = rows;
+    c.valid.truncate(rows);
     for (const child of c.children) truncateColumn(child, rows);
     return;
   }
-  const elements = c.offsets[rows];
-  c.offsets.length = rows + 1;
-  c.valid.length = rows;
+  const elements = c.offsets.get(rows);
+  c.offsets.truncate(rows);
+  c.valid.truncate(rows);
   truncateColumn(c.element, elements);
 }
 
@@ -91,12 +98,12 @@ export function appendAbsent(c: GatheredColumn, masked: boolean): void {
     c.pushAbsent(masked);
     return;
   }
-  c.valid.push(false);
+  c.valid.pushNull();
   if (c.kind === 'struct') {
     for (const child of c.children) appendAbsent(child, true);
     return;
   }
-  c.offsets.push(c.offsets[c.offsets.length - 1]);
+  c.offsets.pushCount(0);
 }
 
 /** Appends an already converted value (a `Value` as rows hold it: Row for structs, array for lists). */
@@ -109,7 +116,7 @@ export function appendValue(c: GatheredColumn, value: Value | undefined): void {
     c.pushValue(value);
     return;
   }
-  c.valid.push(true);
+  c.valid.pushValid();
   if (c.kind === 'struct') {
     const row = value as Row;
     for (let j = 0; j < c.names.length; j++) appendValue(c.children[j], row[c.names[j]]);
@@ -117,20 +124,20 @@ export function appendValue(c: GatheredColumn, value: Value | undefined): void {
   }
   const items = value as Value[];
   for (const item of items) appendValue(c.element, item);
-  c.offsets.push(c.offsets[c.offsets.length - 1] + items.length);
+  c.offsets.pushCount(items.length);
 }
 
 /** The rows' own objects again (for the paths that need rows: partitioning, sorting). */
 export function columnValue(c: GatheredColumn, i: number): Value | undefined {
   if (c.kind === 'leaf') return c.valueAt(i);
-  if (!c.valid[i]) return null;
+  if (!c.valid.get(i)) return null;
   if (c.kind === 'struct') {
     const row: Row = {};
     for (let j = 0; j < c.names.length; j++) row[c.names[j]] = columnValue(c.children[j], i) ?? null;
     return row;
   }
   const out: Value[] = [];
-  for (let k = c.offsets[i]; k < c.offsets[i + 1]; k++) out.push(columnValue(c.element, k) ?? null);
+  for (let k = c.offsets.get(i); k < c.offsets.get(i + 1); k++) out.push(columnValue(c.element, k) ?? null);
   return out;
 }
 
@@ -138,8 +145,7 @@ export function columnValue(c: GatheredColumn, i: number): Value | undefined {
 function takeColumn(c: GatheredColumn, indices: readonly number[]): GatheredColumn {
   const n = indices.length;
   if (c.kind === 'leaf') return c.take(indices);
-  const valid = new Array<boolean>(n);
-  for (let k = 0; k < n; k++) valid[k] = c.valid[indices[k]];
+  const valid = c.valid.take(indices);
   if (c.kind === 'struct') {
     return {
       kind: 'struct',
@@ -148,13 +154,14 @@ function takeColumn(c: GatheredColumn, indices: readonly number[]): GatheredColu
       children: c.children.map((child) => takeColumn(child, indices)),
     };
   }
-  const offsets = new Array<number>(n + 1);
-  offsets[0] = 0;
+  const offsets = new Offsets(n);
   const elements: number[] = [];
   for (let k = 0; k < n; k++) {
     const i = indices[k];
-    for (let e = c.offsets[i]; e < c.offsets[i + 1]; e++) elements.push(e);
-    offsets[k + 1] = elements.length;
+    const from = c.offsets.get(i);
+    const to = c.offsets.get(i + 1);
+    for (let e = from; e < to; e++) elements.push(e);
+    offsets.pushCount(to - from);
   }
   return { kind: 'list', offsets, valid, element: takeColumn(c.element, elements) };
 }
@@ -170,19 +177,12 @@ function sliceColumn(c: GatheredColumn, start: number, end: number): GatheredCol
       children: c.children.map((child) => sliceColumn(child, start, end)),
     };
   }
-  const first = c.offsets[start];
   return {
     kind: 'list',
-    offsets: c.offsets.slice(start, end + 1).map((o) => o - first),
+    offsets: c.offsets.slice(start, end),
     valid: c.valid.slice(start, end),
-    element: sliceColumn(c.element, first, c.offsets[end]),
+    element: sliceColumn(c.element, c.offsets.get(start), c.offsets.get(end)),
   };
-}
-
-function validityOf(valid: boolean[]): ValidityBuilder {
-  const validity = new ValidityBuilder(valid.length);
-  for (let i = 0; i < valid.length; i++) if (!valid[i]) validity.setNull(i);
-  return validity;
 }
 
 /** Arrow Data of a gathered column, as build-record-batch.ts builds it from rows (same stats). */
@@ -200,7 +200,7 @@ function buildColumn(
       : buildTypedLeaf(type, field.type, col, c, stats);
   }
   if (type.type === 'struct' && c.kind === 'struct') {
-    const validity = validityOf(c.valid);
+    const validity = c.valid.toBuilder();
     const arrowChildren = (field.type as arrow.Struct).children;
     const children = type.fields.map((f, j) =>
       buildColumn(f.type, arrowChildren[j], fieldTarget(f, col), c.children[j], stats),
@@ -208,10 +208,10 @@ function buildColumn(
     return structData(field, c.valid.length, validity, children);
   }
   if (type.type === 'list' && c.kind === 'list') {
-    const validity = validityOf(c.valid);
+    const validity = c.valid.toBuilder();
     const elementField = (field.type as arrow.List).children[0];
     const child = buildColumn(type.element, elementField, elementTarget(type, col), c.element, stats);
-    return listData(field, c.valid.length, validity, Int32Array.from(c.offsets), child);
+    return listData(field, c.valid.length, validity, c.offsets.toInt32Array(), child);
   }
   throw new Error(`gathered column ${col.path} does not match its type`);
 }
@@ -229,7 +229,7 @@ export class GatheredRows {
     let c: GatheredColumn = this.columns;
     for (const name of path) {
       if (c.kind !== 'struct') return null;
-      if (!c.valid[i]) return null;
+      if (!c.valid.get(i)) return null;
       const j = c.names.indexOf(name);
       if (j < 0) return null;
       c = c.children[j];

@@ -122,6 +122,24 @@ export class LeafColumn {
     this.state[this.length++] = SLOT_VALUE;
   }
 
+  /**
+   * Appends src[i] × factor when the column keeps numbers and that is a safe integer (else appends
+   * nothing and answers false). The double is read and stored here: passed as an argument to a call
+   * that is not inlined, it would be a heap number, one a value.
+   */
+  pushScaled(src: Float64Array, i: number, factor: number): boolean {
+    const nums = this.nums;
+    const n = src[i] * factor;
+    if (nums === undefined || !Number.isSafeInteger(n)) return false;
+    if (this.length === this.state.length) {
+      this.grow();
+      return this.pushScaled(src, i, factor);
+    }
+    nums[this.length] = n + 0; // -0 as 0
+    this.state[this.length++] = SLOT_VALUE;
+    return true;
+  }
+
   /** Appends the string whose UTF-8 bytes were just written at byteLength.. `end`. String columns only. */
   commitBytes(end: number): void {
     if (this.length === this.state.length) this.grow();

@@ -3,10 +3,112 @@
  * yet committed, offsets held twice in one batch, and whether a mapping still fits a new base.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { containsOffset, inRanges, type OffsetRange } from '../table/offset-ranges.js';
+import { inRanges, type OffsetRange } from '../table/offset-ranges.js';
 import type { SourceOffsets } from '../table/source-offsets.js';
 import type { DeadLetter } from '../records/dead-letters.js';
 import type { RawRecord } from '../records/esm-event.js';
+import { offsetNumber } from '../records/record-columns.js';
+
+/**
+ * The lowest and highest offset of the records added, kept as doubles while they are exact (a
+ * decoded batch's always are: no BigInt a record), as BigInts past that. Read once one was added.
+ */
+export class OffsetSpan {
+  private low = Number.POSITIVE_INFINITY;
+  private high = Number.NEGATIVE_INFINITY;
+  private lowBig: bigint | undefined = undefined;
+  private highBig: bigint | undefined = undefined;
+
+  /** Adds a record whose offsetNumber is `n`. */
+  add(n: number, record: RawRecord): void {
+    if (Number.isNaN(n)) {
+      const offset = record.offset;
+      if (this.lowBig === undefined || offset < this.lowBig) this.lowBig = offset;
+      if (this.highBig === undefined || offset > this.highBig) this.highBig = offset;
+      return;
+    }
+    if (n < this.low) this.low = n;
+    if (n > this.high) this.high = n;
+  }
+
+  get first(): bigint {
+    const low = this.low === Number.POSITIVE_INFINITY ? undefined : BigInt(this.low);
+    if (low === undefined) return this.lowBig as bigint;
+    return this.lowBig !== undefined && this.lowBig < low ? this.lowBig : low;
+  }
+
+  get last(): bigint {
+    const high = this.high === Number.NEGATIVE_INFINITY ? undefined : BigInt(this.high);
+    if (high === undefined) return this.highBig as bigint;
+    return this.highBig !== undefined && this.highBig > high ? this.highBig : high;
+  }
+}
+
+/** Whether a record's offset (its offsetNumber `n`) is below 0: one that could not be read. */
+function unread(n: number, record: RawRecord): boolean {
+  return Number.isNaN(n) ? record.offset < 0n : n < 0;
+}
+
+const NO_RANGES = new Float64Array(0);
+// Committed ranges are never changed once made (decoded, or merged anew), so their doubles are kept.
+const boundsCache = new WeakMap<readonly OffsetRange[], Float64Array>();
+
+/**
+ * A partition's committed ranges as doubles, first and last of each in turn: a batch's records are
+ * checked against them without a BigInt a record. A bound past 2^53 rounds, but never across an
+ * offset that is exact as a double (rounding keeps the order, and such an offset's neighbours are
+ * exact too), so it decides as the BigInt does for every offset offsetNumber gives.
+ */
+function boundsOf(ranges: readonly OffsetRange[] | undefined): Float64Array {
+  if (ranges === undefined) return NO_RANGES;
+  let bounds = boundsCache.get(ranges);
+  if (bounds === undefined) {
+    bounds = new Float64Array(ranges.length * 2);
+    for (let k = 0; k < ranges.length; k++) {
+      bounds[2 * k] = Number(ranges[k][0]);
+      bounds[2 * k + 1] = Number(ranges[k][1]);
+    }
+    boundsCache.set(ranges, bounds);
+  }
+  return bounds;
+}
+
+/** inRanges on boundsOf (sorted, disjoint): binary search. */
+function inBounds(bounds: Float64Array, n: number): boolean {
+  let lo = 0;
+  let hi = (bounds.length >> 1) - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (n < bounds[2 * mid]) hi = mid - 1;
+    else if (n > bounds[2 * mid + 1]) lo = mid + 1;
+    else return true;
+  }
+  return false;
+}
+
+/**
+ * Whether records' offsets are in committed ranges, a topic-partition's ranges looked up when the
+ * records move to another (a batch holds each one's records together).
+ */
+class CommittedCheck {
+  private topic: string | undefined = undefined;
+  private partition = -1;
+  private ranges: readonly OffsetRange[] | undefined = undefined;
+  private bounds: Float64Array = NO_RANGES;
+
+  constructor(private readonly committed: SourceOffsets) {}
+
+  /** Whether `record` (offsetNumber `n`, not unread) is in its topic-partition's committed ranges. */
+  has(n: number, record: RawRecord): boolean {
+    if (record.topic !== this.topic || record.partition !== this.partition) {
+      this.topic = record.topic;
+      this.partition = record.partition;
+      this.ranges = this.committed.get(this.topic)?.get(this.partition);
+      this.bounds = boundsOf(this.ranges);
+    }
+    return Number.isNaN(n) ? inRanges(this.ranges, record.offset) : inBounds(this.bounds, n);
+  }
+}
 
 /**
  * The offsets a batch commits: per topic-partition, the span from its first to its last offset.
@@ -18,42 +120,41 @@ import type { RawRecord } from '../records/esm-event.js';
  * records of a failed batch, which are that batch whole). Offsets that could not be read (-1) commit nothing.
  */
 export function offsetsOf(records: readonly RawRecord[]): SourceOffsets {
-  const spans = new Map<string, Map<number, [bigint, bigint]>>();
+  const spans = new Map<string, Map<number, OffsetSpan>>();
   // The span of the last record's topic-partition: a batch holds each one's records together.
-  let last: [bigint, bigint] | undefined;
+  let last: OffsetSpan | undefined;
   let lastTopic = '';
   let lastPartition = -1;
   for (let i = 0; i < records.length; i++) {
     const r = records[i];
-    const offset = r.offset;
-    if (offset < 0n) continue;
+    const n = offsetNumber(r);
+    if (unread(n, r)) continue;
     const topic = r.topic;
     const partition = r.partition;
     let span = last !== undefined && topic === lastTopic && partition === lastPartition ? last : undefined;
     if (span === undefined) {
       let parts = spans.get(topic);
       if (!parts) {
-        parts = new Map<number, [bigint, bigint]>();
+        parts = new Map<number, OffsetSpan>();
         spans.set(topic, parts);
       }
       span = parts.get(partition);
       if (!span) {
-        span = [offset, offset];
+        span = new OffsetSpan();
         parts.set(partition, span);
       }
       last = span;
       lastTopic = topic;
       lastPartition = partition;
     }
-    if (offset < span[0]) span[0] = offset;
-    else if (offset > span[1]) span[1] = offset;
+    span.add(n, r);
   }
-  return new Map([...spans].map(([t, parts]) => [t, new Map([...parts].map(([p, span]) => [p, [span]]))]));
-}
-
-/** Whether a record's offset is in the committed ranges of its topic-partition. */
-function isCommitted(r: RawRecord, committed: SourceOffsets): boolean {
-  return r.offset >= 0n && containsOffset(committed, r.topic, r.partition, r.offset);
+  return new Map(
+    [...spans].map(([t, parts]) => [
+      t,
+      new Map([...parts].map(([p, span]) => [p, [[span.first, span.last]]])),
+    ]),
+  );
 }
 
 /** The records whose offsets are outside the committed ranges of their topic-partition. */
@@ -61,24 +162,14 @@ export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecor
   // A record whose offset could not be read (-1) always carries a decode error: it is never "seen"
   // by offsets, so it reaches the DLQ; a replay of the same batch is recognised by its batch id.
   let out: RawRecord[] | undefined;
-  // The committed ranges of the last record's topic-partition (a batch holds its records together).
-  let topic: string | undefined;
-  let partition = -1;
-  let ranges: readonly OffsetRange[] | undefined;
+  const check = new CommittedCheck(committed);
   for (let i = 0; i < records.length; i++) {
     const r = records[i];
-    const offset = r.offset;
-    if (offset >= 0n) {
-      if (r.topic !== topic || r.partition !== partition) {
-        topic = r.topic;
-        partition = r.partition;
-        ranges = committed.get(topic)?.get(partition);
-      }
-      if (inRanges(ranges, offset)) {
-        // The first committed one: the records before it are all unseen.
-        out ??= records.slice(0, i);
-        continue;
-      }
+    const n = offsetNumber(r);
+    if (!unread(n, r) && check.has(n, r)) {
+      // The first committed one: the records before it are all unseen.
+      out ??= records.slice(0, i);
+      continue;
     }
     out?.push(r);
   }
@@ -128,12 +219,13 @@ function holdsNoRepeat(records: readonly RawRecord[]): boolean {
   const groups = new Set<string>();
   let topic = '';
   let partition = -1;
-  let offset = -1n;
+  let offset = -1;
   let started = false;
   for (let i = 0; i < records.length; i++) {
     const r = records[i];
-    const o = r.offset;
-    if (o < 0n) continue; // never a repeat (no offset)
+    const o = offsetNumber(r);
+    if (Number.isNaN(o)) return false; // past 2^53: splitDuplicates looks record by record
+    if (o < 0) continue; // never a repeat (no offset)
     const t = r.topic;
     const p = r.partition;
     if (started && t === topic && p === partition) {
@@ -168,6 +260,13 @@ export function sameMappingBase(
   );
 }
 
+/** Whether any record's offset is in the committed ranges of its topic-partition. */
 export function overlaps(records: RawRecord[], committed: SourceOffsets): boolean {
-  return records.some((r) => isCommitted(r, committed));
+  const check = new CommittedCheck(committed);
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i];
+    const n = offsetNumber(r);
+    if (!unread(n, r) && check.has(n, r)) return true;
+  }
+  return false;
 }

@@ -14,6 +14,8 @@ import { routesForTopic, type TableRoute } from '../routing/routes.js';
 import { ingestAggregateTable } from './ingest-aggregate.js';
 import { emitClosedWindows } from '../aggregate/emit-windows.js';
 import { keepShapesAlive } from './keep-shapes.js';
+import { OffsetSpan } from './batch-offsets.js';
+import { offsetNumber } from '../records/record-columns.js';
 
 export interface IngestEventOptions {
   catalog: Catalog;
@@ -35,25 +37,31 @@ export interface IngestEventReport {
 
 /** The batch id: deterministic from topic-partitions and their offset ranges. */
 export function batchIdOf(records: RawRecord[]): string {
-  type Range = { topic: string; partition: number; first: bigint; last: bigint };
+  type Range = { topic: string; partition: number; span: OffsetSpan };
   const ranges = new Map<string, Range>();
   // The last record's range: a batch holds each topic-partition's records together.
   let range: Range | undefined;
   for (let i = 0; i < records.length; i++) {
     const r = records[i];
-    const { topic, partition, offset } = r;
+    const { topic, partition } = r;
     if (range === undefined || range.topic !== topic || range.partition !== partition) {
       const key = `${topic}\u0000${partition}`;
       range = ranges.get(key);
       if (!range) {
-        range = { topic, partition, first: offset, last: offset };
+        range = { topic, partition, span: new OffsetSpan() };
         ranges.set(key, range);
       }
     }
-    if (offset < range.first) range.first = offset;
-    if (offset > range.last) range.last = offset;
+    range.span.add(offsetNumber(r), r);
   }
-  return computeBatchId([...ranges.values()]);
+  return computeBatchId(
+    [...ranges.values()].map(({ topic, partition, span }) => ({
+      topic,
+      partition,
+      first: span.first,
+      last: span.last,
+    })),
+  );
 }
 
 /**
@@ -75,16 +83,14 @@ export async function ingestDecodedEvent(
   decoded: DecodedEvent,
 ): Promise<IngestEventReport> {
   const byRoute = new Map<TableRoute, RawRecord[]>();
-  // The routes of the last record's topic (a batch holds each topic's records together).
-  let topic: string | undefined;
-  let routes: TableRoute[] = [];
   const records = decoded.records;
-  for (let i = 0; i < records.length; i++) {
-    const record = records[i];
-    if (record.topic !== topic) {
-      topic = record.topic;
-      routes = routesForTopic(options.routes, topic);
-    }
+  // A batch holds each topic's records together: a run of one topic goes to its routes as a slice
+  // (a batch of one topic for one table is one copy of the records, not an array grown record by record).
+  for (let start = 0; start < records.length; ) {
+    const topic = records[start].topic;
+    let end = start + 1;
+    while (end < records.length && records[end].topic === topic) end++;
+    const routes = routesForTopic(options.routes, topic);
     if (routes.length === 0) {
       throw new ValidationError(
         `no table route for topic '${topic}' (configure it in FLOE_TABLES / --table)`,
@@ -92,9 +98,10 @@ export async function ingestDecodedEvent(
     }
     for (const route of routes) {
       const list = byRoute.get(route);
-      if (list) list.push(record);
-      else byRoute.set(route, [record]);
+      if (list === undefined) byRoute.set(route, records.slice(start, end));
+      else for (let i = start; i < end; i++) list.push(records[i]);
     }
+    start = end;
   }
   const batchId = batchIdOf(decoded.records);
   const tables = await Promise.all(

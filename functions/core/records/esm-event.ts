@@ -14,7 +14,7 @@ import {
   isPartition,
   mixesAlphabets,
 } from './esm-columns.js';
-import { BatchRecord, RecordColumns } from './record-columns.js';
+import { BatchRecord, offsetNumber, RecordColumns } from './record-columns.js';
 
 export interface KafkaHeader {
   key: string;
@@ -249,17 +249,13 @@ export interface DecodeOptions {
 
 /** Topic-partition then offset order. */
 function compareRecords(a: RawRecord, b: RawRecord): number {
-  return a.topic !== b.topic
-    ? a.topic < b.topic
-      ? -1
-      : 1
-    : a.partition !== b.partition
-      ? a.partition - b.partition
-      : a.offset < b.offset
-        ? -1
-        : a.offset > b.offset
-          ? 1
-          : 0;
+  if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
+  if (a.partition !== b.partition) return a.partition - b.partition;
+  // As numbers where they are exact (a batch's records: no BigInt a record).
+  const x = offsetNumber(a);
+  const y = offsetNumber(b);
+  if (!Number.isNaN(x) && !Number.isNaN(y)) return x < y ? -1 : x > y ? 1 : 0;
+  return a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0;
 }
 
 /** Characters of a record's key and value text (0 for anything that is not one). */
@@ -337,7 +333,7 @@ function recordsOf(columns: RecordColumns, order: Int32Array, plain: readonly Ra
   let sorted = true;
   for (let n = 0; n < order.length; n++) {
     const i = order[n];
-    const record = i >= 0 ? new BatchRecord(columns, i, BigInt(columns.offset[i])) : plain[-1 - i];
+    const record = i >= 0 ? new BatchRecord(columns, i) : plain[-1 - i];
     if (sorted && n > 0 && compareRecords(records[n - 1], record) > 0) sorted = false;
     records[n] = record;
   }

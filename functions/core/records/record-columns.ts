@@ -36,11 +36,14 @@ export class RecordColumns {
   readonly valueEnd: Int32Array;
   /** Record i's headers are headers [headerEnd[i - 1] (0 for the first), headerEnd[i]). */
   readonly headerEnd: Int32Array;
-  /** Headers held, their keys, and their values' byte ranges (start -1: null). */
+  /** Headers held, their keys (an index into the distinct `headerKeys`), and their values' byte ranges (start -1: null). */
   headerCount = 0;
-  headerKeys: string[] = [];
+  readonly headerKeys: string[] = [];
+  headerKey: Int32Array;
   headerStart: Int32Array;
   headerStop: Int32Array;
+  /** The distinct header keys' indexes (most batches have a handful, all headers one of them). */
+  private readonly headerKeyIndex = new Map<string, number>();
 
   /** Room for `capacity` records and (to start with) `bytes` bytes. */
   constructor(capacity: number, bytes: number) {
@@ -56,6 +59,7 @@ export class RecordColumns {
     this.valueEnd = new Int32Array(capacity);
     this.headerEnd = new Int32Array(capacity);
     // A header a record to start with (grown by doubling).
+    this.headerKey = new Int32Array(Math.max(capacity, 64));
     this.headerStart = new Int32Array(Math.max(capacity, 64));
     this.headerStop = new Int32Array(Math.max(capacity, 64));
   }
@@ -75,17 +79,35 @@ export class RecordColumns {
   pushHeader(key: string, start: number, end: number): void {
     const h = this.headerCount;
     if (h === this.headerStart.length) {
-      const start2 = new Int32Array(h * 2);
-      start2.set(this.headerStart);
-      this.headerStart = start2;
-      const stop2 = new Int32Array(h * 2);
-      stop2.set(this.headerStop);
-      this.headerStop = stop2;
+      this.headerKey = grown(this.headerKey);
+      this.headerStart = grown(this.headerStart);
+      this.headerStop = grown(this.headerStop);
     }
-    this.headerKeys[h] = key;
+    this.headerKey[h] = this.headerKeyOf(key, h);
     this.headerStart[h] = start;
     this.headerStop[h] = end;
     this.headerCount = h + 1;
+  }
+
+  /** The index of a header key in headerKeys (added when new); `h` the header it is for. */
+  private headerKeyOf(key: string, h: number): number {
+    if (h > 0) {
+      // Mostly the key of the header before (a batch's records carry the same headers).
+      const last = this.headerKey[h - 1];
+      if (this.headerKeys[last] === key) return last;
+    }
+    let k = this.headerKeyIndex.get(key);
+    if (k === undefined) {
+      k = this.headerKeys.length;
+      this.headerKeys.push(key);
+      this.headerKeyIndex.set(key, k);
+    }
+    return k;
+  }
+
+  /** The key of header h. */
+  headerKeyAt(h: number): string {
+    return this.headerKeys[this.headerKey[h]];
   }
 
   /** Index of a string in `list`, added when new (a batch has a handful of topics and types). */
@@ -106,13 +128,42 @@ export class RecordColumns {
   }
 }
 
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * A record's offset as a number when that is exact (a BatchRecord's always is), else NaN (read
+ * `offset` then). A BatchRecord's is read from its batch's column, without a BigInt.
+ */
+export function offsetNumber(record: RawRecord): number {
+  if (record instanceof BatchRecord) return record.columns.offset[record.index];
+  const offset = record.offset;
+  return offset <= MAX_EXACT && offset >= -MAX_EXACT ? Number(offset) : Number.NaN;
+}
+
+/** An array twice as long with the same first half. */
+function grown(a: Int32Array): Int32Array {
+  const out = new Int32Array(a.length * 2);
+  out.set(a);
+  return out;
+}
+
 /** A record of a RecordColumns batch, read through its columns (see the file comment). */
 export class BatchRecord implements RawRecord {
+  /**
+   * The offset as a BigInt, made on first read: the batch's own checks (order, batch id, offsets
+   * committed) read it as a number (offsetNumber), so most records never make one.
+   */
+  private bigOffset: bigint | undefined = undefined;
+
   constructor(
     readonly columns: RecordColumns,
     readonly index: number,
-    readonly offset: bigint,
   ) {}
+
+  get offset(): bigint {
+    this.bigOffset ??= BigInt(this.columns.offset[this.index]);
+    return this.bigOffset;
+  }
 
   get topic(): string {
     return this.columns.topics[this.columns.topic[this.index]];
@@ -149,7 +200,7 @@ export class BatchRecord implements RawRecord {
     const out: KafkaHeader[] = new Array(to - from);
     for (let h = from; h < to; h++) {
       const start = c.headerStart[h];
-      out[h - from] = { key: c.headerKeys[h], value: start < 0 ? null : c.view(start, c.headerStop[h]) };
+      out[h - from] = { key: c.headerKeyAt(h), value: start < 0 ? null : c.view(start, c.headerStop[h]) };
     }
     return out;
   }

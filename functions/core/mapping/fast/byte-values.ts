@@ -109,15 +109,26 @@ export function isoTimestampBytes(
   end: number,
   local: boolean,
 ): number | undefined {
+  return readIsoTimestamp(bytes, s, end, local) ? TIMESTAMP_MICROS[0] : undefined;
+}
+
+/**
+ * Where readIsoTimestamp leaves the µs it read: a double returned from a call is a heap number (one
+ * a value), one kept in a Float64Array is not (LeafColumn.pushScaled takes it from there).
+ */
+export const TIMESTAMP_MICROS = new Float64Array(1);
+
+/** isoTimestampBytes, its µs left in TIMESTAMP_MICROS[0]: false where that answers undefined. */
+export function readIsoTimestamp(bytes: Uint8Array, s: number, end: number, local: boolean): boolean {
   const sep = bytes[s + 10];
   if (end - s < 19 || (sep !== 84 && sep !== 32) || bytes[s + 13] !== 58 || bytes[s + 16] !== 58)
-    return undefined;
+    return false;
   const days = fastDays(bytes, s, end);
   const hour = twoDigits(bytes, s + 11, end);
   const minute = twoDigits(bytes, s + 14, end);
   const second = twoDigits(bytes, s + 17, end);
   if (days === undefined || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59)
-    return undefined;
+    return false;
   let i = s + 19;
   let micros = 0;
   if (i < end && bytes[i] === 46) {
@@ -126,14 +137,14 @@ export function isoTimestampBytes(
       if (i - start < 6) micros = micros * 10 + d;
     }
     const count = i - start;
-    if (count === 0 || count > 9) return undefined;
+    if (count === 0 || count > 9) return false;
     if (count < 6) micros *= POW10[6 - count];
   }
   let offsetSeconds = 0;
   if (i < end) {
     const c = bytes[i];
     if (c === 90 || c === 122) {
-      if (i + 1 !== end) return undefined;
+      if (i + 1 !== end) return false;
     } else if (c === 43 || c === 45) {
       const hh = twoDigits(bytes, i + 1, end);
       let mm = 0;
@@ -143,12 +154,13 @@ export function isoTimestampBytes(
         mm = twoDigits(bytes, stop, end);
         stop += 2;
       }
-      if (hh < 0 || mm < 0 || mm > 59 || hh * 60 + mm > MAX_OFFSET_MINUTES || stop !== end) return undefined;
-      if (local && hh + mm !== 0) return undefined;
+      if (hh < 0 || mm < 0 || mm > 59 || hh * 60 + mm > MAX_OFFSET_MINUTES || stop !== end) return false;
+      if (local && hh + mm !== 0) return false;
       offsetSeconds = (c === 45 ? -60 : 60) * (hh * 60 + mm);
-    } else return undefined;
+    } else return false;
   }
   const seconds = days * 86_400 + (hour * 60 + minute) * 60 + second - offsetSeconds;
-  if (!(seconds < EXACT_SECONDS && seconds > -EXACT_SECONDS)) return undefined;
-  return seconds * 1_000_000 + micros;
+  if (!(seconds < EXACT_SECONDS && seconds > -EXACT_SECONDS)) return false;
+  TIMESTAMP_MICROS[0] = seconds * 1_000_000 + micros;
+  return true;
 }

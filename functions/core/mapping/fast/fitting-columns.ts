@@ -14,6 +14,7 @@ import {
   type ListColumn,
   type StructColumn,
   truncateColumn,
+  Validity,
 } from '../../data/gathered-rows.js';
 import type { IcebergType, StructType, Value } from '../../spec/types.js';
 import { isFieldObject, ownValue } from '../value-paths.js';
@@ -53,8 +54,8 @@ function compileType(type: IcebergType): Append {
           appendAbsent(list.element, false);
         } else if (!element(list.element, item)) return false;
       }
-      list.valid.push(true);
-      list.offsets.push(list.offsets[list.offsets.length - 1] + v.length);
+      list.valid.pushValid();
+      list.offsets.pushCount(v.length);
       return true;
     };
   }
@@ -83,7 +84,7 @@ function compileFields(type: StructType): (column: StructColumn, obj: Record<str
       if (!appends[i](child, raw)) return false;
     }
     if (Object.keys(obj).length !== present) return false;
-    column.valid.push(true);
+    column.valid.pushValid();
     return true;
   };
 }
@@ -131,11 +132,12 @@ export function compileFittingColumns(
   });
   const valueStruct: StructType = { type: 'struct', fields: valueIndexes.map((j) => schema.fields[j]) };
   const fields = compileFields(valueStruct);
-  // A view of the value fields' columns (the same arrays); its own validity is scratch.
+  // A view of the value fields' columns (the same arrays); its own validity is scratch (a count: no
+  // row of it is null).
   const valueColumns: StructColumn = {
     kind: 'struct',
     names: valueStruct.fields.map((f) => f.name),
-    valid: [],
+    valid: new Validity(),
     children: valueIndexes.map((j) => columns.children[j]),
   };
   const jsonFields = compileJsonFields(valueStruct);
@@ -146,9 +148,6 @@ export function compileFittingColumns(
   /** Starts a row: the rows so far, or -1 when no value can fit. */
   const begin = (): number => {
     if (deep) return -1;
-    // Emptied now and then, not every row: `length = 0` drops the array's storage, which the next
-    // push would allocate again (a garbage array a record).
-    if (valueColumns.valid.length >= 4096) valueColumns.valid.length = 0;
     return columnLength(columns);
   };
   /** Ends a row whose value fields were appended (`fitted`) or not: the converted fields; all or nothing. */
@@ -171,7 +170,7 @@ export function compileFittingColumns(
         appendValue(columns.children[j], (values?.[schema.fields[j].name] ?? null) as Value);
       }
     }
-    columns.valid.push(true);
+    columns.valid.pushValid();
     return true;
   };
   return {

@@ -116,8 +116,8 @@ function compileList(elementType: IcebergType, required: boolean): JsonAppend {
         }
       }
     } else cursor.pos = pos + 1;
-    list.valid.push(true);
-    list.offsets.push(list.offsets[list.offsets.length - 1] + count);
+    list.valid.pushValid();
+    list.offsets.pushCount(count);
     return true;
   };
   return appendList;
@@ -262,7 +262,7 @@ function compileFields(type: StructType): (column: StructColumn) => boolean {
         appendAbsent(column.children[i], false);
       }
     }
-    column.valid.push(true);
+    column.valid.pushValid();
     return true;
   };
   return appendStruct;

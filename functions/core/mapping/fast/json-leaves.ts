@@ -8,7 +8,7 @@ import type { LeafColumn } from '../../data/gathered-rows.js';
 import { utf8Text } from '../../data/leaf-column.js';
 import { decimalParams } from '../../spec/conversions.js';
 import type { PrimitiveType } from '../../spec/types.js';
-import { isoTimestampBytes, plainDecimalBytes } from './byte-values.js';
+import { plainDecimalBytes, readIsoTimestamp, TIMESTAMP_MICROS } from './byte-values.js';
 import { compilePrimitive, NOT_FITTING } from './fitting-row.js';
 import {
   BACKSLASH,
@@ -132,22 +132,16 @@ export function scanTimestamp(leaf: LeafColumn, local: boolean, convert: (v: unk
       const c = buf[close];
       if (c < 32 || c >= 0x80 || c === QUOTE || c === BACKSLASH) break;
     }
-    const micros =
-      close < end && buf[close] === QUOTE ? isoTimestampBytes(buf, open + 1, close, local) : undefined;
-    if (micros !== undefined) {
+    if (close < end && buf[close] === QUOTE && readIsoTimestamp(buf, open + 1, close, local)) {
       cursor.pos = close + 1;
-      leaf.pushNumber(micros);
+      pushMicros(leaf);
       return true;
     }
   }
   if (at(cursor.pos) === QUOTE) {
     if (!stringToken()) return false;
-    const micros =
-      cursor.escaped === undefined
-        ? isoTimestampBytes(cursor.buf, cursor.strStart, cursor.strEnd, local)
-        : undefined;
-    if (micros !== undefined) {
-      leaf.pushNumber(micros);
+    if (cursor.escaped === undefined && readIsoTimestamp(cursor.buf, cursor.strStart, cursor.strEnd, local)) {
+      pushMicros(leaf);
       return true;
     }
     return pushConverted(leaf, convert(tokenString()));
@@ -160,6 +154,11 @@ export function scanTimestamp(leaf: LeafColumn, local: boolean, convert: (v: unk
   if (Number.isSafeInteger(micros)) leaf.pushNumber(micros + 0);
   else leaf.pushValue(BigInt(v) * 1000n);
   return true;
+}
+
+/** The µs readIsoTimestamp read, appended (from where it left them: no heap number a value). */
+function pushMicros(leaf: LeafColumn): void {
+  if (!leaf.pushScaled(TIMESTAMP_MICROS, 0, 1)) leaf.pushNumber(TIMESTAMP_MICROS[0]);
 }
 
 function pushConverted(leaf: LeafColumn, value: unknown): boolean {

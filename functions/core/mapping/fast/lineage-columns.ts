@@ -82,11 +82,13 @@ function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
   const c = struct.children;
   const cols = record.columns;
   const i = record.index;
-  struct.valid.push(true);
+  struct.valid.pushValid();
   TOPIC.push(c[0] as LeafColumn, cols.topics[cols.topic[i]]);
   (c[1] as LeafColumn).pushNumber(cols.partition[i]);
   (c[2] as LeafColumn).pushNumber(cols.offset[i]);
-  pushMicros(c[3] as LeafColumn, cols.timestamp[i], record);
+  // The ms read and scaled by the column itself: no heap number a record.
+  const timestamp = c[3] as LeafColumn;
+  if (!timestamp.pushScaled(cols.timestamp, i, 1000)) pushMicros(timestamp, cols.timestamp[i], record);
   TIMESTAMP_TYPE.push(c[4] as LeafColumn, cols.timestampTypes[cols.timestampType[i]]);
   const key = c[5] as LeafColumn;
   const keyStart = cols.keyStart[i];
@@ -99,14 +101,14 @@ function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
   const from = cols.headersFrom(i);
   const to = cols.headerEnd[i];
   for (let h = from; h < to; h++) {
-    element.valid.push(true);
-    HEADER_KEY.push(keys, cols.headerKeys[h]);
+    element.valid.pushValid();
+    HEADER_KEY.push(keys, cols.headerKeyAt(h));
     const start = cols.headerStart[h];
     if (start < 0) values.pushAbsent(false);
     else values.pushBytes(cols.bytes, start, cols.headerStop[h]);
   }
-  list.valid.push(true);
-  list.offsets.push(list.offsets[list.offsets.length - 1] + to - from);
+  list.valid.pushValid();
+  list.offsets.pushCount(to - from);
 }
 
 function appendColumns(column: GatheredColumn, record: RawRecord): void {
@@ -116,7 +118,7 @@ function appendColumns(column: GatheredColumn, record: RawRecord): void {
     return;
   }
   const c = struct.children;
-  struct.valid.push(true);
+  struct.valid.pushValid();
   // pushValue: a string that is not well-formed is kept as rows keep it (build-binary-data.ts writes it).
   (c[0] as LeafColumn).pushValue(record.topic);
   (c[1] as LeafColumn).pushNumber(record.partition);
@@ -132,12 +134,12 @@ function appendColumns(column: GatheredColumn, record: RawRecord): void {
   const keys = element.children[0] as LeafColumn;
   const values = element.children[1] as LeafColumn;
   for (let h = 0; h < headers.length; h++) {
-    element.valid.push(true);
+    element.valid.pushValid();
     keys.pushValue(headers[h].key);
     values.pushValue(headers[h].value);
   }
-  list.valid.push(true);
-  list.offsets.push(list.offsets[list.offsets.length - 1] + headers.length);
+  list.valid.pushValid();
+  list.offsets.pushCount(headers.length);
 }
 
 /** The lineage appender for a `_kafka` column of this type. */
