@@ -103,58 +103,6 @@ export function sliceRanges(source: ByteSource, footer: Thrift, at: SliceAt): By
   }
 }
 
-/**
- * Why the file's OffsetIndex must not reach parquet-wasm, or undefined when, in every column chunk that
- * has one, it lays the chunk's pages end to end from its first data page to its end and each location
- * holds exactly one page (its header's compressed size fills it). arrow-rs reads pages at the locations
- * the index gives, even for a whole-file read; a location past the chunk or into another page makes it
- * panic, a WebAssembly trap that, in parquet-wasm's async reader, never settles the read's promise (the
- * scan hangs, and the trap surfaces as an uncaught error). Chunks without an index, in another file or
- * encrypted are not judged here. Never throws.
- */
-export function unsoundPageIndex(file: Uint8Array, footer: Thrift): string | undefined {
-  try {
-    const source = wholeSource(file);
-    const groups = structs(footer, 4);
-    for (let g = 0; g < groups.length; g++) {
-      const chunks = structs(groups[g], 1);
-      for (let k = 0; k < chunks.length; k++) {
-        const why = unsoundChunkIndex(source, chunks[k]);
-        if (why) return `the page index of row group ${g}, column ${k} ${why}`;
-      }
-    }
-    return undefined;
-  } catch (error) {
-    return `its page index, or a page header it points at, cannot be read (${String(error)})`;
-  }
-}
-
-/** What is wrong with where a chunk's OffsetIndex puts its pages (first_row_index is not judged here). */
-function unsoundChunkIndex(source: ByteSource, chunk: Thrift): string | undefined {
-  const md = struct(chunk, 3);
-  const indexOffset = int(chunk, 4);
-  if (!md || indexOffset === undefined || field(chunk, 1) !== undefined) return undefined;
-  if (field(chunk, 8) !== undefined || field(chunk, 9) !== undefined) return undefined;
-  const dataOffset = int(md, 9) ?? -1;
-  const dictionary = int(md, 11);
-  const chunkStart =
-    dictionary !== undefined && dictionary > 0 ? Math.min(dictionary, dataOffset) : dataOffset;
-  const chunkEnd = chunkStart + (int(md, 7) ?? 0);
-  const locations = structs(readThrift(source, indexOffset, int(chunk, 5) ?? 0), 1);
-  let at = dataOffset;
-  for (const location of locations) {
-    const page = { offset: int(location, 1) ?? -1, size: int(location, 2) ?? -1 };
-    if (page.offset !== at || page.size <= 0 || page.offset + page.size > chunkEnd)
-      return `locates a page at byte ${page.offset} (${page.size} bytes) where the chunk's next page starts at ${at}`;
-    if (!pageHeader(source, page))
-      return `locates a page at byte ${page.offset} that is not one page of ${page.size} bytes`;
-    at = page.offset + page.size;
-  }
-  if (locations.length > 0 && at !== chunkEnd)
-    return `leaves the chunk's bytes from ${at} to ${chunkEnd} out`;
-  return undefined;
-}
-
 /** Where the OffsetIndex of each column chunk of row group `group` is, as the footer states it. */
 export function offsetIndexRanges(footer: Thrift, group: number): ByteRange[] {
   return structs(structs(footer, 4)[group], 1).map((chunk) => ({
@@ -352,7 +300,7 @@ function checkPages(
  * A page's header and its length, when its compressed size fills the location exactly.
  * @throws RangeError when the page's bytes are not at hand, or its header runs past them
  */
-function pageHeader(
+export function pageHeader(
   source: ByteSource,
   at: { offset: number; size: number },
 ): { header: Thrift; length: number } | undefined {
@@ -366,7 +314,7 @@ function pageHeader(
     : undefined;
 }
 
-function readThrift(source: ByteSource, offset: number, length: number): Thrift {
+export function readThrift(source: ByteSource, offset: number, length: number): Thrift {
   const bytes = source.bytes(offset, length);
   return deserializeTCompactProtocol({
     view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),

@@ -12,27 +12,13 @@ import { exportedBatches, type FfiBatch } from './arrow-ffi.js';
 import { readColumnValues } from './arrow-to-values.js';
 import { type ByteRange, type ByteSource, wholeSource } from './byte-source.js';
 import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
-import {
-  offsetIndexRanges,
-  type PageSlice,
-  type SliceAt,
-  sliceRanges,
-  slicePages,
-  unsoundPageIndex,
-} from './page-slice.js';
+import { checkPageIndex } from './page-index-check.js';
+import { offsetIndexRanges, type PageSlice, type SliceAt, sliceRanges, slicePages } from './page-slice.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import { type FetchedTail, fetchRanges, fetchTail, fetchWhole } from './ranged-file.js';
 
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
 const READ_BATCH_ROWS = 65_536;
-
-/**
- * Files (size and location) whose page index was found sound, so a process that scans the same files
- * again (floe serve, repeated scans) checks each once: ~65 µs for a 30-column file of one page per
- * column, ~4 % of reading it. Iceberg data files are never rewritten in place.
- */
-const SOUND_INDEXES = new Set<string>();
-const SOUND_INDEX_ENTRIES = 16_384;
 
 /** A page slice and, once a read of some of its columns needed it, parquet-wasm's parse of it. */
 type OpenSlice = PageSlice & { file?: ParquetFile };
@@ -198,24 +184,6 @@ class WasmDataFile implements OpenDataFile {
     if (!(await fetchRanges(io, this.location, tail.fetched, ranges))) await this.wholeBytes();
   }
 
-  /**
-   * Refuses a file whose page index would make parquet-wasm trap (page-slice.ts unsoundPageIndex): the
-   * read would hang instead of failing. Checked once per open file, before its bytes first reach it.
-   * @throws ValidationError (not retryable: the file's bytes are wrong)
-   */
-  private checkPageIndex(bytes: Uint8Array): void {
-    const key = `${bytes.byteLength}:${this.location}`;
-    if (SOUND_INDEXES.has(key)) return;
-    const why = unsoundPageIndex(bytes, this.footer);
-    if (why) {
-      throw new ValidationError(
-        `${this.location} is corrupt: ${why} (parquet-wasm would crash reading it, so it is not read)`,
-      );
-    }
-    if (SOUND_INDEXES.size >= SOUND_INDEX_ENTRIES) SOUND_INDEXES.clear();
-    SOUND_INDEXES.add(key);
-  }
-
   /** The whole file, fetched once on first need when it was opened by ranges. */
   private async wholeBytes(): Promise<Uint8Array> {
     if (this.bytes) return this.bytes;
@@ -276,7 +244,7 @@ class WasmDataFile implements OpenDataFile {
       options.limit = span.to - span.from;
     }
     const bytes = await this.wholeBytes();
-    this.checkPageIndex(bytes);
+    checkPageIndex(this.location, bytes, this.footer);
     const decode = async (): Promise<WasmTable> => {
       if (!this.file && columns.length === this.layout.topLevelCount) {
         return this.wasm.readParquet(bytes, options);
