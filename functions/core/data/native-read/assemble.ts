@@ -1,0 +1,364 @@
+/**
+ * Levels and values of the leaf columns → the Arrow Data of a batch of rows (the inverse of the
+ * writer's levels.ts shredding). Each node of the nesting has a slot wherever a level's repetition is
+ * at most the node's and its definition reaches the node's slot level; the slot is valid where the
+ * definition reaches the node's own level; a list's offsets count its element's slots. Every leaf
+ * under a node must give the node the same slots, validity and offsets, or the file is not taken.
+ * Arrays come out as parquet-wasm hands them over: offset 0, nulls zero-filled, a validity bitmap only
+ * on nullable nodes.
+ */
+import * as arrow from 'apache-arrow';
+import type { LeafColumn } from './column-chunk.js';
+import { notNative } from './compact-reader.js';
+import type { LeafInfo, ReadNode } from './floe-schema.js';
+
+/** A node's slots in the batch being built. */
+interface NodeOut {
+  length: number;
+  /** Validity bits (nullable nodes). */
+  valid: Uint8Array | null;
+  nulls: number;
+  /** Lists: length + 1 offsets. */
+  offsets: Int32Array | null;
+}
+
+/** Where each leaf's next batch starts. */
+export interface LeafCursor {
+  level: number;
+  value: number;
+}
+
+/** Levels [from, to) of one leaf that make up the batch, and its first value. */
+interface LeafRange {
+  column: LeafColumn;
+  from: number;
+  to: number;
+  value: number;
+}
+
+/**
+ * The Data of each top-level field for the next `rows` rows; advances the cursors.
+ * @throws NotNativeError when the leaves disagree
+ */
+export function assembleBatch(
+  nodes: ReadNode[],
+  columns: LeafColumn[],
+  cursors: LeafCursor[],
+  rows: number,
+  rowsLeft: number,
+): arrow.Data[] {
+  const last = rows === rowsLeft;
+  const ranges = columns.map((column, i) => rangeOf(column, cursors[i], rows, last));
+  const outs = new Map<ReadNode, NodeOut>();
+  const data = nodes.map((node) => {
+    if (node.kind === 'leaf') return flatLeaf(ranges[node.leaf], rows, cursors[node.leaf]);
+    for (let l = node.firstLeaf; l < node.endLeaf; l++)
+      walkLeaf(pathTo(node, l), ranges[l], outs, cursors[l]);
+    return build(node, outs, ranges);
+  });
+  return data;
+}
+
+function rangeOf(column: LeafColumn, cursor: LeafCursor, rows: number, last: boolean): LeafRange {
+  const from = cursor.level;
+  let to = from + rows;
+  const reps = column.reps;
+  if (reps !== null && last)
+    to = column.count; // the chunks' row counts were checked
+  else if (reps !== null) {
+    let seen = 0;
+    to = column.count;
+    for (let k = from; k < column.count; k++) {
+      if (reps[k] === 0 && seen++ === rows) {
+        to = k;
+        break;
+      }
+    }
+    if (seen < rows) notNative('fewer rows than the footer says');
+  } else if (to > column.count) notNative('fewer rows than the footer says');
+  return { column, from, to, value: cursor.value };
+}
+
+/** The nodes from `top` down to leaf `l`. */
+function pathTo(top: ReadNode, l: number): ReadNode[] {
+  const path = [top];
+  let node = top;
+  while (node.kind !== 'leaf') {
+    const next = node.children.find((c) => l >= c.firstLeaf && l < c.endLeaf);
+    if (next === undefined) return notNative('a leaf outside its nesting');
+    path.push(next);
+    node = next;
+  }
+  return path;
+}
+
+let slotScratch = new Int32Array(1024);
+
+function slotsOf(n: number): Int32Array {
+  if (slotScratch.length < n) slotScratch = new Int32Array(Math.max(n, slotScratch.length * 2));
+  return slotScratch;
+}
+
+/** A top-level primitive column: one level per row, one slot per level. */
+function flatLeaf(range: LeafRange, rows: number, cursor: LeafCursor): arrow.Data {
+  const { column, from } = range;
+  const defs = column.defs;
+  let present = rows;
+  let valid: Uint8Array | null = null;
+  let slotOf: Int32Array | null = null;
+  if (defs !== null) {
+    valid = new Uint8Array((rows + 7) >> 3);
+    slotOf = slotsOf(rows);
+    present = 0;
+    const max = column.info.maxDef;
+    for (let s = 0; s < rows; s++) {
+      if (defs[from + s] === max) {
+        valid[s >> 3] |= 1 << (s & 7);
+        slotOf[present++] = s;
+      }
+    }
+  }
+  cursor.level = range.to;
+  cursor.value = range.value + present;
+  return leafData(column.info, column, range.value, present, rows, slotOf, valid, rows - present);
+}
+
+function newOut(node: ReadNode, capacity: number): NodeOut {
+  return {
+    length: 0,
+    valid: node.nullable ? new Uint8Array((capacity + 7) >> 3) : null,
+    nulls: 0,
+    offsets: node.kind === 'list' ? new Int32Array(capacity + 1) : null,
+  };
+}
+
+/** One leaf's levels through its path: builds the nodes no leaf built yet, checks the others. */
+function walkLeaf(
+  path: ReadNode[],
+  range: LeafRange,
+  outs: Map<ReadNode, NodeOut>,
+  cursor: LeafCursor,
+): void {
+  const { column, from, to } = range;
+  const { reps, defs } = column;
+  const maxDef = column.info.maxDef;
+  const m = path.length;
+  const capacity = to - from;
+  const built = path.map((n) => newOut(n, capacity));
+  const slotOf = slotsOf(capacity);
+  const slotDef = path.map((n) => n.slotDef);
+  const rep = path.map((n) => n.rep);
+  const presentDef = path.map((n) => n.presentDef);
+  const lengths = new Int32Array(m);
+  let present = 0;
+  for (let k = from; k < to; k++) {
+    const r = reps === null ? 0 : reps[k];
+    const d = defs === null ? maxDef : defs[k];
+    for (let j = 0; j < m; j++) {
+      if (d < slotDef[j]) break;
+      if (r > rep[j]) continue;
+      const s = lengths[j]++;
+      const out = built[j];
+      if (out.valid !== null) {
+        if (d >= presentDef[j]) out.valid[s >> 3] |= 1 << (s & 7);
+        else out.nulls++;
+      }
+      if (out.offsets !== null) out.offsets[s + 1] = lengths[j + 1];
+      if (j > 0) {
+        const parent = built[j - 1].offsets;
+        if (parent !== null) parent[lengths[j - 1]] = lengths[j];
+      }
+      if (j === m - 1 && d === maxDef) slotOf[present++] = s;
+    }
+  }
+  for (let j = 0; j < m; j++) built[j].length = lengths[j];
+  for (let j = 0; j < m - 1; j++) {
+    const known = outs.get(path[j]);
+    if (known === undefined) outs.set(path[j], built[j]);
+    else if (!sameOut(known, built[j])) notNative('leaves disagree on their parents');
+  }
+  const leafNode = path[m - 1];
+  const out = built[m - 1];
+  outs.set(
+    leafNode,
+    Object.assign(out, {
+      data: leafData(column.info, column, range.value, present, out.length, slotOf, out.valid, out.nulls),
+    }),
+  );
+  cursor.level = to;
+  cursor.value = range.value + present;
+}
+
+function sameOut(a: NodeOut, b: NodeOut): boolean {
+  if (a.length !== b.length || a.nulls !== b.nulls) return false;
+  const bytes = (a.length + 7) >> 3;
+  if (a.valid !== null && b.valid !== null) {
+    for (let i = 0; i < bytes; i++) if (a.valid[i] !== b.valid[i]) return false;
+  }
+  if (a.offsets !== null && b.offsets !== null) {
+    for (let i = 0; i <= a.length; i++) if (a.offsets[i] !== b.offsets[i]) return false;
+  }
+  return true;
+}
+
+function bitmapOf(valid: Uint8Array | null, nulls: number, length: number): Uint8Array | undefined {
+  return valid === null || nulls === 0 ? undefined : valid.subarray(0, (length + 7) >> 3);
+}
+
+function build(node: ReadNode, outs: Map<ReadNode, NodeOut>, ranges: LeafRange[]): arrow.Data {
+  const out = outs.get(node) ?? notNative('a node without slots');
+  if (node.kind === 'leaf') return (out as NodeOut & { data: arrow.Data }).data;
+  const nullBitmap = bitmapOf(out.valid, out.nulls, out.length);
+  const nullCount = nullBitmap === undefined ? 0 : out.nulls;
+  const children = node.children.map((c) => build(c, outs, ranges));
+  if (node.kind === 'struct') {
+    if (children.some((c) => c.length !== out.length)) notNative('struct children of other lengths');
+    return arrow.makeData({
+      type: node.field.type as arrow.Struct,
+      length: out.length,
+      nullCount,
+      nullBitmap,
+      children,
+    });
+  }
+  const valueOffsets = (out.offsets as Int32Array).subarray(0, out.length + 1);
+  const child = children[0];
+  if (valueOffsets[out.length] !== child.length) notNative('list offsets past their elements');
+  if (node.field.type instanceof arrow.Map_) {
+    return arrow.makeData({
+      type: node.field.type,
+      length: out.length,
+      nullCount,
+      nullBitmap,
+      valueOffsets,
+      child,
+    });
+  }
+  return arrow.makeData({
+    type: node.field.type as arrow.List,
+    length: out.length,
+    nullCount,
+    nullBitmap,
+    valueOffsets,
+    child,
+  });
+}
+
+/**
+ * A leaf's Data: `present` values from value `first` on, at slots `slotOf` (consecutive from 0 when
+ * null) of `length` slots.
+ */
+function leafData(
+  info: LeafInfo,
+  column: LeafColumn,
+  first: number,
+  present: number,
+  length: number,
+  slotOf: Int32Array | null,
+  valid: Uint8Array | null,
+  nulls: number,
+): arrow.Data {
+  const dense = slotOf === null || present === length;
+  const nullBitmap = bitmapOf(valid, nulls, length);
+  const nullCount = nullBitmap === undefined ? 0 : nulls;
+  const type = info.type;
+  if (info.kind === 'bytes') {
+    const src = column.offsets;
+    const base = src[first];
+    const data = column.data.subarray(base, src[first + present]);
+    let valueOffsets: Int32Array;
+    if (dense && base === 0) valueOffsets = src.subarray(first, first + length + 1);
+    else {
+      valueOffsets = new Int32Array(length + 1);
+      let v = first;
+      let at = 0;
+      let next = present > 0 ? (dense ? 0 : (slotOf as Int32Array)[0]) : -1;
+      for (let s = 0; s < length; s++) {
+        if (s === next) {
+          at += src[v + 1] - src[v];
+          v++;
+          next = v - first < present ? (dense ? s + 1 : (slotOf as Int32Array)[v - first]) : -1;
+        }
+        valueOffsets[s + 1] = at;
+      }
+    }
+    return arrow.makeData({ type: type as arrow.Utf8, length, nullCount, nullBitmap, valueOffsets, data });
+  }
+  if (info.kind === 'boolean') {
+    const bits = new Uint8Array((length + 7) >> 3);
+    const values = column.values;
+    for (let i = 0; i < present; i++) {
+      if (values[first + i] === 0) continue;
+      const s = dense ? i : (slotOf as Int32Array)[i];
+      bits[s >> 3] |= 1 << (s & 7);
+    }
+    return arrow.makeData({ type: type as arrow.Bool, length, nullCount, nullBitmap, data: bits });
+  }
+  if (info.kind === 'fixed') {
+    const w = info.width;
+    let bytes: Uint8Array;
+    if (dense) bytes = column.values.subarray(first * w, (first + length) * w);
+    else {
+      bytes = new Uint8Array(length * w);
+      const src = column.values;
+      const slots = slotOf as Int32Array;
+      for (let i = 0; i < present; i++)
+        bytes.set(src.subarray((first + i) * w, (first + i + 1) * w), slots[i] * w);
+    }
+    return arrow.makeData({
+      type: type as arrow.Int32,
+      length,
+      nullCount,
+      nullBitmap,
+      data: typed(type, bytes) as Int32Array,
+    });
+  }
+  const words = new Uint32Array(length * 4);
+  widenDecimals(info, column.values, first, present, dense ? null : slotOf, words);
+  return arrow.makeData({ type: type as arrow.Decimal, length, nullCount, nullBitmap, data: words });
+}
+
+function typed(type: arrow.DataType, bytes: Uint8Array): ArrayBufferView {
+  const { buffer, byteOffset, byteLength } = bytes;
+  switch (type.typeId) {
+    case arrow.Type.Int:
+    case arrow.Type.Date:
+      return (type as arrow.Int).bitWidth === 64
+        ? new BigInt64Array(buffer, byteOffset, byteLength / 8)
+        : new Int32Array(buffer, byteOffset, byteLength / 4);
+    case arrow.Type.Float:
+      return (type as arrow.Float).precision === arrow.Precision.DOUBLE
+        ? new Float64Array(buffer, byteOffset, byteLength / 8)
+        : new Float32Array(buffer, byteOffset, byteLength / 4);
+    case arrow.Type.Time:
+    case arrow.Type.Timestamp:
+      return new BigInt64Array(buffer, byteOffset, byteLength / 8);
+    default:
+      return bytes; // fixed-size binary
+  }
+}
+
+/** PLAIN decimals (INT32, INT64 little-endian; FIXED big-endian) → Decimal128 words, sign-extended. */
+function widenDecimals(
+  info: LeafInfo,
+  src: Uint8Array,
+  first: number,
+  present: number,
+  slotOf: Int32Array | null,
+  words: Uint32Array,
+): void {
+  const w = info.width;
+  const out = new Uint8Array(words.buffer);
+  for (let i = 0; i < present; i++) {
+    const s = slotOf === null ? i : slotOf[i];
+    const at = (first + i) * w;
+    const o = s * 16;
+    if (info.kind === 'decimalFixed') {
+      for (let b = 0; b < w; b++) out[o + b] = src[at + w - 1 - b];
+      if (src[at] & 0x80) out.fill(0xff, o + w, o + 16);
+    } else {
+      for (let b = 0; b < w; b++) out[o + b] = src[at + b];
+      if (src[at + w - 1] & 0x80) out.fill(0xff, o + w, o + 16);
+    }
+  }
+}
