@@ -125,7 +125,7 @@ const text = fc.oneof(
   fc.string({ unit: 'grapheme', maxLength: 8 }),
 );
 
-function valueOf(type: IcebergType, required: boolean): fc.Arbitrary<Value> {
+function valueArb(type: IcebergType, required: boolean): fc.Arbitrary<Value> {
   const v = nonNull(type);
   return required ? v : fc.option(v, { nil: null, freq: 3 });
 }
@@ -134,12 +134,12 @@ function nonNull(type: IcebergType): fc.Arbitrary<Value> {
   if (typeof type !== 'string') {
     if (type.type === 'struct') {
       return fc.record(
-        Object.fromEntries(type.fields.map((f) => [f.name, valueOf(f.type, f.required)])),
+        Object.fromEntries(type.fields.map((f) => [f.name, valueArb(f.type, f.required)])),
       ) as fc.Arbitrary<Value>;
     }
     if (type.type === 'list')
-      return fc.array(valueOf(type.element, type['element-required']), { maxLength: 4 });
-    const value = valueOf(type.value, type['value-required']);
+      return fc.array(valueArb(type.element, type['element-required']), { maxLength: 4 });
+    const value = valueArb(type.value, type['value-required']);
     return fc
       .uniqueArray(fc.tuple(nonNull(type.key), value), { selector: (e) => String(e[0]), maxLength: 3 })
       .map((es) => new Map<Value, Value>(es));
@@ -241,7 +241,7 @@ function write(schema: Schema, rows: Row[], layout: Layout): Uint8Array {
 const caseArb = schemaArb.chain((schema) =>
   fc.record({
     schema: fc.constant(schema),
-    rows: fc.array(valueOf(schema, true) as fc.Arbitrary<Row>, { minLength: 1, maxLength: 25 }),
+    rows: fc.array(valueArb(schema, true) as fc.Arbitrary<Row>, { minLength: 1, maxLength: 25 }),
     layout: layoutArb,
   }),
 );
