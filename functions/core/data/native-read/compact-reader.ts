@@ -6,7 +6,9 @@
  */
 
 /** The native reader does not take this file (another writer, a layout it does not know, bad bytes). */
-export class NotNativeError extends Error {}
+export class NotNativeError extends Error {
+  override readonly name = 'NotNativeError';
+}
 
 /** Compact-protocol type codes. */
 export const T = {
