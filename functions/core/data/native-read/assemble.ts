@@ -10,7 +10,8 @@
 import * as arrow from 'apache-arrow';
 import type { LeafColumn } from './column-chunk.js';
 import { notNative } from './compact-reader.js';
-import type { LeafInfo, ReadNode } from './floe-schema.js';
+import type { Slab } from '../arrow-ffi.js';
+import type { FloeSchema, LeafInfo, LeafPath, ReadNode } from './floe-schema.js';
 
 /** A node's slots in the batch being built. */
 interface NodeOut {
@@ -20,6 +21,8 @@ interface NodeOut {
   nulls: number;
   /** Lists: length + 1 offsets. */
   offsets: Int32Array | null;
+  /** Leaves: their Data. */
+  data?: arrow.Data;
 }
 
 /** Where each leaf's next batch starts. */
@@ -37,26 +40,30 @@ interface LeafRange {
 }
 
 /**
- * The Data of each top-level field for the next `rows` rows; advances the cursors.
+ * The Data of each top-level field for the next `rows` rows (the last batch when `rows` is all that
+ * is left); advances the cursors. Buffers come from `slab`.
  * @throws NotNativeError when the leaves disagree
  */
 export function assembleBatch(
-  nodes: ReadNode[],
+  schema: FloeSchema,
   columns: LeafColumn[],
   cursors: LeafCursor[],
   rows: number,
   rowsLeft: number,
+  slab: Slab,
 ): arrow.Data[] {
   const last = rows === rowsLeft;
-  const ranges = columns.map((column, i) => rangeOf(column, cursors[i], rows, last));
   const outs = new Map<ReadNode, NodeOut>();
-  const data = nodes.map((node) => {
-    if (node.kind === 'leaf') return flatLeaf(ranges[node.leaf], rows, cursors[node.leaf]);
-    for (let l = node.firstLeaf; l < node.endLeaf; l++)
-      walkLeaf(pathTo(node, l), ranges[l], outs, cursors[l]);
-    return build(node, outs, ranges);
+  return schema.nodes.map((node) => {
+    if (node.kind === 'leaf') {
+      const l = node.leaf;
+      return flatLeaf(rangeOf(columns[l], cursors[l], rows, last), rows, cursors[l], slab);
+    }
+    for (let l = node.firstLeaf; l < node.endLeaf; l++) {
+      walkLeaf(schema.paths[l], rangeOf(columns[l], cursors[l], rows, last), outs, cursors[l], slab);
+    }
+    return build(node, outs);
   });
-  return data;
 }
 
 function rangeOf(column: LeafColumn, cursor: LeafCursor, rows: number, last: boolean): LeafRange {
@@ -79,19 +86,6 @@ function rangeOf(column: LeafColumn, cursor: LeafCursor, rows: number, last: boo
   return { column, from, to, value: cursor.value };
 }
 
-/** The nodes from `top` down to leaf `l`. */
-function pathTo(top: ReadNode, l: number): ReadNode[] {
-  const path = [top];
-  let node = top;
-  while (node.kind !== 'leaf') {
-    const next = node.children.find((c) => l >= c.firstLeaf && l < c.endLeaf);
-    if (next === undefined) return notNative('a leaf outside its nesting');
-    path.push(next);
-    node = next;
-  }
-  return path;
-}
-
 let slotScratch = new Int32Array(1024);
 
 function slotsOf(n: number): Int32Array {
@@ -99,15 +93,20 @@ function slotsOf(n: number): Int32Array {
   return slotScratch;
 }
 
+function int32s(slab: Slab, n: number): Int32Array {
+  const bytes = slab.take(4 * n);
+  return new Int32Array(bytes.buffer, bytes.byteOffset, n);
+}
+
 /** A top-level primitive column: one level per row, one slot per level. */
-function flatLeaf(range: LeafRange, rows: number, cursor: LeafCursor): arrow.Data {
+function flatLeaf(range: LeafRange, rows: number, cursor: LeafCursor, slab: Slab): arrow.Data {
   const { column, from } = range;
   const defs = column.defs;
   let present = rows;
   let valid: Uint8Array | null = null;
   let slotOf: Int32Array | null = null;
   if (defs !== null) {
-    valid = new Uint8Array((rows + 7) >> 3);
+    valid = slab.take((rows + 7) >> 3);
     slotOf = slotsOf(rows);
     present = 0;
     const max = column.info.maxDef;
@@ -120,35 +119,98 @@ function flatLeaf(range: LeafRange, rows: number, cursor: LeafCursor): arrow.Dat
   }
   cursor.level = range.to;
   cursor.value = range.value + present;
-  return leafData(column.info, column, range.value, present, rows, slotOf, valid, rows - present);
+  return leafData(column, range.value, present, rows, slotOf, valid, rows - present, slab);
 }
 
-function newOut(node: ReadNode, capacity: number): NodeOut {
+function newOut(node: ReadNode, capacity: number, slab: Slab): NodeOut {
   return {
     length: 0,
-    valid: node.nullable ? new Uint8Array((capacity + 7) >> 3) : null,
+    valid: node.nullable ? slab.take((capacity + 7) >> 3) : null,
     nulls: 0,
-    offsets: node.kind === 'list' ? new Int32Array(capacity + 1) : null,
+    offsets: node.kind === 'list' ? int32s(slab, capacity + 1) : null,
   };
 }
 
 /** One leaf's levels through its path: builds the nodes no leaf built yet, checks the others. */
 function walkLeaf(
-  path: ReadNode[],
+  path: LeafPath,
   range: LeafRange,
   outs: Map<ReadNode, NodeOut>,
   cursor: LeafCursor,
+  slab: Slab,
 ): void {
   const { column, from, to } = range;
+  const { nodes } = path;
+  const m = nodes.length;
+  const slotOf = slotsOf(to - from);
+  const built = path.hasList
+    ? walkNested(path, column, from, to, slotOf, slab)
+    : walkStructs(path, column, from, to, slotOf, slab);
+  for (let j = 0; j < m - 1; j++) {
+    const known = outs.get(nodes[j]);
+    if (known === undefined) outs.set(nodes[j], built[j]);
+    else if (!sameOut(known, built[j])) notNative('leaves disagree on their parents');
+  }
+  const out = built[m - 1];
+  const present = built.present;
+  out.data = leafData(column, range.value, present, out.length, slotOf, out.valid, out.nulls, slab);
+  outs.set(nodes[m - 1], out);
+  cursor.level = to;
+  cursor.value = range.value + present;
+}
+
+type Built = NodeOut[] & { present: number };
+
+/** A leaf under structs only: every level is a slot of every node on the way. */
+function walkStructs(
+  path: LeafPath,
+  column: LeafColumn,
+  from: number,
+  to: number,
+  slotOf: Int32Array,
+  slab: Slab,
+): Built {
+  const defs = column.defs;
+  const n = to - from;
+  const built = path.nodes.map((node, j): NodeOut => {
+    const out: NodeOut = { length: n, valid: null, nulls: 0, offsets: null };
+    if (!node.nullable || defs === null) return out; // no nulls on the way: every slot valid
+    const valid = slab.take((n + 7) >> 3);
+    const min = path.presentDef[j];
+    let nulls = 0;
+    for (let s = 0; s < n; s++) {
+      if (defs[from + s] >= min) valid[s >> 3] |= 1 << (s & 7);
+      else nulls++;
+    }
+    out.valid = valid;
+    out.nulls = nulls;
+    return out;
+  }) as Built;
+  let present = n;
+  if (defs !== null) {
+    const max = column.info.maxDef;
+    present = 0;
+    for (let s = 0; s < n; s++) if (defs[from + s] === max) slotOf[present++] = s;
+  }
+  built.present = present;
+  return built;
+}
+
+/** A leaf under a list: slots where a level's repetition and definition reach each node. */
+function walkNested(
+  path: LeafPath,
+  column: LeafColumn,
+  from: number,
+  to: number,
+  slotOf: Int32Array,
+  slab: Slab,
+): Built {
   const { reps, defs } = column;
   const maxDef = column.info.maxDef;
-  const m = path.length;
+  const { nodes, slotDef, rep, presentDef, listParent } = path;
+  const m = nodes.length;
   const capacity = to - from;
-  const built = path.map((n) => newOut(n, capacity));
-  const slotOf = slotsOf(capacity);
-  const slotDef = path.map((n) => n.slotDef);
-  const rep = path.map((n) => n.rep);
-  const presentDef = path.map((n) => n.presentDef);
+  const built = nodes.map((n) => newOut(n, capacity, slab)) as Built;
   const lengths = new Int32Array(m);
   let present = 0;
   for (let k = from; k < to; k++) {
@@ -164,35 +226,21 @@ function walkLeaf(
         else out.nulls++;
       }
       if (out.offsets !== null) out.offsets[s + 1] = lengths[j + 1];
-      if (j > 0) {
-        const parent = built[j - 1].offsets;
-        if (parent !== null) parent[lengths[j - 1]] = lengths[j];
-      }
+      const parent = listParent[j];
+      if (parent >= 0) (built[parent].offsets as Int32Array)[lengths[parent]] = lengths[j];
       if (j === m - 1 && d === maxDef) slotOf[present++] = s;
     }
   }
   for (let j = 0; j < m; j++) built[j].length = lengths[j];
-  for (let j = 0; j < m - 1; j++) {
-    const known = outs.get(path[j]);
-    if (known === undefined) outs.set(path[j], built[j]);
-    else if (!sameOut(known, built[j])) notNative('leaves disagree on their parents');
-  }
-  const leafNode = path[m - 1];
-  const out = built[m - 1];
-  outs.set(
-    leafNode,
-    Object.assign(out, {
-      data: leafData(column.info, column, range.value, present, out.length, slotOf, out.valid, out.nulls),
-    }),
-  );
-  cursor.level = to;
-  cursor.value = range.value + present;
+  built.present = present;
+  return built;
 }
 
 function sameOut(a: NodeOut, b: NodeOut): boolean {
   if (a.length !== b.length || a.nulls !== b.nulls) return false;
   const bytes = (a.length + 7) >> 3;
-  if (a.valid !== null && b.valid !== null) {
+  // Without nulls every slot is valid, whatever a bitmap that was not filled in holds.
+  if (a.nulls > 0 && a.valid !== null && b.valid !== null) {
     for (let i = 0; i < bytes; i++) if (a.valid[i] !== b.valid[i]) return false;
   }
   if (a.offsets !== null && b.offsets !== null) {
@@ -205,43 +253,26 @@ function bitmapOf(valid: Uint8Array | null, nulls: number, length: number): Uint
   return valid === null || nulls === 0 ? undefined : valid.subarray(0, (length + 7) >> 3);
 }
 
-function build(node: ReadNode, outs: Map<ReadNode, NodeOut>, ranges: LeafRange[]): arrow.Data {
+function build(node: ReadNode, outs: Map<ReadNode, NodeOut>): arrow.Data {
   const out = outs.get(node) ?? notNative('a node without slots');
-  if (node.kind === 'leaf') return (out as NodeOut & { data: arrow.Data }).data;
+  if (node.kind === 'leaf') return out.data ?? notNative('a leaf without data');
   const nullBitmap = bitmapOf(out.valid, out.nulls, out.length);
   const nullCount = nullBitmap === undefined ? 0 : out.nulls;
-  const children = node.children.map((c) => build(c, outs, ranges));
+  const children = node.children.map((c) => build(c, outs));
+  const length = out.length;
   if (node.kind === 'struct') {
-    if (children.some((c) => c.length !== out.length)) notNative('struct children of other lengths');
-    return arrow.makeData({
-      type: node.field.type as arrow.Struct,
-      length: out.length,
-      nullCount,
-      nullBitmap,
-      children,
-    });
+    if (children.some((c) => c.length !== length)) notNative('struct children of other lengths');
+    const type = node.field.type as arrow.Struct;
+    return arrow.makeData({ type, length, nullCount, nullBitmap, children });
   }
-  const valueOffsets = (out.offsets as Int32Array).subarray(0, out.length + 1);
+  const valueOffsets = (out.offsets as Int32Array).subarray(0, length + 1);
   const child = children[0];
-  if (valueOffsets[out.length] !== child.length) notNative('list offsets past their elements');
-  if (node.field.type instanceof arrow.Map_) {
-    return arrow.makeData({
-      type: node.field.type,
-      length: out.length,
-      nullCount,
-      nullBitmap,
-      valueOffsets,
-      child,
-    });
+  if (valueOffsets[length] !== child.length) notNative('list offsets past their elements');
+  const type = node.field.type;
+  if (type instanceof arrow.Map_) {
+    return arrow.makeData({ type, length, nullCount, nullBitmap, valueOffsets, child });
   }
-  return arrow.makeData({
-    type: node.field.type as arrow.List,
-    length: out.length,
-    nullCount,
-    nullBitmap,
-    valueOffsets,
-    child,
-  });
+  return arrow.makeData({ type: type as arrow.List, length, nullCount, nullBitmap, valueOffsets, child });
 }
 
 /**
@@ -249,7 +280,6 @@ function build(node: ReadNode, outs: Map<ReadNode, NodeOut>, ranges: LeafRange[]
  * null) of `length` slots.
  */
 function leafData(
-  info: LeafInfo,
   column: LeafColumn,
   first: number,
   present: number,
@@ -257,7 +287,9 @@ function leafData(
   slotOf: Int32Array | null,
   valid: Uint8Array | null,
   nulls: number,
+  slab: Slab,
 ): arrow.Data {
+  const info = column.info;
   const dense = slotOf === null || present === length;
   const nullBitmap = bitmapOf(valid, nulls, length);
   const nullCount = nullBitmap === undefined ? 0 : nulls;
@@ -269,7 +301,7 @@ function leafData(
     let valueOffsets: Int32Array;
     if (dense && base === 0) valueOffsets = src.subarray(first, first + length + 1);
     else {
-      valueOffsets = new Int32Array(length + 1);
+      valueOffsets = int32s(slab, length + 1);
       let v = first;
       let at = 0;
       let next = present > 0 ? (dense ? 0 : (slotOf as Int32Array)[0]) : -1;
@@ -285,7 +317,7 @@ function leafData(
     return arrow.makeData({ type: type as arrow.Utf8, length, nullCount, nullBitmap, valueOffsets, data });
   }
   if (info.kind === 'boolean') {
-    const bits = new Uint8Array((length + 7) >> 3);
+    const bits = slab.take((length + 7) >> 3);
     const values = column.values;
     for (let i = 0; i < present; i++) {
       if (values[first + i] === 0) continue;
@@ -299,7 +331,7 @@ function leafData(
     let bytes: Uint8Array;
     if (dense) bytes = column.values.subarray(first * w, (first + length) * w);
     else {
-      bytes = new Uint8Array(length * w);
+      bytes = slab.take(length * w);
       const src = column.values;
       const slots = slotOf as Int32Array;
       for (let i = 0; i < present; i++)
@@ -313,7 +345,8 @@ function leafData(
       data: typed(type, bytes) as Int32Array,
     });
   }
-  const words = new Uint32Array(length * 4);
+  const wordBytes = slab.take(length * 16);
+  const words = new Uint32Array(wordBytes.buffer, wordBytes.byteOffset, length * 4);
   widenDecimals(info, column.values, first, present, dense ? null : slotOf, words);
   return arrow.makeData({ type: type as arrow.Decimal, length, nullCount, nullBitmap, data: words });
 }
@@ -348,17 +381,35 @@ function widenDecimals(
   words: Uint32Array,
 ): void {
   const w = info.width;
-  const out = new Uint8Array(words.buffer);
+  if (info.kind !== 'decimalFixed') {
+    // `src` starts 8-byte aligned (a slab range), so its words can be read in place.
+    const ints = new Int32Array(src.buffer, src.byteOffset + first * w, (present * w) >> 2);
+    for (let i = 0; i < present; i++) {
+      const o = (slotOf === null ? i : slotOf[i]) * 4;
+      if (w === 4) {
+        const v = ints[i];
+        words[o] = v;
+        const sign = v >> 31;
+        words[o + 1] = sign;
+        words[o + 2] = sign;
+        words[o + 3] = sign;
+      } else {
+        words[o] = ints[2 * i];
+        const hi = ints[2 * i + 1];
+        words[o + 1] = hi;
+        const sign = hi >> 31;
+        words[o + 2] = sign;
+        words[o + 3] = sign;
+      }
+    }
+    return;
+  }
+  const out = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
   for (let i = 0; i < present; i++) {
     const s = slotOf === null ? i : slotOf[i];
     const at = (first + i) * w;
     const o = s * 16;
-    if (info.kind === 'decimalFixed') {
-      for (let b = 0; b < w; b++) out[o + b] = src[at + w - 1 - b];
-      if (src[at] & 0x80) out.fill(0xff, o + w, o + 16);
-    } else {
-      for (let b = 0; b < w; b++) out[o + b] = src[at + b];
-      if (src[at + w - 1] & 0x80) out.fill(0xff, o + w, o + 16);
-    }
+    for (let b = 0; b < w; b++) out[o + b] = src[at + w - 1 - b];
+    if (src[at] & 0x80) out.fill(0xff, o + w, o + 16);
   }
 }

@@ -9,6 +9,7 @@
 import { isUtf8 } from 'node:buffer';
 import * as zlib from 'node:zlib';
 import { CompactReader, notNative, T } from './compact-reader.js';
+import type { Slab } from '../arrow-ffi.js';
 import type { ChunkMeta, RowGroupMeta } from './file-meta.js';
 import type { LeafInfo } from './floe-schema.js';
 import { decodeHybrid } from './hybrid.js';
@@ -59,6 +60,7 @@ interface PageHeader {
   repEncoding: number;
 }
 
+/** A PageHeader as floe writes it (type, sizes, then the data or dictionary page header), no closures. */
 function readPageHeader(r: CompactReader): PageHeader {
   const h: PageHeader = {
     type: -1,
@@ -69,41 +71,41 @@ function readPageHeader(r: CompactReader): PageHeader {
     defEncoding: RLE,
     repEncoding: RLE,
   };
-  r.struct((id, type) => {
+  let id = 0;
+  for (let type = r.field(id); type !== 0; type = r.field(id)) {
+    id = r.fieldId;
     if (id <= 3) {
       r.expect(type, T.I32, 'a page header size');
       const v = r.count('a page header field');
       if (id === 1) h.type = v;
       else if (id === 2) h.uncompressed = v;
       else h.compressed = v;
-      return true;
-    }
-    if ((id === 5 && h.type === DATA_PAGE) || (id === 7 && h.type === DICTIONARY_PAGE)) {
+    } else if ((id === 5 && h.type === DATA_PAGE) || (id === 7 && h.type === DICTIONARY_PAGE)) {
       r.expect(type, T.STRUCT, 'a page type header');
-      r.struct((f, ft) => {
-        if (f > (id === 5 ? 4 : 2)) notNative(`page header field ${id}.${f}`);
+      const last = id === 5 ? 4 : 2;
+      let f = 0;
+      for (let ft = r.field(f); ft !== 0; ft = r.field(f)) {
+        f = r.fieldId;
+        if (f < 1 || f > last) notNative(`page header field ${id}.${f}`);
         r.expect(ft, T.I32, 'a page header value');
         const v = r.int();
         if (f === 1) h.numValues = v;
         else if (f === 2) h.encoding = v;
         else if (f === 3) h.defEncoding = v;
         else h.repEncoding = v;
-        return true;
-      });
-      return true;
-    }
-    return notNative(`page header field ${id} (page type ${h.type})`);
-  });
+      }
+    } else notNative(`page header field ${id} (page type ${h.type})`);
+  }
   if (h.uncompressed < 0 || h.compressed < 0 || h.numValues < 0) notNative('incomplete page header');
   return h;
 }
 
+const EMPTY = new Uint8Array(0);
+
+/** A growable byte buffer (starting on a slab's range, moving to a buffer of its own if it grows). */
 class Bytes {
-  buf: Uint8Array;
   pos = 0;
-  constructor(capacity: number) {
-    this.buf = new Uint8Array(Math.max(16, capacity));
-  }
+  constructor(public buf: Uint8Array) {}
   ensure(extra: number): void {
     if (this.pos + extra <= this.buf.byteLength) return;
     const grown = new Uint8Array(Math.max(this.buf.byteLength * 2, this.pos + extra));
@@ -153,6 +155,7 @@ export function decodeLeaf(
   c: number,
   info: LeafInfo,
   scratch: ChunkScratch,
+  slab: Slab,
 ): LeafColumn {
   let total = 0;
   let capacity = 0;
@@ -162,18 +165,20 @@ export function decodeLeaf(
     capacity += chunk.totalUncompressed;
   }
   if (total > 0x7fffffff) notNative('too many levels');
+  const isBytes = info.kind === 'bytes';
+  const offsetBytes = slab.take(isBytes ? 4 * (total + 1) : 0);
   const leaf: LeafColumn = {
     info,
     count: 0,
     total,
-    defs: info.maxDef > 0 ? new Uint8Array(total) : null,
-    reps: info.maxRep > 0 ? new Uint8Array(total) : null,
+    defs: info.maxDef > 0 ? slab.take(total) : null,
+    reps: info.maxRep > 0 ? slab.take(total) : null,
     present: 0,
-    values: new Uint8Array(info.kind === 'bytes' ? 0 : info.kind === 'boolean' ? total : total * info.width),
-    offsets: new Int32Array(info.kind === 'bytes' ? total + 1 : 0),
-    data: new Uint8Array(0),
+    values: slab.take(isBytes ? 0 : info.kind === 'boolean' ? total : total * info.width),
+    offsets: new Int32Array(offsetBytes.buffer, offsetBytes.byteOffset, isBytes ? total + 1 : 0),
+    data: EMPTY,
   };
-  const bytes = new Bytes(info.kind === 'bytes' ? capacity : 0);
+  const bytes = new Bytes(isBytes ? slab.take(capacity) : EMPTY);
   for (const g of groups) decodeChunk(file, dataEnd, g, g.columns[c], leaf, bytes, scratch);
   if (leaf.count !== total) notNative('levels short of num_values');
   if (leaf.defs !== null && leaf.present === leaf.count) leaf.defs = null;
@@ -298,20 +303,16 @@ function decodeDataPage(
   if (h.defEncoding !== RLE || h.repEncoding !== RLE) notNative('level encoding');
   let pos = 0;
   const end = body.byteLength;
-  const section = (levels: Uint8Array, max: number) => {
+  const section = (levels: Uint8Array, max: number): number => {
     if (pos + 4 > end) notNative('levels past the page');
     const length = u32(body, pos);
     if (length > end - pos - 4) notNative('levels past the page');
-    decodeHybrid(body, pos + 4, pos + 4 + length, bitWidth(max), n, max, levels, at);
+    const atMax = decodeHybrid(body, pos + 4, pos + 4 + length, bitWidth(max), n, max, levels, at);
     pos += 4 + length;
+    return atMax;
   };
   if (maxRep > 0) section(leaf.reps as Uint8Array, maxRep);
-  let present = n;
-  if (maxDef > 0) {
-    const defs = leaf.defs as Uint8Array;
-    section(defs, maxDef);
-    for (let k = at; k < at + n; k++) if (defs[k] !== maxDef) present--;
-  }
+  const present = maxDef > 0 ? section(leaf.defs as Uint8Array, maxDef) : n;
   leaf.count += n;
   const v = leaf.present;
   leaf.present += present;

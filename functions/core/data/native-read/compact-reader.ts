@@ -85,6 +85,22 @@ export class CompactReader {
   }
 
   /**
+   * The next field header of a struct: its id (from `lastId` and the delta, or given in full) in
+   * `fieldId`, its type returned; 0 at the struct's stop byte.
+   */
+  field(lastId: number): number {
+    const header = this.byte();
+    const type = header & 0x0f;
+    if (type === 0) return 0;
+    const delta = header >> 4;
+    this.fieldId = delta === 0 ? this.int() : lastId + delta;
+    return type;
+  }
+
+  /** Set by `field`. */
+  fieldId = 0;
+
+  /**
    * Visits the fields of a struct: `field(id, type)` reads the value or returns false to have it
    * skipped. Ends after the struct's stop byte.
    */
@@ -147,11 +163,12 @@ export class CompactReader {
         return;
       }
       case T.STRUCT:
-        this.struct((_, t) => {
-          this.skip(t, depth + 1);
-          return true;
-        });
-        return;
+        for (;;) {
+          const header = this.byte();
+          if ((header & 0x0f) === 0) return;
+          if (header >> 4 === 0) this.int();
+          this.skip(header & 0x0f, depth + 1);
+        }
       default:
         notNative(`Thrift type ${type}`);
     }

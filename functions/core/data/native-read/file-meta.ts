@@ -81,76 +81,64 @@ export function footerRange(file: Uint8Array): { start: number; end: number } {
 export function readFileMeta(file: Uint8Array, start: number, end: number): FileMeta {
   const r = new CompactReader(file, start, end);
   const meta: FileMeta = { numRows: -1, schemaBytes: new Uint8Array(0), rowGroups: [] };
-  r.struct((id, type) => {
-    switch (id) {
-      case 2: {
-        r.expect(type, T.LIST, 'schema');
-        const at = r.pos;
-        r.skip(T.LIST);
-        meta.schemaBytes = file.subarray(at, r.pos);
-        return true;
-      }
-      case 3:
-        r.expect(type, T.I64, 'num_rows');
-        meta.numRows = r.count('num_rows');
-        return true;
-      case 4: {
-        r.expect(type, T.LIST, 'row_groups');
-        const { type: element, size } = r.list();
-        r.expect(element, T.STRUCT, 'a row group');
-        for (let g = 0; g < size; g++) meta.rowGroups.push(readRowGroup(r));
-        return true;
-      }
-      case 6:
-        r.expect(type, T.BINARY, 'created_by');
-        meta.createdBy = text(r.binary());
-        return true;
-      case 1:
-      case 5:
-      case 7:
-        return false;
-      default:
-        return notNative(`FileMetaData field ${id}`);
-    }
-  });
+  let id = 0;
+  for (let type = r.field(id); type !== 0; type = r.field(id)) {
+    id = r.fieldId;
+    if (id === 2) {
+      r.expect(type, T.LIST, 'schema');
+      const at = r.pos;
+      r.skip(T.LIST);
+      meta.schemaBytes = file.subarray(at, r.pos);
+    } else if (id === 3) {
+      r.expect(type, T.I64, 'num_rows');
+      meta.numRows = r.count('num_rows');
+    } else if (id === 4) {
+      r.expect(type, T.LIST, 'row_groups');
+      const { type: element, size } = r.list();
+      r.expect(element, T.STRUCT, 'a row group');
+      for (let g = 0; g < size; g++) meta.rowGroups.push(readRowGroup(r));
+    } else if (id === 6) {
+      r.expect(type, T.BINARY, 'created_by');
+      meta.createdBy = text(r.binary());
+    } else if (id === 1 || id === 5 || id === 7) r.skip(type);
+    else notNative(`FileMetaData field ${id}`);
+  }
   if (meta.numRows < 0) notNative('no num_rows');
   return meta;
 }
 
 function readRowGroup(r: CompactReader): RowGroupMeta {
   const group: RowGroupMeta = { numRows: -1, columns: [] };
-  r.struct((id, type) => {
+  let id = 0;
+  for (let type = r.field(id); type !== 0; type = r.field(id)) {
+    id = r.fieldId;
     if (id === 1) {
       r.expect(type, T.LIST, 'columns');
       const { type: element, size } = r.list();
       r.expect(element, T.STRUCT, 'a column chunk');
       for (let c = 0; c < size; c++) group.columns.push(readColumnChunk(r));
-      return true;
-    }
-    if (id === 3) {
+    } else if (id === 3) {
       r.expect(type, T.I64, 'num_rows');
       group.numRows = r.count('a row group num_rows');
-      return true;
-    }
-    if (id <= 7) return false;
-    return notNative(`RowGroup field ${id}`);
-  });
+    } else if (id >= 1 && id <= 7) r.skip(type);
+    else notNative(`RowGroup field ${id}`);
+  }
   if (group.numRows < 0) notNative('a row group without num_rows');
   return group;
 }
 
 function readColumnChunk(r: CompactReader): ChunkMeta {
   let meta: ChunkMeta | undefined;
-  r.struct((id, type) => {
+  let id = 0;
+  for (let type = r.field(id); type !== 0; type = r.field(id)) {
+    id = r.fieldId;
     if (id === 3) {
       r.expect(type, T.STRUCT, 'meta_data');
       meta = readColumnMeta(r);
-      return true;
-    }
-    if (id === 2 || (id >= 4 && id <= 7)) return false;
+    } else if (id === 2 || (id >= 4 && id <= 7)) r.skip(type);
     // 1: the chunk's data is in another file; 8, 9: encrypted.
-    return notNative(`ColumnChunk field ${id}`);
-  });
+    else notNative(`ColumnChunk field ${id}`);
+  }
   return meta ?? notNative('a column chunk without meta_data');
 }
 
@@ -164,49 +152,52 @@ function readColumnMeta(r: CompactReader): ChunkMeta {
     totalUncompressed: -1,
     dataPageOffset: -1,
   };
-  r.struct((id, type) => {
+  let id = 0;
+  for (let type = r.field(id); type !== 0; type = r.field(id)) {
+    id = r.fieldId;
     switch (id) {
       case 1:
         r.expect(type, T.I32, 'type');
         m.physical = r.int();
-        return true;
+        break;
       case 3: {
         r.expect(type, T.LIST, 'path_in_schema');
         const { type: element, size } = r.list();
         r.expect(element, T.BINARY, 'a path part');
         for (let k = 0; k < size; k++) m.path.push(text(r.binary()));
-        return true;
+        break;
       }
       case 4:
         r.expect(type, T.I32, 'codec');
         m.codec = r.int();
-        return true;
+        break;
       case 5:
         r.expect(type, T.I64, 'num_values');
         m.numValues = r.count('num_values');
-        return true;
+        break;
       case 6:
         r.expect(type, T.I64, 'total_uncompressed_size');
         m.totalUncompressed = r.count('total_uncompressed_size');
-        return true;
+        break;
       case 7:
         r.expect(type, T.I64, 'total_compressed_size');
         m.totalCompressed = r.count('total_compressed_size');
-        return true;
+        break;
       case 9:
         r.expect(type, T.I64, 'data_page_offset');
         m.dataPageOffset = r.count('data_page_offset');
-        return true;
+        break;
       case 10:
-        return notNative('an index page');
+        notNative('an index page');
+        break;
       case 11:
         r.expect(type, T.I64, 'dictionary_page_offset');
         m.dictionaryPageOffset = r.count('dictionary_page_offset');
-        return true;
+        break;
       default:
-        return false; // encodings, statistics, encoding stats, bloom filter, size statistics
+        r.skip(type); // encodings, statistics, encoding stats, bloom filter, size statistics
     }
-  });
+  }
   if (m.physical < 0 || m.codec < 0 || m.numValues < 0 || m.totalCompressed < 0 || m.dataPageOffset < 0) {
     notNative('column metadata without its required fields');
   }

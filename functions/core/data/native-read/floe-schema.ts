@@ -52,10 +52,24 @@ export interface ReadNode {
   endLeaf: number;
 }
 
+/** The nodes from a top-level field down to one leaf, with their levels as typed arrays. */
+export interface LeafPath {
+  nodes: ReadNode[];
+  rep: Int32Array;
+  slotDef: Int32Array;
+  presentDef: Int32Array;
+  /** Index of each node's parent list in `nodes` when that parent is a list, else -1. */
+  listParent: Int32Array;
+  /** Whether a list is on the way (else every level is a slot of every node). */
+  hasList: boolean;
+}
+
 export interface FloeSchema {
   fields: arrow.Field[];
   nodes: ReadNode[];
   leaves: LeafInfo[];
+  /** Per leaf, its path (computed once per schema, not per file). */
+  paths: LeafPath[];
   schema: arrow.Schema;
   struct: arrow.Struct;
 }
@@ -88,12 +102,31 @@ export function toFloeSchema(elements: SchemaElement[]): FloeSchema {
   }
   if (cursor.at !== elements.length) notNative('schema elements left over');
   const fields = nodes.map((n) => n.field);
+  const paths: LeafPath[] = [];
+  const visit = (node: ReadNode, above: ReadNode[]) => {
+    const here = [...above, node];
+    if (node.kind === 'leaf') paths[node.leaf] = leafPath(here);
+    for (const c of node.children) visit(c, here);
+  };
+  for (const n of nodes) visit(n, []);
   return {
     fields,
     nodes,
     leaves: cursor.leaves,
+    paths,
     schema: new arrow.Schema(fields),
     struct: new arrow.Struct(fields),
+  };
+}
+
+function leafPath(nodes: ReadNode[]): LeafPath {
+  return {
+    nodes,
+    rep: Int32Array.from(nodes, (n) => n.rep),
+    slotDef: Int32Array.from(nodes, (n) => n.slotDef),
+    presentDef: Int32Array.from(nodes, (n) => n.presentDef),
+    listParent: Int32Array.from(nodes, (_, j) => (j > 0 && nodes[j - 1].kind === 'list' ? j - 1 : -1)),
+    hasList: nodes.some((n) => n.kind === 'list'),
   };
 }
 

@@ -7,7 +7,8 @@
 import { notNative } from './compact-reader.js';
 
 /**
- * Decodes `count` values of `width` bits (1..24) from src[pos, end) into out[at, at + count).
+ * Decodes `count` values of `width` bits (1..24) from src[pos, end) into out[at, at + count); returns
+ * how many of them equal `max` (for definition levels: the values present).
  * @throws NotNativeError as above
  */
 export function decodeHybrid(
@@ -19,11 +20,12 @@ export function decodeHybrid(
   max: number,
   out: Uint8Array | Int32Array,
   at: number,
-): void {
+): number {
   if (width < 1 || width > 24) notNative(`hybrid bit width ${width}`);
   const stop = at + count;
   const mask = (1 << width) - 1;
   const valueBytes = (width + 7) >> 3;
+  let atMax = 0;
   while (at < stop) {
     // The run header, a varint.
     let header = 0;
@@ -45,6 +47,7 @@ export function decodeHybrid(
       pos += valueBytes;
       if (value > max) notNative(`level or index ${value} above ${max}`);
       out.fill(value, at, at + run);
+      if (value === max) atMax += run;
       at += run;
       continue;
     }
@@ -65,10 +68,14 @@ export function decodeHybrid(
       const value = acc & mask;
       acc >>>= width;
       bits -= width;
-      if (value > max) notNative(`level or index ${value} above ${max}`);
+      if (value >= max) {
+        if (value > max) notNative(`level or index ${value} above ${max}`);
+        atMax++;
+      }
       out[at++] = value;
     }
     pos = groupEnd; // the padding values of the last group are not read
   }
   if (pos !== end) notNative('hybrid values end before their bytes');
+  return atMax;
 }

@@ -9,6 +9,7 @@
  * it with parquet-wasm as before.
  */
 import * as arrow from 'apache-arrow';
+import { Slab } from '../arrow-ffi.js';
 import { CREATED_BY } from '../parquet/footer.js';
 import { type LeafCursor, assembleBatch } from './assemble.js';
 import { type ChunkScratch, type LeafColumn, decodeLeaf } from './column-chunk.js';
@@ -60,14 +61,17 @@ export function decodeFloeParquet(file: Uint8Array, batchRows: number): arrow.Ta
     rows += g.numRows;
   }
   if (rows !== meta.numRows || rows === 0) notNative('row counts');
+  // The file's small buffers share a few ArrayBuffers (arrow-ffi.ts's reason: one each cost more
+  // in allocation, external-memory accounting and sweeping than the decoding itself).
+  const slab = new Slab();
   const columns: LeafColumn[] = schema.leaves.map((info, c) =>
-    decodeLeaf(file, start, meta.rowGroups, c, info, scratch),
+    decodeLeaf(file, start, meta.rowGroups, c, info, scratch, slab),
   );
   const cursors: LeafCursor[] = columns.map(() => ({ level: 0, value: 0 }));
   const batches: arrow.RecordBatch[] = [];
   for (let r = 0; r < rows; r += batchRows) {
     const length = Math.min(batchRows, rows - r);
-    const children = assembleBatch(schema.nodes, columns, cursors, length, rows - r);
+    const children = assembleBatch(schema, columns, cursors, length, rows - r, slab);
     batches.push(
       new arrow.RecordBatch(
         schema.schema,
