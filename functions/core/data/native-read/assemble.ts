@@ -11,7 +11,8 @@ import * as arrow from 'apache-arrow';
 import type { LeafColumn } from './column-chunk.js';
 import { notNative } from './compact-reader.js';
 import type { Slab } from '../arrow-ffi.js';
-import type { FloeSchema, LeafInfo, LeafPath, ReadNode } from './floe-schema.js';
+import type { FloeSchema, LeafPath, ReadNode } from './floe-schema.js';
+import { bitmapOf, int32s, leafData } from './leaf-data.js';
 
 /** A node's slots in the batch being built. */
 interface NodeOut {
@@ -23,6 +24,22 @@ interface NodeOut {
   offsets: Int32Array | null;
   /** Leaves: their Data. */
   data?: arrow.Data;
+}
+
+/**
+ * The nodes built so far in a batch, and the last leaf walked: a sibling leaf with the same levels
+ * (lines' sku, qty and unit_price; a header's key and value) has the same slots, so it is not walked.
+ */
+type Outs = Map<ReadNode, NodeOut> & { last?: LastWalk };
+
+interface LastWalk {
+  parent: ReadNode;
+  leaf: ReadNode;
+  column: LeafColumn;
+  from: number;
+  to: number;
+  built: Built;
+  slotOf: Int32Array;
 }
 
 /** Where each leaf's next batch starts. */
@@ -53,7 +70,7 @@ export function assembleBatch(
   slab: Slab,
 ): arrow.Data[] {
   const last = rows === rowsLeft;
-  const outs = new Map<ReadNode, NodeOut>();
+  const outs = new Map<ReadNode, NodeOut>() as Outs;
   return schema.nodes.map((node) => {
     if (node.kind === 'leaf') {
       const l = node.leaf;
@@ -93,11 +110,6 @@ function slotsOf(n: number): Int32Array {
   return slotScratch;
 }
 
-function int32s(slab: Slab, n: number): Int32Array {
-  const bytes = slab.take(4 * n);
-  return new Int32Array(bytes.buffer, bytes.byteOffset, n);
-}
-
 /** A top-level primitive column: one level per row, one slot per level. */
 function flatLeaf(range: LeafRange, rows: number, cursor: LeafCursor, slab: Slab): arrow.Data {
   const { column, from } = range;
@@ -132,20 +144,27 @@ function newOut(node: ReadNode, capacity: number, slab: Slab): NodeOut {
 }
 
 /** One leaf's levels through its path: builds the nodes no leaf built yet, checks the others. */
-function walkLeaf(
-  path: LeafPath,
-  range: LeafRange,
-  outs: Map<ReadNode, NodeOut>,
-  cursor: LeafCursor,
-  slab: Slab,
-): void {
+function walkLeaf(path: LeafPath, range: LeafRange, outs: Outs, cursor: LeafCursor, slab: Slab): void {
   const { column, from, to } = range;
   const { nodes } = path;
   const m = nodes.length;
-  const slotOf = slotsOf(to - from);
-  const built = path.hasList
-    ? walkNested(path, column, from, to, slotOf, slab)
-    : walkStructs(path, column, from, to, slotOf, slab);
+  const leafNode = nodes[m - 1];
+  const last = outs.last;
+  let built: Built;
+  let slotOf: Int32Array;
+  if (last !== undefined && last.parent === nodes[m - 2] && sameLevels(last, column, from, to, leafNode)) {
+    // Same parent, same levels, same leaf levels: the same slots (the parents are checked already).
+    const prev = last.built;
+    built = prev.map((o) => ({ ...o, data: undefined })) as Built;
+    built.present = prev.present;
+    slotOf = last.slotOf;
+  } else {
+    slotOf = slotsOf(to - from);
+    built = path.hasList
+      ? walkNested(path, column, from, to, slotOf, slab)
+      : walkStructs(path, column, from, to, slotOf, slab);
+  }
+  outs.last = { parent: nodes[m - 2], leaf: leafNode, column, from, to, built, slotOf };
   for (let j = 0; j < m - 1; j++) {
     const known = outs.get(nodes[j]);
     if (known === undefined) outs.set(nodes[j], built[j]);
@@ -236,6 +255,30 @@ function walkNested(
   return built;
 }
 
+/** Whether `column`'s levels [from, to) are those of the last leaf walked, with the same leaf levels. */
+function sameLevels(last: LastWalk, column: LeafColumn, from: number, to: number, leaf: ReadNode): boolean {
+  const a = last.column;
+  const before = last.leaf;
+  if (
+    last.to - last.from !== to - from ||
+    a.info.maxDef !== column.info.maxDef ||
+    a.info.maxRep !== column.info.maxRep ||
+    before.nullable !== leaf.nullable ||
+    before.slotDef !== leaf.slotDef ||
+    before.presentDef !== leaf.presentDef ||
+    before.rep !== leaf.rep
+  ) {
+    return false;
+  }
+  const n = to - from;
+  const same = (x: Uint8Array | null, y: Uint8Array | null) => {
+    if (x === null || y === null) return x === y;
+    for (let k = 0; k < n; k++) if (x[last.from + k] !== y[from + k]) return false;
+    return true;
+  };
+  return same(a.reps, column.reps) && same(a.defs, column.defs);
+}
+
 function sameOut(a: NodeOut, b: NodeOut): boolean {
   if (a.length !== b.length || a.nulls !== b.nulls) return false;
   const bytes = (a.length + 7) >> 3;
@@ -247,10 +290,6 @@ function sameOut(a: NodeOut, b: NodeOut): boolean {
     for (let i = 0; i <= a.length; i++) if (a.offsets[i] !== b.offsets[i]) return false;
   }
   return true;
-}
-
-function bitmapOf(valid: Uint8Array | null, nulls: number, length: number): Uint8Array | undefined {
-  return valid === null || nulls === 0 ? undefined : valid.subarray(0, (length + 7) >> 3);
 }
 
 function build(node: ReadNode, outs: Map<ReadNode, NodeOut>): arrow.Data {
@@ -273,143 +312,4 @@ function build(node: ReadNode, outs: Map<ReadNode, NodeOut>): arrow.Data {
     return arrow.makeData({ type, length, nullCount, nullBitmap, valueOffsets, child });
   }
   return arrow.makeData({ type: type as arrow.List, length, nullCount, nullBitmap, valueOffsets, child });
-}
-
-/**
- * A leaf's Data: `present` values from value `first` on, at slots `slotOf` (consecutive from 0 when
- * null) of `length` slots.
- */
-function leafData(
-  column: LeafColumn,
-  first: number,
-  present: number,
-  length: number,
-  slotOf: Int32Array | null,
-  valid: Uint8Array | null,
-  nulls: number,
-  slab: Slab,
-): arrow.Data {
-  const info = column.info;
-  const dense = slotOf === null || present === length;
-  const nullBitmap = bitmapOf(valid, nulls, length);
-  const nullCount = nullBitmap === undefined ? 0 : nulls;
-  const type = info.type;
-  if (info.kind === 'bytes') {
-    const src = column.offsets;
-    const base = src[first];
-    const data = column.data.subarray(base, src[first + present]);
-    let valueOffsets: Int32Array;
-    if (dense && base === 0) valueOffsets = src.subarray(first, first + length + 1);
-    else {
-      valueOffsets = int32s(slab, length + 1);
-      let v = first;
-      let at = 0;
-      let next = present > 0 ? (dense ? 0 : (slotOf as Int32Array)[0]) : -1;
-      for (let s = 0; s < length; s++) {
-        if (s === next) {
-          at += src[v + 1] - src[v];
-          v++;
-          next = v - first < present ? (dense ? s + 1 : (slotOf as Int32Array)[v - first]) : -1;
-        }
-        valueOffsets[s + 1] = at;
-      }
-    }
-    return arrow.makeData({ type: type as arrow.Utf8, length, nullCount, nullBitmap, valueOffsets, data });
-  }
-  if (info.kind === 'boolean') {
-    const bits = slab.take((length + 7) >> 3);
-    const values = column.values;
-    for (let i = 0; i < present; i++) {
-      if (values[first + i] === 0) continue;
-      const s = dense ? i : (slotOf as Int32Array)[i];
-      bits[s >> 3] |= 1 << (s & 7);
-    }
-    return arrow.makeData({ type: type as arrow.Bool, length, nullCount, nullBitmap, data: bits });
-  }
-  if (info.kind === 'fixed') {
-    const w = info.width;
-    let bytes: Uint8Array;
-    if (dense) bytes = column.values.subarray(first * w, (first + length) * w);
-    else {
-      bytes = slab.take(length * w);
-      const src = column.values;
-      const slots = slotOf as Int32Array;
-      for (let i = 0; i < present; i++)
-        bytes.set(src.subarray((first + i) * w, (first + i + 1) * w), slots[i] * w);
-    }
-    return arrow.makeData({
-      type: type as arrow.Int32,
-      length,
-      nullCount,
-      nullBitmap,
-      data: typed(type, bytes) as Int32Array,
-    });
-  }
-  const wordBytes = slab.take(length * 16);
-  const words = new Uint32Array(wordBytes.buffer, wordBytes.byteOffset, length * 4);
-  widenDecimals(info, column.values, first, present, dense ? null : slotOf, words);
-  return arrow.makeData({ type: type as arrow.Decimal, length, nullCount, nullBitmap, data: words });
-}
-
-function typed(type: arrow.DataType, bytes: Uint8Array): ArrayBufferView {
-  const { buffer, byteOffset, byteLength } = bytes;
-  switch (type.typeId) {
-    case arrow.Type.Int:
-    case arrow.Type.Date:
-      return (type as arrow.Int).bitWidth === 64
-        ? new BigInt64Array(buffer, byteOffset, byteLength / 8)
-        : new Int32Array(buffer, byteOffset, byteLength / 4);
-    case arrow.Type.Float:
-      return (type as arrow.Float).precision === arrow.Precision.DOUBLE
-        ? new Float64Array(buffer, byteOffset, byteLength / 8)
-        : new Float32Array(buffer, byteOffset, byteLength / 4);
-    case arrow.Type.Time:
-    case arrow.Type.Timestamp:
-      return new BigInt64Array(buffer, byteOffset, byteLength / 8);
-    default:
-      return bytes; // fixed-size binary
-  }
-}
-
-/** PLAIN decimals (INT32, INT64 little-endian; FIXED big-endian) → Decimal128 words, sign-extended. */
-function widenDecimals(
-  info: LeafInfo,
-  src: Uint8Array,
-  first: number,
-  present: number,
-  slotOf: Int32Array | null,
-  words: Uint32Array,
-): void {
-  const w = info.width;
-  if (info.kind !== 'decimalFixed') {
-    // `src` starts 8-byte aligned (a slab range), so its words can be read in place.
-    const ints = new Int32Array(src.buffer, src.byteOffset + first * w, (present * w) >> 2);
-    for (let i = 0; i < present; i++) {
-      const o = (slotOf === null ? i : slotOf[i]) * 4;
-      if (w === 4) {
-        const v = ints[i];
-        words[o] = v;
-        const sign = v >> 31;
-        words[o + 1] = sign;
-        words[o + 2] = sign;
-        words[o + 3] = sign;
-      } else {
-        words[o] = ints[2 * i];
-        const hi = ints[2 * i + 1];
-        words[o + 1] = hi;
-        const sign = hi >> 31;
-        words[o + 2] = sign;
-        words[o + 3] = sign;
-      }
-    }
-    return;
-  }
-  const out = new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
-  for (let i = 0; i < present; i++) {
-    const s = slotOf === null ? i : slotOf[i];
-    const at = (first + i) * w;
-    const o = s * 16;
-    for (let b = 0; b < w; b++) out[o + b] = src[at + w - 1 - b];
-    if (src[at] & 0x80) out.fill(0xff, o + w, o + 16);
-  }
 }

@@ -58,6 +58,17 @@ export function decodeHybrid(
     }
     const take = Math.min(values, stop - at);
     const groupEnd = pos + groups * width;
+    if (width === 1) {
+      // Levels of one optional or repeated level: 8 to a byte.
+      for (let k = 0; k < take; k++) {
+        const value = (src[pos + (k >> 3)] >> (k & 7)) & 1;
+        if (value > max) notNative(`level or index ${value} above ${max}`);
+        out[at++] = value;
+        if (value === max) atMax++;
+      }
+      pos = groupEnd;
+      continue;
+    }
     let acc = 0;
     let bits = 0;
     for (let k = 0; k < take; k++) {
