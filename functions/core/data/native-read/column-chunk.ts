@@ -12,6 +12,7 @@ import { CompactReader, notNative, T } from './compact-reader.js';
 import type { Slab } from '../arrow-ffi.js';
 import type { ChunkMeta, RowGroupMeta } from './file-meta.js';
 import type { LeafInfo } from './floe-schema.js';
+import { int32s } from './leaf-data.js';
 import { decodeHybrid } from './hybrid.js';
 import type { ZstdInflater } from './zstd-inflate.js';
 
@@ -101,6 +102,7 @@ function readPageHeader(r: CompactReader): PageHeader {
 }
 
 const EMPTY = new Uint8Array(0);
+const NO_OFFSETS = new Int32Array(0);
 
 /** A growable byte buffer (starting on a slab's range, moving to a buffer of its own if it grows). */
 class Bytes {
@@ -166,7 +168,6 @@ export function decodeLeaf(
   }
   if (total > 0x7fffffff) notNative('too many levels');
   const isBytes = info.kind === 'bytes';
-  const offsetBytes = slab.take(isBytes ? 4 * (total + 1) : 0);
   const leaf: LeafColumn = {
     info,
     count: 0,
@@ -174,8 +175,8 @@ export function decodeLeaf(
     defs: info.maxDef > 0 ? slab.take(total) : null,
     reps: info.maxRep > 0 ? slab.take(total) : null,
     present: 0,
-    values: slab.take(isBytes ? 0 : info.kind === 'boolean' ? total : total * info.width),
-    offsets: new Int32Array(offsetBytes.buffer, offsetBytes.byteOffset, isBytes ? total + 1 : 0),
+    values: isBytes ? EMPTY : slab.take(info.kind === 'boolean' ? total : total * info.width),
+    offsets: isBytes ? int32s(slab, total + 1) : NO_OFFSETS,
     data: EMPTY,
   };
   const bytes = new Bytes(isBytes ? slab.take(capacity) : EMPTY);
