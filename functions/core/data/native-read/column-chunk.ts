@@ -180,7 +180,7 @@ export function decodeLeaf(
     data: EMPTY,
   };
   const bytes = new Bytes(isBytes ? slab.take(capacity) : EMPTY);
-  for (const g of groups) decodeChunk(file, dataEnd, g, g.columns[c], leaf, bytes, scratch);
+  for (const g of groups) decodeChunk(file, dataEnd, g, g.columns[c], leaf, bytes, scratch, slab);
   if (leaf.count !== total) notNative('levels short of num_values');
   if (leaf.defs !== null && leaf.present === leaf.count) leaf.defs = null;
   leaf.data = bytes.buf.subarray(0, bytes.pos);
@@ -199,6 +199,7 @@ function decodeChunk(
   leaf: LeafColumn,
   bytes: Bytes,
   scratch: ChunkScratch,
+  slab: Slab,
 ): void {
   const info = leaf.info;
   if (chunk.physical !== info.physical || !samePath(chunk.path, info.path)) notNative('chunk type or path');
@@ -214,15 +215,16 @@ function decodeChunk(
   const firstLevel = leaf.count;
   let dict: { offsets: Int32Array; data: Uint8Array } | undefined;
   let pos = start;
+  const r = new CompactReader(file, start, end);
   while (pos < end) {
-    const r = new CompactReader(file, pos, end);
+    r.pos = pos;
     const h = readPageHeader(r);
     const bodyEnd = r.pos + h.compressed;
     if (bodyEnd > end) notNative('page body past its chunk');
     const body = inflate(file, r.pos, bodyEnd, h.uncompressed, chunk.codec, scratch);
     if (h.type === DICTIONARY_PAGE) {
       if (pos !== dictAt || dict !== undefined || h.encoding !== PLAIN) notNative('dictionary page');
-      dict = readDictionary(body, h.numValues, info.utf8);
+      dict = readDictionary(body, h.numValues, info.utf8, slab);
     } else {
       if (leaf.count === firstLevel && pos !== chunk.dataPageOffset) notNative('first data page offset');
       if (dictAt !== undefined && dict === undefined) notNative('data page before its dictionary');
@@ -269,16 +271,19 @@ function readDictionary(
   body: Uint8Array,
   n: number,
   utf8: boolean,
+  slab: Slab,
 ): { offsets: Int32Array; data: Uint8Array } {
-  const offsets = new Int32Array(n + 1);
-  const data = new Uint8Array(Math.max(0, body.byteLength - 4 * n));
+  if (n > body.byteLength >> 2) notNative('dictionary longer than its page');
+  const offsets = int32s(slab, n + 1);
+  const data = slab.take(body.byteLength - 4 * n);
   let pos = 0;
   let at = 0;
   for (let k = 0; k < n; k++) {
     if (pos + 4 > body.byteLength) notNative('dictionary past its page');
     const length = u32(body, pos);
     pos += 4;
-    if (length > body.byteLength - pos) notNative('dictionary value past its page');
+    if (length > body.byteLength - pos || at + length > data.length)
+      notNative('dictionary value past its page');
     data.set(body.subarray(pos, pos + length), at);
     pos += length;
     at += length;
