@@ -44,15 +44,20 @@ export async function readArrowFile(io: FileIO, location: string): Promise<Arrow
 }
 
 /**
- * A Parquet file's table as parquet-wasm decodes it (every file floe's own reader declines).
+ * A Parquet file's table as parquet-wasm decodes it (every file floe's own reader declines), in
+ * batches of `batchRows`.
  * @throws ValidationError when parquet-wasm cannot read it
  */
-export async function readWithParquetWasm(bytes: Uint8Array, location: string): Promise<arrow.Table> {
+export async function readWithParquetWasm(
+  bytes: Uint8Array,
+  location: string,
+  batchRows = READ_BATCH_ROWS,
+): Promise<arrow.Table> {
   const wasm = await loadParquetWasm();
   try {
     return (
-      tableViaFfi(wasm, bytes) ??
-      arrow.tableFromIPC(wasm.readParquet(bytes, { batchSize: READ_BATCH_ROWS }).intoIPCStream())
+      tableViaFfi(wasm, bytes, batchRows) ??
+      arrow.tableFromIPC(wasm.readParquet(bytes, { batchSize: batchRows }).intoIPCStream())
     );
   } catch (error) {
     throw new ValidationError(`${location} is not a readable Parquet file: ${String(error)}`, {
@@ -80,8 +85,8 @@ function decodeNatively(bytes: Uint8Array): arrow.Table | undefined {
  * stream written and parsed, ~0.7 ms a small file); undefined for a format that reader does not know or
  * a file without batches (its schema then comes from the IPC route).
  */
-function tableViaFfi(wasm: ParquetWasm, bytes: Uint8Array): arrow.Table | undefined {
-  const batches = exportedBatches(wasm.wasmMemory(), wasm.readParquet(bytes, { batchSize: READ_BATCH_ROWS }));
+function tableViaFfi(wasm: ParquetWasm, bytes: Uint8Array, batchRows: number): arrow.Table | undefined {
+  const batches = exportedBatches(wasm.wasmMemory(), wasm.readParquet(bytes, { batchSize: batchRows }));
   if (batches === undefined || batches.length === 0) return undefined;
   const { schema, type } = schemaOf(batches[0]!.fields);
   return new arrow.Table(

@@ -10,6 +10,7 @@ import { isUtf8 } from 'node:buffer';
 import * as zlib from 'node:zlib';
 import { CompactReader, notNative, T } from './compact-reader.js';
 import type { Slab } from '../arrow-ffi.js';
+import { CODEC_IDS, Encoding, PageType } from '../parquet/pages.js';
 import type { ChunkMeta, RowGroupMeta } from './file-meta.js';
 import type { LeafInfo } from './floe-schema.js';
 import { int32s } from './leaf-data.js';
@@ -36,14 +37,12 @@ export interface LeafColumn {
   data: Uint8Array;
 }
 
-const CODEC_UNCOMPRESSED = 0;
-const CODEC_GZIP = 2;
-const CODEC_ZSTD = 6;
-const PLAIN = 0;
-const RLE = 3;
-const RLE_DICTIONARY = 8;
-const DATA_PAGE = 0;
-const DICTIONARY_PAGE = 2;
+// The ids floe's writer emits.
+const CODEC_UNCOMPRESSED = CODEC_IDS.uncompressed;
+const CODEC_GZIP = CODEC_IDS.gzip;
+const CODEC_ZSTD = CODEC_IDS.zstd;
+const { PLAIN, RLE, RLE_DICTIONARY } = Encoding;
+const { DATA_PAGE, DICTIONARY_PAGE } = PageType;
 
 /** Scratch shared by the leaves of one read. */
 export interface ChunkScratch {

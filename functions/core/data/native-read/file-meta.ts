@@ -5,6 +5,7 @@
  * key-value metadata are skipped unread. Anything the reader does not expect (encryption, column data
  * in another file) throws NotNativeError.
  */
+import type { SchemaElement as WrittenElement } from '../parquet/parquet-schema.js';
 import { CompactReader, notNative, T } from './compact-reader.js';
 
 export interface LogicalType {
@@ -17,18 +18,8 @@ export interface LogicalType {
   unit?: number;
 }
 
-export interface SchemaElement {
-  type?: number;
-  typeLength?: number;
-  repetition?: number;
-  name: string;
-  numChildren?: number;
-  convertedType?: number;
-  scale?: number;
-  precision?: number;
-  fieldId?: number;
-  logicalType?: LogicalType;
-}
+/** A parquet.thrift SchemaElement as read: the writer's fields, the logical type by its union member. */
+export type SchemaElement = Omit<WrittenElement, 'logicalType'> & { logicalType?: LogicalType };
 
 export interface ChunkMeta {
   physical: number;

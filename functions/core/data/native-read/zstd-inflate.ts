@@ -9,18 +9,7 @@
  * through zstdDecompressSync.
  */
 import * as zlib from 'node:zlib';
-
-interface NativeZstd {
-  writeSync(
-    flush: number,
-    input: Uint8Array,
-    inOffset: number,
-    inLength: number,
-    output: Uint8Array,
-    outOffset: number,
-    outLength: number,
-  ): void;
-}
+import type { NativeZstd } from '../parquet/zstd-context.js';
 
 /** A ZSTD frame's length as its headers give it, or -1 when `src[at, end)` does not hold one. */
 export function zstdFrameLength(src: Uint8Array, at: number, end: number): number {

@@ -7,16 +7,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exportedBatches } from '../../../../functions/core/data/arrow-ffi.js';
 import { toArrowSchema } from '../../../../functions/core/data/arrow-schema.js';
 import { encodeParquetFile } from '../../../../functions/core/data/encode-parquet.js';
 import { decodeFloeParquet } from '../../../../functions/core/data/native-read/read-floe-parquet.js';
 import { encodeBatchAsParquet } from '../../../../functions/core/data/parquet/write-batch.js';
-import { loadParquetWasm } from '../../../../functions/core/data/parquet-wasm.js';
+import { readWithParquetWasm } from '../../../../functions/core/data/read-arrow-columns.js';
 import type { IcebergType, Row, Schema, StructField, Value } from '../../../../functions/core/spec/types.js';
 import { batchOf } from '../parquet/read-back.js';
 import { tableShape } from './arrow-shape.js';
-import * as arrow from 'apache-arrow';
 
 const PRIMITIVES: IcebergType[] = [
   'boolean',
@@ -176,25 +174,6 @@ function nonNull(type: IcebergType): fc.Arbitrary<Value> {
   return fc.bigInt({ min: -limit, max: limit });
 }
 
-/** parquet-wasm's table, read as read-arrow-columns.ts reads it, in batches of `batchRows`. */
-async function parquetWasmTable(bytes: Uint8Array, batchRows: number): Promise<arrow.Table> {
-  const wasm = await loadParquetWasm();
-  const batches = exportedBatches(wasm.wasmMemory(), wasm.readParquet(bytes, { batchSize: batchRows }));
-  if (batches === undefined || batches.length === 0) throw new Error('parquet-wasm read no batches');
-  const schema = new arrow.Schema(batches[0].fields);
-  const type = new arrow.Struct(schema.fields);
-  return new arrow.Table(
-    schema,
-    batches.map(
-      (b) =>
-        new arrow.RecordBatch(
-          schema,
-          arrow.makeData({ type, length: b.length, nullCount: 0, children: b.columns }),
-        ),
-    ),
-  );
-}
-
 interface Layout {
   codec: 'zstd' | 'gzip' | 'uncompressed';
   /** Through encodeParquetFile (compaction's and ingest's writer) or straight to encodeBatchAsParquet. */
@@ -257,7 +236,7 @@ describe('decodeFloeParquet: random schemas and rows written by floe', () => {
         const native = decodeFloeParquet(bytes, layout.batchRows);
 
         // Assess
-        const expected = await parquetWasmTable(bytes, layout.batchRows);
+        const expected = await readWithParquetWasm(bytes, 'random.parquet', layout.batchRows);
         expect(tableShape(native)).toEqual(tableShape(expected));
       }),
       { numRuns: 300 },
@@ -301,6 +280,6 @@ describe('decodeFloeParquet: random schemas and rows written by floe', () => {
 
     // Assess
     expect(native.batches.map((b) => b.numRows)).toEqual([1000, 1000, 1000]);
-    expect(tableShape(native)).toEqual(tableShape(await parquetWasmTable(bytes, 1000)));
+    expect(tableShape(native)).toEqual(tableShape(await readWithParquetWasm(bytes, 'strings.parquet', 1000)));
   });
 });
