@@ -103,13 +103,16 @@ function readPageHeader(r: CompactReader): PageHeader {
 const EMPTY = new Uint8Array(0);
 const NO_OFFSETS = new Int32Array(0);
 
-/** A growable byte buffer (starting on a slab's range, moving to a buffer of its own if it grows). */
+/** A growable byte buffer on the file's slab (a range of its own once it outgrows the slab's ranges). */
 class Bytes {
   pos = 0;
-  constructor(public buf: Uint8Array) {}
+  constructor(
+    public buf: Uint8Array,
+    private readonly slab: Slab,
+  ) {}
   ensure(extra: number): void {
     if (this.pos + extra <= this.buf.byteLength) return;
-    const grown = new Uint8Array(Math.max(this.buf.byteLength * 2, this.pos + extra));
+    const grown = this.slab.take(Math.max(this.buf.byteLength * 2, this.pos + extra));
     grown.set(this.buf.subarray(0, this.pos));
     this.buf = grown;
   }
@@ -178,7 +181,7 @@ export function decodeLeaf(
     offsets: isBytes ? int32s(slab, total + 1) : NO_OFFSETS,
     data: EMPTY,
   };
-  const bytes = new Bytes(isBytes ? slab.take(capacity) : EMPTY);
+  const bytes = new Bytes(isBytes ? slab.take(capacity) : EMPTY, slab);
   for (const g of groups) decodeChunk(file, dataEnd, g, g.columns[c], leaf, bytes, scratch, slab);
   if (leaf.count !== total) notNative('levels short of num_values');
   if (leaf.defs !== null && leaf.present === leaf.count) leaf.defs = null;
