@@ -12,7 +12,7 @@ import type { IcebergType, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
 import { readColumnValues } from './arrow-to-values.js';
 import { exportedBatches } from './arrow-ffi.js';
-import { decodeFloeParquet } from './native-read/read-floe-parquet.js';
+import { decodeFloeParquet, mayBeFloeParquet } from './native-read/read-floe-parquet.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import { childById, projectData } from './project-arrow.js';
 
@@ -72,6 +72,7 @@ export async function readWithParquetWasm(
  * and says what is wrong with a broken file.
  */
 function decodeNatively(bytes: Uint8Array): arrow.Table | undefined {
+  if (!mayBeFloeParquet(bytes)) return undefined;
   try {
     return decodeFloeParquet(bytes, READ_BATCH_ROWS);
   } catch {

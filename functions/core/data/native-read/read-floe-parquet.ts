@@ -34,6 +34,17 @@ function mentionsFloe(file: Uint8Array, start: number, end: number): boolean {
   return footer.lastIndexOf(CREATED_BY_BYTES) >= 0;
 }
 
+/**
+ * Whether `file` may be one floe's writer wrote (its footer names it), without throwing: other
+ * writers' files are told apart for ~1 µs, before anything is parsed or an error is made.
+ */
+export function mayBeFloeParquet(file: Uint8Array): boolean {
+  const n = file.byteLength;
+  if (n < 12) return false;
+  const length = (file[n - 8] | (file[n - 7] << 8) | (file[n - 6] << 16) | (file[n - 5] << 24)) >>> 0;
+  return length + 12 <= n && mentionsFloe(file, n - 8 - length, n - 8);
+}
+
 function schemaOf(bytes: Uint8Array): FloeSchema {
   const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
   let schema = schemas.get(key);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBatch } from '../../../../functions/core/data/encode-parquet.js';
 import {
   decodeFloeParquet,
+  mayBeFloeParquet,
   NotNativeError,
 } from '../../../../functions/core/data/native-read/read-floe-parquet.js';
 import { loadParquetWasm } from '../../../../functions/core/data/parquet-wasm.js';
@@ -92,6 +93,7 @@ describe('readArrowFile: floe files natively, the rest through parquet-wasm', ()
     const file = await readArrowFile(wh.io, await put(bytes));
 
     // Assess
+    expect(mayBeFloeParquet(bytes)).toBe(true);
     expect(file.decoder).toBe('native');
     expect(tableShape(file.table)).toEqual(tableShape(await readWithParquetWasm(bytes, 'x')));
   });
@@ -120,6 +122,7 @@ describe('readArrowFile: floe files natively, the rest through parquet-wasm', ()
       const file = await readArrowFile(wh.io, await put(bytes));
 
       // Assess
+      expect(mayBeFloeParquet(bytes)).toBe(false); // told apart before anything is parsed
       expect(() => decodeFloeParquet(bytes, 65_536)).toThrow(NotNativeError);
       expect(file.decoder).toBe('parquet-wasm');
       expect(tableShape(file.table)).toEqual(tableShape(await readWithParquetWasm(bytes, 'x')));
