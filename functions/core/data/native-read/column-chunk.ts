@@ -177,7 +177,13 @@ export function decodeLeaf(
     defs: info.maxDef > 0 ? slab.take(total) : null,
     reps: info.maxRep > 0 ? slab.take(total) : null,
     present: 0,
-    values: isBytes ? EMPTY : slab.take(info.kind === 'boolean' ? total : total * info.width),
+    // PLAIN values come from page bodies: they never take more than the chunks' uncompressed bytes
+    // (a footer's level counts alone must not size a buffer).
+    values: isBytes
+      ? EMPTY
+      : slab.take(
+          info.kind === 'boolean' ? Math.min(total, 8 * capacity) : Math.min(total * info.width, capacity),
+        ),
     offsets: isBytes ? int32s(slab, total + 1) : NO_OFFSETS,
     data: EMPTY,
   };
