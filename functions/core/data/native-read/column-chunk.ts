@@ -195,8 +195,15 @@ export function decodeLeaf(
   return leaf;
 }
 
-function samePath(a: string[], b: string[]): boolean {
-  return a.length === b.length && a.every((p, i) => p === b[i]);
+function samePath(a: Uint8Array[], b: Uint8Array[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x.length !== y.length) return false;
+    for (let k = 0; k < x.length; k++) if (x[k] !== y[k]) return false;
+  }
+  return true;
 }
 
 function decodeChunk(
@@ -210,7 +217,8 @@ function decodeChunk(
   slab: Slab,
 ): void {
   const info = leaf.info;
-  if (chunk.physical !== info.physical || !samePath(chunk.path, info.path)) notNative('chunk type or path');
+  if (chunk.physical !== info.physical || !samePath(chunk.path, info.pathBytes))
+    notNative('chunk type or path');
   if (chunk.codec !== CODEC_ZSTD && chunk.codec !== CODEC_GZIP && chunk.codec !== CODEC_UNCOMPRESSED) {
     notNative(`codec ${chunk.codec}`);
   }

@@ -23,7 +23,8 @@ export type SchemaElement = Omit<WrittenElement, 'logicalType'> & { logicalType?
 
 export interface ChunkMeta {
   physical: number;
-  path: string[];
+  /** path_in_schema, each name's UTF-8 bytes (compared, not decoded). */
+  path: Uint8Array[];
   codec: number;
   numValues: number;
   totalCompressed: number;
@@ -155,7 +156,7 @@ function readColumnMeta(r: CompactReader): ChunkMeta {
         r.expect(type, T.LIST, 'path_in_schema');
         const { type: element, size } = r.list();
         r.expect(element, T.BINARY, 'a path part');
-        for (let k = 0; k < size; k++) m.path.push(text(r.binary()));
+        for (let k = 0; k < size; k++) m.path.push(r.binary());
         break;
       }
       case 4:

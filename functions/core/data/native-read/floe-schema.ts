@@ -22,6 +22,8 @@ export type LeafKind =
 
 export interface LeafInfo {
   path: string[];
+  /** The path's names as UTF-8, as column chunks give them. */
+  pathBytes: Uint8Array[];
   physical: number;
   kind: LeafKind;
   /** Bytes per PLAIN value (fixed, decimals); 0 for booleans and byte arrays. */
@@ -73,6 +75,8 @@ export interface FloeSchema {
   schema: arrow.Schema;
   struct: arrow.Struct;
 }
+
+const encoder = new TextEncoder();
 
 const REQUIRED = 0;
 const OPTIONAL = 1;
@@ -255,6 +259,7 @@ function leafInfo(e: SchemaElement, path: string[], maxDef: number, maxRep: numb
   const plain = conv === undefined && logical === undefined;
   const leaf = (kind: LeafKind, width: number, type: arrow.DataType, utf8 = false): LeafInfo => ({
     path,
+    pathBytes: path.map((p) => encoder.encode(p)),
     physical: e.type as number,
     kind,
     width,
