@@ -14,6 +14,7 @@ import { CODEC_IDS, Encoding, PageType } from '../parquet/pages.js';
 import type { ChunkMeta, RowGroupMeta } from './file-meta.js';
 import type { LeafInfo } from './floe-schema.js';
 import { int32s } from './leaf-data.js';
+import { type Arena, Bytes, copyValue } from './arena.js';
 import { decodeHybrid } from './hybrid.js';
 import type { ZstdInflater } from './zstd-inflate.js';
 
@@ -48,6 +49,8 @@ const { DATA_PAGE, DICTIONARY_PAGE } = PageType;
 export interface ChunkScratch {
   zstd: ZstdInflater;
   indices: Int32Array;
+  /** Levels, dictionaries and byte arrays being decoded: dead once the file's Data are built. */
+  arena: Arena;
 }
 
 interface PageHeader {
@@ -103,31 +106,6 @@ function readPageHeader(r: CompactReader): PageHeader {
 const EMPTY = new Uint8Array(0);
 const NO_OFFSETS = new Int32Array(0);
 
-/** A growable byte buffer on the file's slab (a range of its own once it outgrows the slab's ranges). */
-class Bytes {
-  pos = 0;
-  constructor(
-    public buf: Uint8Array,
-    private readonly slab: Slab,
-  ) {}
-  ensure(extra: number): void {
-    if (this.pos + extra <= this.buf.byteLength) return;
-    const grown = this.slab.take(Math.max(this.buf.byteLength * 2, this.pos + extra));
-    grown.set(this.buf.subarray(0, this.pos));
-    this.buf = grown;
-  }
-}
-
-/** Copies src[a, b) to `p` in `buf`; returns the position after it. Short values: a byte loop beats set(). */
-function copyValue(buf: Uint8Array, p: number, src: Uint8Array, a: number, b: number): number {
-  if (b - a > 32) {
-    buf.set(src.subarray(a, b), p);
-    return p + b - a;
-  }
-  for (let x = a; x < b; x++) buf[p++] = src[x];
-  return p;
-}
-
 function bitWidth(max: number): number {
   return 32 - Math.clz32(max);
 }
@@ -174,8 +152,8 @@ export function decodeLeaf(
     info,
     count: 0,
     total,
-    defs: info.maxDef > 0 ? slab.take(total) : null,
-    reps: info.maxRep > 0 ? slab.take(total) : null,
+    defs: info.maxDef > 0 ? scratch.arena.take(total) : null,
+    reps: info.maxRep > 0 ? scratch.arena.take(total) : null,
     present: 0,
     // PLAIN values come from page bodies: they never take more than the chunks' uncompressed bytes
     // (a footer's level counts alone must not size a buffer).
@@ -187,11 +165,14 @@ export function decodeLeaf(
     offsets: isBytes ? int32s(slab, total + 1) : NO_OFFSETS,
     data: EMPTY,
   };
-  const bytes = new Bytes(isBytes ? slab.take(capacity) : EMPTY, slab);
-  for (const g of groups) decodeChunk(file, dataEnd, g, g.columns[c], leaf, bytes, scratch, slab);
+  const bytes = new Bytes(isBytes ? scratch.arena.take(capacity) : EMPTY, scratch.arena);
+  for (const g of groups) decodeChunk(file, dataEnd, g, g.columns[c], leaf, bytes, scratch);
   if (leaf.count !== total) notNative('levels short of num_values');
   if (leaf.defs !== null && leaf.present === leaf.count) leaf.defs = null;
-  leaf.data = bytes.buf.subarray(0, bytes.pos);
+  if (isBytes) {
+    leaf.data = slab.take(bytes.pos);
+    leaf.data.set(bytes.buf.subarray(0, bytes.pos));
+  }
   return leaf;
 }
 
@@ -214,7 +195,6 @@ function decodeChunk(
   leaf: LeafColumn,
   bytes: Bytes,
   scratch: ChunkScratch,
-  slab: Slab,
 ): void {
   const info = leaf.info;
   if (chunk.physical !== info.physical || !samePath(chunk.path, info.pathBytes))
@@ -240,7 +220,7 @@ function decodeChunk(
     const body = inflate(file, r.pos, bodyEnd, h.uncompressed, chunk.codec, scratch);
     if (h.type === DICTIONARY_PAGE) {
       if (pos !== dictAt || dict !== undefined || h.encoding !== PLAIN) notNative('dictionary page');
-      dict = readDictionary(body, h.numValues, info.utf8, slab);
+      dict = readDictionary(body, h.numValues, info.utf8, scratch.arena);
     } else {
       if (leaf.count === firstLevel && pos !== chunk.dataPageOffset) notNative('first data page offset');
       if (dictAt !== undefined && dict === undefined) notNative('data page before its dictionary');
@@ -287,11 +267,13 @@ function readDictionary(
   body: Uint8Array,
   n: number,
   utf8: boolean,
-  slab: Slab,
+  arena: Arena,
 ): { offsets: Int32Array; data: Uint8Array } {
   if (n > body.byteLength >> 2) notNative('dictionary longer than its page');
-  const offsets = int32s(slab, n + 1);
-  const data = slab.take(body.byteLength - 4 * n);
+  const offsetBytes = arena.take(4 * (n + 1));
+  const offsets = new Int32Array(offsetBytes.buffer, offsetBytes.byteOffset, n + 1);
+  offsets[0] = 0;
+  const data = arena.take(body.byteLength - 4 * n);
   let pos = 0;
   let at = 0;
   for (let k = 0; k < n; k++) {

@@ -12,6 +12,7 @@ import * as arrow from 'apache-arrow';
 import { Slab } from '../arrow-ffi.js';
 import { CREATED_BY } from '../parquet/footer.js';
 import { type LeafCursor, assembleBatch } from './assemble.js';
+import { Arena } from './arena.js';
 import { type ChunkScratch, type LeafColumn, decodeLeaf } from './column-chunk.js';
 import { notNative } from './compact-reader.js';
 import { footerRange, readFileMeta, readSchemaElements } from './file-meta.js';
@@ -26,7 +27,7 @@ const CREATED_BY_BYTES = Buffer.from(CREATED_BY, 'utf8');
 const schemas = new Map<string, FloeSchema>();
 const SCHEMA_ENTRIES = 16;
 
-const scratch: ChunkScratch = { zstd: new ZstdInflater(), indices: new Int32Array(1024) };
+const scratch: ChunkScratch = { zstd: new ZstdInflater(), indices: new Int32Array(1024), arena: new Arena() };
 
 /** Whether the footer names floe's writer at all: a cheap look before anything is parsed. */
 function mentionsFloe(file: Uint8Array, start: number, end: number): boolean {
@@ -75,6 +76,7 @@ export function decodeFloeParquet(file: Uint8Array, batchRows: number): arrow.Ta
   // The file's small buffers share a few ArrayBuffers (arrow-ffi.ts's reason: one each cost more
   // in allocation, external-memory accounting and sweeping than the decoding itself).
   const slab = new Slab();
+  scratch.arena.reset();
   const columns: LeafColumn[] = schema.leaves.map((info, c) =>
     decodeLeaf(file, start, meta.rowGroups, c, info, scratch, slab),
   );

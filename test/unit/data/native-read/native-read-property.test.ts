@@ -5,6 +5,7 @@
  * -0, multi-byte and empty strings), cut into several row groups, pages and batches. The tables must
  * be the same field by field (name, type, nullability, field id metadata) and slot by slot.
  */
+import type * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toArrowSchema } from '../../../../functions/core/data/arrow-schema.js';
@@ -227,6 +228,8 @@ const caseArb = schemaArb.chain((schema) =>
 
 describe('decodeFloeParquet: random schemas and rows written by floe', () => {
   it('reads the same Arrow table as parquet-wasm: types, nullability, field ids, every slot', async () => {
+    // The table read before, to check that reading the next file (scratch memory reused) leaves it be.
+    let previous: { table: arrow.Table; shape: unknown } | undefined;
     await fc.assert(
       fc.asyncProperty(caseArb, async ({ schema, rows, layout }) => {
         // Prepare
@@ -236,8 +239,10 @@ describe('decodeFloeParquet: random schemas and rows written by floe', () => {
         const native = decodeFloeParquet(bytes, layout.batchRows);
 
         // Assess
-        const expected = await readWithParquetWasm(bytes, 'random.parquet', layout.batchRows);
-        expect(tableShape(native)).toEqual(tableShape(expected));
+        const expected = tableShape(await readWithParquetWasm(bytes, 'random.parquet', layout.batchRows));
+        expect(tableShape(native)).toEqual(expected);
+        if (previous) expect(tableShape(previous.table)).toEqual(previous.shape);
+        previous = { table: native, shape: expected };
       }),
       { numRuns: 300 },
     );
