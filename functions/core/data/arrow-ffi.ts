@@ -26,7 +26,7 @@ const OWN_BUFFER_BYTES = 16 << 10;
  * each — an ArrayBuffer costs an allocation, external-memory accounting and a sweep when it dies,
  * which for small files cost more than the copy. The ranges never overlap and are never reused.
  */
-class Slab {
+export class Slab {
   private buffer = new ArrayBuffer(0);
   private at = 0;
 

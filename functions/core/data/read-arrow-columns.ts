@@ -1,6 +1,7 @@
 /**
- * A data file read as Arrow columns, not rows: parquet-wasm decodes it in one synchronous call (about
- * a fifth cheaper than its async file reader on small files), and the columns are then resolved by
+ * A data file read as Arrow columns, not rows: a file floe's writer wrote is decoded in TypeScript
+ * (native-read/), any other by parquet-wasm in one synchronous call (about a fifth cheaper than its
+ * async file reader on small files), to the same Arrow types, and the columns are then resolved by
  * Iceberg field id (read-data-file.ts's rule) and projected onto a schema in the writer's layout
  * (project-arrow.ts), or read as values for the few columns that need them (equality-delete keys).
  */
@@ -11,17 +12,20 @@ import type { IcebergType, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
 import { readColumnValues } from './arrow-to-values.js';
 import { exportedBatches } from './arrow-ffi.js';
+import { decodeFloeParquet, mayBeFloeParquet } from './native-read/read-floe-parquet.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import { childById, projectData } from './project-arrow.js';
 
 /** Rows per Arrow batch parquet-wasm hands over (as read-data-file.ts reads). */
 const READ_BATCH_ROWS = 65_536;
 
-/** A data file's columns as parquet-wasm read them, batch by batch, in file order. */
+/** A data file's columns as parquet-wasm reads them, batch by batch, in file order. */
 export interface ArrowFile {
   readonly location: string;
   readonly table: arrow.Table;
   readonly rowCount: number;
+  /** Which decoder read it: floe's own (native-read/) or parquet-wasm. */
+  readonly decoder: 'native' | 'parquet-wasm';
 }
 
 /**
@@ -31,21 +35,50 @@ export interface ArrowFile {
  */
 export async function readArrowFile(io: FileIO, location: string): Promise<ArrowFile> {
   const bytes = await io.read(location);
+  const native = decodeNatively(bytes);
+  const table = native ?? (await readWithParquetWasm(bytes, location));
+  if (!hasAnyFieldId(table.schema.fields)) {
+    throw new ValidationError(`${location} has no Parquet field ids; reading it needs a name mapping`);
+  }
+  return { location, table, rowCount: table.numRows, decoder: native ? 'native' : 'parquet-wasm' };
+}
+
+/**
+ * A Parquet file's table as parquet-wasm decodes it (every file floe's own reader declines), in
+ * batches of `batchRows`.
+ * @throws ValidationError when parquet-wasm cannot read it
+ */
+export async function readWithParquetWasm(
+  bytes: Uint8Array,
+  location: string,
+  batchRows = READ_BATCH_ROWS,
+): Promise<arrow.Table> {
   const wasm = await loadParquetWasm();
-  let table: arrow.Table;
   try {
-    table =
-      tableViaFfi(wasm, bytes) ??
-      arrow.tableFromIPC(wasm.readParquet(bytes, { batchSize: READ_BATCH_ROWS }).intoIPCStream());
+    return (
+      tableViaFfi(wasm, bytes, batchRows) ??
+      arrow.tableFromIPC(wasm.readParquet(bytes, { batchSize: batchRows }).intoIPCStream())
+    );
   } catch (error) {
     throw new ValidationError(`${location} is not a readable Parquet file: ${String(error)}`, {
       cause: error,
     });
   }
-  if (!hasAnyFieldId(table.schema.fields)) {
-    throw new ValidationError(`${location} has no Parquet field ids; reading it needs a name mapping`);
+}
+
+/**
+ * The file decoded by floe's own reader, or undefined when that reader does not take it (another
+ * writer, a layout it does not know, bytes that do not add up): parquet-wasm then reads it as before,
+ * and says what is wrong with a broken file.
+ */
+function decodeNatively(bytes: Uint8Array): arrow.Table | undefined {
+  if (!mayBeFloeParquet(bytes)) return undefined;
+  try {
+    return decodeFloeParquet(bytes, READ_BATCH_ROWS);
+  } catch {
+    // NotNativeError, or anything else thrown on the way (a RangeError on bytes that lie): declined.
+    return undefined;
   }
-  return { location, table, rowCount: table.numRows };
 }
 
 /**
@@ -53,8 +86,8 @@ export async function readArrowFile(io: FileIO, location: string): Promise<Arrow
  * stream written and parsed, ~0.7 ms a small file); undefined for a format that reader does not know or
  * a file without batches (its schema then comes from the IPC route).
  */
-function tableViaFfi(wasm: ParquetWasm, bytes: Uint8Array): arrow.Table | undefined {
-  const batches = exportedBatches(wasm.wasmMemory(), wasm.readParquet(bytes, { batchSize: READ_BATCH_ROWS }));
+function tableViaFfi(wasm: ParquetWasm, bytes: Uint8Array, batchRows: number): arrow.Table | undefined {
+  const batches = exportedBatches(wasm.wasmMemory(), wasm.readParquet(bytes, { batchSize: batchRows }));
   if (batches === undefined || batches.length === 0) return undefined;
   const { schema, type } = schemaOf(batches[0]!.fields);
   return new arrow.Table(

@@ -12,8 +12,8 @@
 import * as zlib from 'node:zlib';
 import { LakeError } from '../../errors.js';
 
-/** The native handle of a ZstdCompress stream, as node:zlib's processChunkSync calls it. */
-interface NativeZstd {
+/** The native handle of a zlib zstd stream, as node:zlib's processChunkSync calls it. */
+export interface NativeZstd {
   writeSync(
     flush: number,
     input: Uint8Array,
