@@ -1,8 +1,10 @@
 /**
- * A page index checked before a file's bytes reach parquet-wasm. arrow-rs reads pages at the locations
- * the OffsetIndex gives, even for a whole-file read; a location past the chunk or into another page makes
- * it panic, a WebAssembly trap that, in parquet-wasm's async reader, never settles the read's promise (the
- * scan hangs, and the trap surfaces as an uncaught error). Such a file is refused as corrupt instead.
+ * A page index checked before a scan hands a file to parquet-wasm for a selective read. arrow-rs selects
+ * rows (offset/limit, some columns through the async reader) by reading pages at the locations the
+ * OffsetIndex gives; a location past the chunk or into another page makes it panic, a WebAssembly trap
+ * that, in parquet-wasm's async reader, never settles the read's promise (the scan hung, and the trap
+ * surfaced as an uncaught error). Such a file is refused as corrupt instead. A synchronous decode of
+ * every column reads the pages one after the other and does not need this (compaction's route).
  */
 import { ValidationError } from '../errors.js';
 import { type ByteSource, wholeSource } from './byte-source.js';
@@ -41,11 +43,8 @@ export function checkPageIndex(location: string, bytes: Uint8Array, footer: Thri
 /**
  * Why the file's OffsetIndex must not reach parquet-wasm, or undefined when, in every column chunk that
  * has one, it lays the chunk's pages end to end from its first data page to its end and each location
- * holds exactly one page (its header's compressed size fills it). arrow-rs reads pages at the locations
- * the index gives, even for a whole-file read; a location past the chunk or into another page makes it
- * panic, a WebAssembly trap that, in parquet-wasm's async reader, never settles the read's promise (the
- * scan hangs, and the trap surfaces as an uncaught error). Chunks without an index, in another file or
- * encrypted are not judged here. Never throws.
+ * holds exactly one page (its header's compressed size fills it). Chunks without an index, in another
+ * file or encrypted are not judged here. Never throws.
  */
 export function unsoundPageIndex(file: Uint8Array, footer: Thrift): string | undefined {
   try {
