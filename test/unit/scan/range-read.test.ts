@@ -273,13 +273,14 @@ describe('readTaskRows by ranges', () => {
       const io = new CountingIO(wh.io);
 
       // Act
-      const ranged = readTaskRows(io, at, STRUCT, bound(filter), true, size());
-      const whole = readTaskRows(wh.io, at, STRUCT, bound(filter), true);
+      const ranged: unknown = await readTaskRows(io, at, STRUCT, bound(filter), true, size()).catch((e) => e);
+      const whole: unknown = await readTaskRows(wh.io, at, STRUCT, bound(filter), true).catch((e) => e);
 
       // Assess
-      await expect(ranged).rejects.toThrow(/is corrupt: the page index of row group 1, column 3/);
-      await expect(whole).rejects.toThrow(/is corrupt: the page index of row group 1, column 3/);
-      await expect(ranged).rejects.toBeInstanceOf(ValidationError);
+      for (const error of [ranged, whole]) {
+        expect(error).toBeInstanceOf(ValidationError);
+        expect((error as Error).message).toMatch(/is corrupt: the page index of row group 1, column 3/);
+      }
       expect(io.count('readRange')).toBeGreaterThanOrEqual(1); // the tail (here with the page index); no slice
       expect(io.count('read')).toBe(1);
       const after = await readTaskRows(wh.io, location, STRUCT, bound(filter), true, size());
