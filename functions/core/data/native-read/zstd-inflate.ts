@@ -9,7 +9,7 @@
  * through zstdDecompressSync.
  */
 import * as zlib from 'node:zlib';
-import type { NativeZstd } from '../parquet/zstd-context.js';
+import { type NativeZstd, nativeHandle } from '../parquet/zstd-context.js';
 
 /** A ZSTD frame's length as its headers give it, or -1 when `src[at, end)` does not hold one. */
 export function zstdFrameLength(src: Uint8Array, at: number, end: number): number {
@@ -100,20 +100,15 @@ export class ZstdInflater {
     }
     const stream = zlib.createZstdDecompress();
     stream.on('error', () => undefined); // reported through `destroyed` above
-    const internals = stream as unknown as { _handle?: Partial<NativeZstd> | null; _writeState?: unknown };
-    const state = internals._writeState;
-    if (
-      typeof internals._handle?.writeSync !== 'function' ||
-      !(state instanceof Uint32Array) ||
-      state.length < 2
-    ) {
+    const native = nativeHandle(stream);
+    if (native === undefined) {
       this.unavailable = true;
       stream.close();
       return false;
     }
     this.stream = stream;
-    this.handle = internals._handle as NativeZstd;
-    this.state = state;
+    this.handle = native.handle;
+    this.state = native.state;
     // Private fields of another Node could keep their shape and change their meaning.
     const frame = zlib.zstdCompressSync(SELF_CHECK);
     const back = this.inflate(frame, 0, frame.byteLength, SELF_CHECK.byteLength);

@@ -25,14 +25,20 @@ export interface NativeZstd {
   ): void;
 }
 
-/** The private fields of a ZstdCompress stream this relies on: its handle and where it reports progress. */
+/** The private fields of a zlib zstd stream this relies on: its handle and where it reports progress. */
 interface ZstdInternals {
   _handle?: unknown;
   /** [output bytes left, input bytes left] after each writeSync. */
   _writeState?: unknown;
 }
 
-function nativeHandle(stream: zlib.ZstdCompress): { handle: NativeZstd; state: Uint32Array } | undefined {
+/**
+ * The native handle and progress state of a zstd stream (compressing or decompressing: native-read's
+ * zstd-inflate.ts drives a ZstdDecompress the same way), or undefined where this Node's differ.
+ */
+export function nativeHandle(
+  stream: zlib.ZstdCompress | zlib.ZstdDecompress,
+): { handle: NativeZstd; state: Uint32Array } | undefined {
   const internals = stream as unknown as ZstdInternals;
   const handle = internals._handle as Partial<NativeZstd> | null | undefined;
   const state = internals._writeState;
