@@ -10,7 +10,7 @@ import { ValidationError } from '../errors.js';
 import { type ByteSource, wholeSource } from './byte-source.js';
 import * as footerFields from './file-footer.js';
 import type { Thrift } from './file-footer.js';
-import { pageHeader, readThrift } from './page-slice.js';
+import { chunkExtent, pageHeader, readThrift } from './page-slice.js';
 
 const { thriftField: field, thriftInt: int } = footerFields;
 const { thriftStruct: struct, thriftStructs: structs } = footerFields;
@@ -69,11 +69,8 @@ function unsoundChunkIndex(source: ByteSource, chunk: Thrift): string | undefine
   const indexOffset = int(chunk, 4);
   if (!md || indexOffset === undefined || field(chunk, 1) !== undefined) return undefined;
   if (field(chunk, 8) !== undefined || field(chunk, 9) !== undefined) return undefined;
-  const dataOffset = int(md, 9) ?? -1;
-  const dictionary = int(md, 11);
-  const chunkStart =
-    dictionary !== undefined && dictionary > 0 ? Math.min(dictionary, dataOffset) : dataOffset;
-  const chunkEnd = chunkStart + (int(md, 7) ?? 0);
+  // Without a data page offset or size, no location can be right: every one is judged a lie.
+  const { end: chunkEnd, dataOffset } = chunkExtent(md) ?? { end: -1, dataOffset: -1 };
   const locations = structs(readThrift(source, indexOffset, int(chunk, 5) ?? 0), 1);
   let at = dataOffset;
   for (const location of locations) {

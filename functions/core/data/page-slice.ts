@@ -177,6 +177,19 @@ function repeatedLeaves(elements: Thrift[]): boolean[] {
   return out;
 }
 
+/**
+ * Where a column chunk's bytes are, as its metadata states them: from its first page (the dictionary page
+ * when it has one) to its end, and where its first data page starts; undefined without those fields.
+ */
+export function chunkExtent(md: Thrift): { start: number; end: number; dataOffset: number } | undefined {
+  const dataOffset = int(md, 9);
+  const compressed = int(md, 7);
+  if (dataOffset === undefined || compressed === undefined) return undefined;
+  const dictionary = int(md, 11);
+  const start = dictionary !== undefined && dictionary > 0 ? Math.min(dictionary, dataOffset) : dataOffset;
+  return { start, end: start + compressed, dataOffset };
+}
+
 function sourceChunk(
   source: ByteSource,
   chunk: Thrift,
@@ -190,14 +203,9 @@ function sourceChunk(
     return undefined;
   const indexOffset = int(chunk, 4);
   const indexLength = int(chunk, 5);
-  const dataOffset = int(md, 9);
-  const compressed = int(md, 7);
-  if (indexOffset === undefined || !indexLength || dataOffset === undefined || compressed === undefined)
-    return undefined;
-  const dictionary = int(md, 11);
-  const chunkStart =
-    dictionary !== undefined && dictionary > 0 ? Math.min(dictionary, dataOffset) : dataOffset;
-  const chunkEnd = chunkStart + compressed;
+  const extent = chunkExtent(md);
+  if (indexOffset === undefined || !indexLength || extent === undefined) return undefined;
+  const { start: chunkStart, end: chunkEnd, dataOffset } = extent;
   if (chunkStart < 4 || chunkEnd > source.size - 8) return undefined;
   const index = readThrift(source, indexOffset, indexLength);
   const pages: PageLocation[] = [];
