@@ -64,6 +64,9 @@ interface ChildOutput {
   peak: number;
 }
 
+/** Each child its own warehouse (every child ingests the same events from offset 0). */
+let children = 0;
+
 async function runChild(
   dir: string,
   bundle: string,
@@ -81,7 +84,7 @@ async function runChild(
       ...FUNCTION_RUNTIME_ENVIRONMENT,
       PATH: process.env.PATH ?? '',
       FLOE_CATALOG: 'embedded',
-      FLOE_WAREHOUSE: join(dir, `warehouse${nodeFlags.length}`),
+      FLOE_WAREHOUSE: join(dir, `warehouse${children++}`),
       FLOE_TABLES: JSON.stringify([
         { table: 'bench.orders', topics: [ORDERS_TOPIC], schema: readOrdersSchema() },
       ]),
