@@ -258,7 +258,7 @@ const youngRing: unknown[] = new Array(64).fill(null);
  * handler's CPU jumped by 2×/5 ms with any change to what a batch allocates. A Lambda's batches start
  * at whatever fill level the previous one left; this gives the runs a spread of them instead.
  */
-export function fillYoungGeneration(mib: number): void {
+function fillYoungGeneration(mib: number): void {
   const objects = mib * 32_768; // ~32 bytes each
   for (let i = 0; i < objects; i++) youngRing[i & 63] = { i };
 }
