@@ -188,7 +188,9 @@ describe('committed offset ranges against a model', () => {
           }
         },
       ),
-      { numRuns: 25 },
+      // A fixed seed: the counts below check that the worlds reached every path, and 25 unseeded worlds
+      // reach a commit conflict 1-6 times (8 runs), so now and then none (a full local run failed on it).
+      { numRuns: 25, seed: 20261201 },
     );
     expect(seen.conflicts).toBeGreaterThan(0);
     expect(seen.duplicates).toBeGreaterThan(0);
