@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { IngestSummary } from '../../functions/handlers/ingest-summary.js';
 import type { TableIdentifier } from '../../functions/core/spec/types.js';
-import { type OrderMessage, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
+import { type OrderMessage, ORDERS_TOPIC, ordersEventText, readOrdersSchema } from './orders-batch.js';
 
 export const BENCH_TABLE: TableIdentifier = { namespace: ['bench'], name: 'orders' };
 
@@ -17,7 +17,7 @@ export interface HandlerHarness {
   warehouse: string;
   /** Runs the handler on an event delivered as JSON text (what the Lambda runtime receives). */
   invoke(eventJson: string): Promise<IngestSummary>;
-  /** An event for `messages` at offsets no earlier invocation used. */
+  /** An event for `messages` at offsets no earlier invocation used, as the runtime receives it (ordersEventText). */
   nextEventJson(messages: OrderMessage[]): string;
   cleanup(): Promise<void>;
 }
@@ -49,7 +49,7 @@ async function createHarness(): Promise<HandlerHarness> {
     invoke: (eventJson) => ingestHandler(JSON.parse(eventJson), context),
     nextEventJson(messages) {
       const perPartition = Math.max(...messages.map((m) => m.index)) + 1;
-      const json = JSON.stringify(makeOrdersEvent(messages, nextOffset));
+      const json = ordersEventText(messages, nextOffset);
       nextOffset += perPartition;
       return json;
     },

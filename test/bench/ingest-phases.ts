@@ -38,7 +38,7 @@ import {
   readCommittedOffsets,
 } from '../../functions/core/table/source-offsets.js';
 import { writeRows } from '../../functions/core/table/write-rows.js';
-import { type OrderMessage, makeOrdersEvent, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
+import { type OrderMessage, ORDERS_TOPIC, ordersEventText, readOrdersSchema } from './orders-batch.js';
 import { median } from './stats.js';
 
 export const PHASES = [
@@ -82,7 +82,7 @@ export class PhaseRunner {
     const { catalog, route, messages } = this;
     const run = this.run++;
     const perPartition = Math.max(...messages.map((m) => m.index)) + 1;
-    const eventJson = JSON.stringify(makeOrdersEvent(messages, run * perPartition));
+    const eventJson = ordersEventText(messages, run * perPartition);
     const table = await loadOrCreateTable(catalog, route);
     const wall = {} as Record<Phase, number>;
     const cpu = {} as Record<Phase, number>;
