@@ -117,6 +117,43 @@ describe('ThriftWriter (compact protocol)', () => {
     expect(decoded.field_40).toBe(-(2n ** 50n));
   });
 
+  it('writes every string as its UTF-8 bytes, ASCII or not, short or long', () => {
+    const samples = [
+      '',
+      'a',
+      'order_id',
+      'héllo',
+      'ß',
+      '日本',
+      '\u{1f600}',
+      '\ud800',
+      'x'.repeat(63),
+      'x'.repeat(64),
+      `${'y'.repeat(70)}é`,
+      '\u007f\u0080',
+    ];
+    for (const value of samples) {
+      // Prepare
+      const w = new ThriftWriter(2);
+      w.string(1, value);
+      w.beginList(2, CT.BINARY, 1);
+      w.listString(value);
+      w.endStruct();
+      const bytes = w.view();
+
+      // Act
+      const decoded = deserializeTCompactProtocol({
+        view: new DataView(bytes.buffer, 0, bytes.length),
+        offset: 0,
+      });
+
+      // Assess
+      const expected = Array.from(new TextEncoder().encode(value));
+      expect(Array.from(decoded.field_1 as Uint8Array), value).toEqual(expected);
+      expect(Array.from(decoded.field_2[0] as Uint8Array), value).toEqual(expected);
+    }
+  });
+
   it('refuses an i64 beyond 2^53 rather than writing a wrong value', () => {
     expect(() => new ThriftWriter().i64(1, 2 ** 60)).toThrow(RangeError);
   });
