@@ -10,7 +10,7 @@ import { writeDataFiles } from '../data/write-data-file.js';
 import { joinLocation } from '../io/location.js';
 import { currentSchema, defaultSpec, sortOrderById } from '../spec/metadata.js';
 import { partitionPath } from '../spec/transforms.js';
-import type { DataFile, Row, Schema } from '../spec/types.js';
+import type { DataFile, PartitionValues, Row, Schema } from '../spec/types.js';
 import { partitionIndices } from './partition-rows.js';
 import { type ReadPath, readPath, sortIndices } from './sort-rows.js';
 import { pageRowLimit, parquetCodec, targetFileSizeBytes } from './table-properties.js';
@@ -47,25 +47,27 @@ export async function writeRows(
   const read: ReadPath = Array.isArray(input)
     ? (i, path) => readPath(input[i], path)
     : (i, path) => input.valueAt(i, path);
+  const write = (rows: Row[] | GatheredRows, partition: PartitionValues, path: string[]) =>
+    writeDataFiles(rows, {
+      io: table.io,
+      schema,
+      specId: spec['spec-id'],
+      partition,
+      nextLocation: fileLocations(md.location, path, options.filePrefix),
+      targetFileSizeBytes: target,
+      codec,
+      pageRowLimit: pageRowLimit(props),
+      sortOrderId: order?.['order-id'],
+    });
+  // Unpartitioned and unsorted: the rows as they are (no index per row to build and compare).
+  if (spec.fields.length === 0 && !sorted) return input.length === 0 ? [] : write(input, {}, []);
   const files: DataFile[] = [];
   for (const group of partitionIndices(input.length, read, schema, spec)) {
     const path = spec.fields.length ? [partitionPath(spec, schema, group.partition)] : [];
     const indices = sorted ? sortIndices(group.indices, read, order, schema) : group.indices;
     const whole = indices.length === input.length && indices.every((v, i) => v === i);
     const rows = whole ? input : Array.isArray(input) ? indices.map((i) => input[i]) : input.take(indices);
-    files.push(
-      ...(await writeDataFiles(rows, {
-        io: table.io,
-        schema,
-        specId: spec['spec-id'],
-        partition: group.partition,
-        nextLocation: fileLocations(md.location, path, options.filePrefix),
-        targetFileSizeBytes: target,
-        codec,
-        pageRowLimit: pageRowLimit(props),
-        sortOrderId: order?.['order-id'],
-      })),
-    );
+    files.push(...(await write(rows, group.partition, path)));
   }
   return files;
 }
