@@ -12,7 +12,7 @@ import type { IcebergType, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
 import { readColumnValues } from './arrow-to-values.js';
 import { exportedBatches } from './arrow-ffi.js';
-import { decodeFloeParquet, mayBeFloeParquet } from './native-read/read-floe-parquet.js';
+import { tryDecodeFloeParquet } from './native-read/read-floe-parquet.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import { childById, projectData } from './project-arrow.js';
 
@@ -35,7 +35,7 @@ export interface ArrowFile {
  */
 export async function readArrowFile(io: FileIO, location: string): Promise<ArrowFile> {
   const bytes = await io.read(location);
-  const native = decodeNatively(bytes);
+  const native = tryDecodeFloeParquet(bytes, READ_BATCH_ROWS);
   const table = native ?? (await readWithParquetWasm(bytes, location));
   if (!hasAnyFieldId(table.schema.fields)) {
     throw new ValidationError(`${location} has no Parquet field ids; reading it needs a name mapping`);
@@ -63,21 +63,6 @@ export async function readWithParquetWasm(
     throw new ValidationError(`${location} is not a readable Parquet file: ${String(error)}`, {
       cause: error,
     });
-  }
-}
-
-/**
- * The file decoded by floe's own reader, or undefined when that reader does not take it (another
- * writer, a layout it does not know, bytes that do not add up): parquet-wasm then reads it as before,
- * and says what is wrong with a broken file.
- */
-function decodeNatively(bytes: Uint8Array): arrow.Table | undefined {
-  if (!mayBeFloeParquet(bytes)) return undefined;
-  try {
-    return decodeFloeParquet(bytes, READ_BATCH_ROWS);
-  } catch {
-    // NotNativeError, or anything else thrown on the way (a RangeError on bytes that lie): declined.
-    return undefined;
   }
 }
 

@@ -98,3 +98,18 @@ export function decodeFloeParquet(file: Uint8Array, batchRows: number): arrow.Ta
   });
   return new arrow.Table(schema.schema, batches);
 }
+
+/**
+ * The file decoded by this reader, or undefined when it does not take it (another writer, a layout it
+ * does not know, bytes that do not add up): the caller reads it with parquet-wasm, which also says what
+ * is wrong with a broken file.
+ */
+export function tryDecodeFloeParquet(file: Uint8Array, batchRows: number): arrow.Table | undefined {
+  if (!mayBeFloeParquet(file)) return undefined;
+  try {
+    return decodeFloeParquet(file, batchRows);
+  } catch {
+    // NotNativeError, or anything else thrown on the way (a RangeError on bytes that lie): declined.
+    return undefined;
+  }
+}
