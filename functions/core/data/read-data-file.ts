@@ -14,12 +14,23 @@ import { type ByteRange, type ByteSource, wholeSource } from './byte-source.js';
 import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
 import { checkPageIndex } from './page-index-check.js';
 import { offsetIndexRanges, type PageSlice, type SliceAt, sliceRanges, slicePages } from './page-slice.js';
-import { tryDecodeFloeParquet } from './native-read/read-floe-parquet.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import { type FetchedTail, fetchRanges, fetchTail, fetchWhole } from './ranged-file.js';
 
 /** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
 const READ_BATCH_ROWS = 65_536;
+
+type FloeDecoder = typeof import('./native-read/read-floe-parquet.js');
+let floeDecoderModule: Promise<FloeDecoder> | undefined;
+
+/**
+ * floe's own decoder, loaded on the first read that can use it: the ingest function bundles this file
+ * but never reads a data file on most batches, and should not load the decoder's code at init.
+ */
+function floeDecoder(): Promise<FloeDecoder> {
+  floeDecoderModule ??= import('./native-read/read-floe-parquet.js');
+  return floeDecoderModule;
+}
 
 /** A page slice and, once a read of some of its columns needed it, parquet-wasm's parse of it. */
 type OpenSlice = PageSlice & { file?: ParquetFile };
@@ -250,7 +261,7 @@ class WasmDataFile implements OpenDataFile {
     // Every row of every column of a file floe wrote: floe's own decoder (native-read/), the one
     // compaction uses, to the same Arrow Data as parquet-wasm's (~half its CPU on the bench's small files).
     if (every && (span === undefined || (span.from === 0 && span.to === this.rowCount))) {
-      const native = tryDecodeFloeParquet(bytes, READ_BATCH_ROWS);
+      const native = (await floeDecoder()).tryDecodeFloeParquet(bytes, READ_BATCH_ROWS);
       if (native) return batchesOf(native);
     }
     // A whole decode of every column reads pages one after the other; row selection and the async
