@@ -14,7 +14,7 @@ import {
   isPartition,
   mixesAlphabets,
 } from './esm-columns.js';
-import { BatchRecord, offsetNumber, RecordColumns } from './record-columns.js';
+import { BatchRecord, offsetNumber, RecordColumns, type RecordStorage } from './record-columns.js';
 
 export interface KafkaHeader {
   key: string;
@@ -245,6 +245,11 @@ export interface DecodeOptions {
    * tested against). @default true
    */
   columns?: boolean;
+  /**
+   * Buffers to decode into, kept from the last decode with the same storage. Only for a caller that is
+   * done with every record of that decode (the ingest handler: invocations run one at a time).
+   */
+  storage?: RecordStorage;
 }
 
 /** Topic-partition then offset order. */
@@ -295,7 +300,9 @@ export function decodeEsmEvent(event: unknown, options: DecodeOptions = {}): Dec
   const columns = new RecordColumns(
     options.columns === false ? 0 : count,
     Math.ceil(text * 0.75) + 16 * count,
+    options.storage?.last,
   );
+  if (options.storage) options.storage.last = columns;
   // Where each record went, in event order: a column slot (≥ 0), or plain record k (-1 - k). The
   // records themselves are made on first read (records below), once the caller may have let go of
   // the event: decoding allocates nearly nothing on the heap, so no collection copies the event.

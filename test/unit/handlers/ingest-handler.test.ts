@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../functions/core/errors.js';
 import { loadHandlerConfig } from '../../../functions/handlers/config.js';
 import { handler, ingestHandler } from '../../../functions/handlers/ingest.js';
+import { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
+import { planScan } from '../../../functions/core/scan/plan-scan.js';
+import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { tempWarehouse } from '../../support/tables.js';
 
 const event = (name: string) => JSON.parse(readFileSync(`events/${name}`, 'utf8'));
@@ -60,6 +63,60 @@ describe('ingest handler', () => {
     expect(report.tables[0]).toMatchObject({ status: 'committed', rowsWritten: 118, deadLettered: 2 });
     expect(delivered).not.toHaveProperty('records');
     expect(delivered.eventSource).toBe('aws:kafka');
+  });
+
+  it('keeps the records of overlapping invocations apart (each batch decodes into buffers of its own then)', async () => {
+    // Prepare: two different batches at offsets no other test used; Lambda never overlaps
+    // invocations, but a caller of the exported handler may (one decode reuses the last one's buffers
+    // only when no other invocation is in flight)
+    const at = (name: string, shift: number) => {
+      const e = event(name);
+      for (const list of Object.values(e.records as Record<string, { offset: number }[]>))
+        for (const r of list) r.offset += shift;
+      return e;
+    };
+    const valuesOf = (name: string) =>
+      Object.values(event(name).records as Record<string, { value: string }[]>)
+        .flat()
+        .flatMap((r) => {
+          try {
+            return [JSON.parse(Buffer.from(r.value, 'base64').toString()) as { order_id: unknown }];
+          } catch {
+            return []; // a value that is not JSON: dead-lettered
+          }
+        })
+        .filter((v) => typeof v.order_id === 'number');
+    const expected = new Map(
+      [...valuesOf('orders-batch-1.json'), ...valuesOf('orders-batch-2.json')].map((v) => [
+        String(v.order_id),
+        v,
+      ]),
+    );
+
+    // Act
+    const [a, b] = await Promise.all([
+      ingestHandler(at('orders-batch-1.json', 20_000), context),
+      ingestHandler(at('orders-batch-2.json', 30_000), context),
+    ]);
+
+    // Assess: every row of both commits carries its own record's values
+    expect(a.tables[0]).toMatchObject({ status: 'committed', rowsWritten: 120 });
+    expect(b.tables[0]).toMatchObject({ status: 'committed', rowsWritten: 118 });
+    const table = await new EmbeddedCatalog({ warehouse: dir }).loadTable({
+      namespace: ['sales'],
+      name: 'orders',
+    });
+    const snapshots = new Set([String(a.tables[0]?.snapshotId), String(b.tables[0]?.snapshotId)]);
+    const rows = (await readScanRows(table, await planScan(table))).filter(
+      (r) => (r._kafka as { offset: bigint }).offset >= 20_000n,
+    );
+    expect(snapshots.size).toBe(2);
+    expect(rows).toHaveLength(238);
+    for (const row of rows) {
+      const want = expected.get(String(row.order_id));
+      expect(want, String(row.order_id)).toBeDefined();
+      expect(String(row.customer_id)).toBe(String((want as { customer_id?: number }).customer_id));
+    }
   });
 
   it('fails a non-ESM event with a clear, non-retryable error through the middy handler', async () => {

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeEsmEvent, type RawRecord } from '../../../functions/core/records/esm-event.js';
-import { BatchRecord } from '../../../functions/core/records/record-columns.js';
+import { BatchRecord, RecordStorage } from '../../../functions/core/records/record-columns.js';
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 
@@ -131,6 +131,27 @@ describe('decodeEsmEvent into columns', () => {
     );
     expect(columnar).toBeGreaterThan(300);
     expect(plainRecords).toBeGreaterThan(1000);
+  });
+
+  it('decodes one event after another into the buffers of the one before, as fresh buffers do', () => {
+    let reused = 0;
+    fc.assert(
+      fc.property(fc.array(eventArb, { minLength: 2, maxLength: 5 }), (events) => {
+        const storage = new RecordStorage();
+        let before: Buffer | undefined;
+        for (const groups of events) {
+          const event = { eventSource: 'aws:kafka', records: groups };
+          // Each decode's records are read in full before the next decode (the storage's contract).
+          const got = decodeEsmEvent(event, { storage }).records.map(fields);
+          expect(got).toEqual(decodeEsmEvent(event).records.map(fields));
+          const bytes = storage.last?.bytes;
+          if (before !== undefined && bytes === before) reused++;
+          before = bytes;
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(reused).toBeGreaterThan(100);
   });
 
   it('keeps a record that needs the careful decoding a plain record, beside columnar ones', () => {
