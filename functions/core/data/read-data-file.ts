@@ -6,10 +6,9 @@ import * as arrow from 'apache-arrow';
 import type { ParquetFile, ReaderOptions, Table as WasmTable } from 'parquet-wasm';
 import { LakeError, ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
-import type { Row, StructType, Value } from '../spec/types.js';
-import { getArrowFieldId } from './arrow-schema.js';
-import { exportedBatches, type FfiBatch } from './arrow-ffi.js';
-import { readColumnValues } from './arrow-to-values.js';
+import type { Row, StructType } from '../spec/types.js';
+import { exportedBatches } from './arrow-ffi.js';
+import { batchesOf, batchRows, type DataBatch, ffiBatchesOf } from './data-batch.js';
 import { type ByteRange, type ByteSource, wholeSource } from './byte-source.js';
 import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
 import { checkPageIndex } from './page-index-check.js';
@@ -39,12 +38,6 @@ type OpenSlice = PageSlice & { file?: ParquetFile };
 export interface RowSpan {
   from: number;
   to: number;
-}
-
-/** Some rows of a file as Arrow columns, by Iceberg field id (a field the file lacks has none). */
-export interface DataBatch {
-  length: number;
-  columns: Map<number, arrow.Data>;
 }
 
 /**
@@ -368,51 +361,4 @@ export async function readDataFile(io: FileIO, location: string, schema: StructT
   } finally {
     file.close();
   }
-}
-
-function ffiBatchesOf(batches: FfiBatch[]): DataBatch[] {
-  return batches.map((batch) => {
-    const columns = new Map<number, arrow.Data>();
-    batch.fields.forEach((f, k) => {
-      const id = getArrowFieldId(f);
-      if (id !== undefined) columns.set(id, batch.columns[k]);
-    });
-    return { length: batch.length, columns };
-  });
-}
-
-function batchesOf(table: arrow.Table): DataBatch[] {
-  const ids: (number | undefined)[] = table.schema.fields.map((f) => getArrowFieldId(f));
-  return table.batches.map((batch) => {
-    const columns = new Map<number, arrow.Data>();
-    ids.forEach((id, k) => {
-      if (id !== undefined) columns.set(id, batch.data.children[k]);
-    });
-    return { length: batch.numRows, columns };
-  });
-}
-
-/**
- * Rows of a batch projected onto `schema` by field id (null for a field the file lacks): every row,
- * or only the rows at `positions` (ascending, within the batch), so a filtered read builds objects only
- * for what it returns.
- * @throws ValidationError when a column cannot be read as its field's type
- */
-export function batchRows(schema: StructType, batch: DataBatch, positions?: Int32Array): Row[] {
-  const fields = schema.fields;
-  const n = positions ? positions.length : batch.length;
-  const columns: (Value[] | undefined)[] = fields.map((f) => {
-    const data = batch.columns.get(f.id);
-    return data === undefined ? undefined : readColumnValues(f.type, data, f.name, positions);
-  });
-  const rows: Row[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const row: Row = {};
-    for (let j = 0; j < fields.length; j++) {
-      const column = columns[j];
-      row[fields[j].name] = column === undefined ? null : column[i];
-    }
-    rows[i] = row;
-  }
-  return rows;
 }

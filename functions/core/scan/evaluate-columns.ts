@@ -9,7 +9,7 @@
  */
 import * as arrow from 'apache-arrow';
 import { readColumnValues } from '../data/arrow-to-values.js';
-import type { DataBatch } from '../data/read-data-file.js';
+import type { DataBatch } from '../data/data-batch.js';
 import type { IcebergType, Row, StructType, Value } from '../spec/types.js';
 import { comparisonHolds, evaluatePredicate } from './evaluate-row.js';
 import type { BoundExpression, BoundPredicate, ComparisonOp } from './expression.js';

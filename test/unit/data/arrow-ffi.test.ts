@@ -5,8 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readFfiBatches, UnsupportedArrowFormat } from '../../../functions/core/data/arrow-ffi.js';
-import { batchRows } from '../../../functions/core/data/read-data-file.js';
-import type { DataBatch } from '../../../functions/core/data/read-data-file.js';
+import { batchRows, type DataBatch } from '../../../functions/core/data/data-batch.js';
 import { getArrowFieldId } from '../../../functions/core/data/arrow-schema.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
 

@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchRows, type DataBatch, openDataFile } from '../../../functions/core/data/read-data-file.js';
+import { batchRows, type DataBatch } from '../../../functions/core/data/data-batch.js';
+import { openDataFile } from '../../../functions/core/data/read-data-file.js';
 import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
 import { allTypesRows, allTypesSchema } from './all-types-fixture.js';
 import { createTempWarehouse, type TempWarehouse } from './parquet-test-helpers.js';

@@ -6,7 +6,8 @@
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as native from '../../../functions/core/data/native-read/read-floe-parquet.js';
-import { batchRows, openDataFile } from '../../../functions/core/data/read-data-file.js';
+import { batchRows } from '../../../functions/core/data/data-batch.js';
+import { openDataFile } from '../../../functions/core/data/read-data-file.js';
 import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
 import { allTypesRows, allTypesSchema } from './all-types-fixture.js';
