@@ -6,6 +6,7 @@
  */
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import type { ThriftObject, ThriftType } from 'hyparquet/src/types.js';
+import { footerSpan } from './parquet-trailer.js';
 
 export type Thrift = ThriftObject;
 
@@ -36,13 +37,10 @@ export function thriftStructs(o: Thrift | undefined, id: number): Thrift[] {
  * @throws RangeError / Error when the bytes hold no readable footer
  */
 export function readFileFooter(file: Uint8Array): Thrift {
-  if (file.byteLength < 12) throw new RangeError('too short for a Parquet file');
-  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
-  if (view.getUint32(file.byteLength - 4, true) !== 0x31524150) throw new RangeError('no PAR1 trailer');
-  const length = view.getUint32(file.byteLength - 8, true);
-  if (length + 12 > file.byteLength) throw new RangeError('footer length exceeds the file');
+  const span = footerSpan(file);
+  if (typeof span === 'string') throw new RangeError(span);
   return deserializeTCompactProtocol({
-    view: new DataView(file.buffer, file.byteOffset + file.byteLength - 8 - length, length),
+    view: new DataView(file.buffer, file.byteOffset + span.start, span.end - span.start),
     offset: 0,
   });
 }

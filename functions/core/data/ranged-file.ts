@@ -11,6 +11,7 @@ import { ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import { type ByteRange, coalesceRanges, FetchedBytes } from './byte-source.js';
 import type { Thrift } from './file-footer.js';
+import { footerSpan } from './parquet-trailer.js';
 
 /**
  * Bytes of the first tail read, at most: floe's footers of a few dozen columns and row groups fit (a
@@ -28,8 +29,6 @@ export const COALESCE_GAP = 16 * 1024;
 
 /** Once the ranges a read needs would bring the bytes fetched past this share of the file, read it whole. */
 export const WHOLE_FILE_SHARE = 0.5;
-
-const PAR1 = 0x31524150;
 
 /** A file whose tail was fetched and whose footer parsed. */
 export interface FetchedTail {
@@ -61,11 +60,10 @@ export async function fetchTail(
   if (!stat || stat.size !== size || !bytes || bytes.byteLength !== tail) return undefined;
   const fetched = new FetchedBytes(size);
   fetched.add(size - tail, bytes);
-  const trailer = new DataView(bytes.buffer, bytes.byteOffset + tail - 8, 8);
-  if (trailer.getUint32(4, true) !== PAR1) return undefined;
-  const length = trailer.getUint32(0, true);
-  if (length + 12 > size) return undefined;
-  const footerStart = size - 8 - length;
+  const span = footerSpan(bytes, size);
+  if (typeof span === 'string') return undefined;
+  const footerStart = span.start;
+  const length = span.end - span.start;
   if (footerStart < size - tail) {
     const rest = await io.readRange(location, footerStart, size - tail - footerStart);
     if (rest.byteLength !== size - tail - footerStart) return undefined;

@@ -6,6 +6,7 @@
  * in another file) throws NotNativeError.
  */
 import type { SchemaElement as WrittenElement } from '../parquet/parquet-schema.js';
+import { footerSpan, startsWithPar1 } from '../parquet-trailer.js';
 import { CompactReader, notNative, T } from './compact-reader.js';
 
 export interface LogicalType {
@@ -46,8 +47,6 @@ export interface FileMeta {
   rowGroups: RowGroupMeta[];
 }
 
-const MAGIC = 0x31524150; // PAR1
-
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function text(bytes: Uint8Array): string {
@@ -60,13 +59,10 @@ function text(bytes: Uint8Array): string {
 
 /** Where the footer is: [start, end) of `file`. @throws NotNativeError without PAR1 at both ends */
 export function footerRange(file: Uint8Array): { start: number; end: number } {
-  const n = file.byteLength;
-  if (n < 12) notNative('too short for a Parquet file');
-  const view = new DataView(file.buffer, file.byteOffset, n);
-  if (view.getUint32(0, true) !== MAGIC || view.getUint32(n - 4, true) !== MAGIC) notNative('no PAR1 magic');
-  const length = view.getUint32(n - 8, true);
-  if (length + 12 > n) notNative('footer length exceeds the file');
-  return { start: n - 8 - length, end: n - 8 };
+  const span = footerSpan(file);
+  if (typeof span === 'string') return notNative(span);
+  if (!startsWithPar1(file)) notNative('no PAR1 magic');
+  return span;
 }
 
 /** @throws NotNativeError */

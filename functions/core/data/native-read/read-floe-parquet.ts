@@ -15,6 +15,7 @@ import { type LeafCursor, assembleBatch } from './assemble.js';
 import { Arena } from './arena.js';
 import { type ChunkScratch, type LeafColumn, decodeLeaf } from './column-chunk.js';
 import { notNative } from './compact-reader.js';
+import { footerSpan } from '../parquet-trailer.js';
 import { footerRange, readFileMeta, readSchemaElements } from './file-meta.js';
 import { type FloeSchema, toFloeSchema } from './floe-schema.js';
 import { ZstdInflater } from './zstd-inflate.js';
@@ -40,10 +41,8 @@ function mentionsFloe(file: Uint8Array, start: number, end: number): boolean {
  * writers' files are told apart for ~1 µs, before anything is parsed or an error is made.
  */
 export function mayBeFloeParquet(file: Uint8Array): boolean {
-  const n = file.byteLength;
-  if (n < 12) return false;
-  const length = (file[n - 8] | (file[n - 7] << 8) | (file[n - 6] << 16) | (file[n - 5] << 24)) >>> 0;
-  return length + 12 <= n && mentionsFloe(file, n - 8 - length, n - 8);
+  const span = footerSpan(file);
+  return typeof span !== 'string' && mentionsFloe(file, span.start, span.end);
 }
 
 function schemaOf(bytes: Uint8Array): FloeSchema {
