@@ -8,16 +8,13 @@ import { LakeError, ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import type { Row, StructType } from '../spec/types.js';
 import { exportedBatches } from './arrow-ffi.js';
-import { batchesOf, batchRows, type DataBatch, ffiBatchesOf } from './data-batch.js';
+import { batchesOf, batchRows, type DataBatch, ffiBatchesOf, READ_BATCH_ROWS } from './data-batch.js';
 import { type ByteRange, type ByteSource, wholeSource } from './byte-source.js';
 import { type FooterLayout, footerLayout, readFileFooter, type Thrift } from './file-footer.js';
 import { checkPageIndex } from './page-index-check.js';
 import { offsetIndexRanges, type PageSlice, type SliceAt, sliceRanges, slicePages } from './page-slice.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import { type FetchedTail, fetchRanges, fetchTail, fetchWhole } from './ranged-file.js';
-
-/** Rows per Arrow batch parquet-wasm hands over; larger batches mean fewer conversions to set up. */
-const READ_BATCH_ROWS = 65_536;
 
 type FloeDecoder = typeof import('./native-read/read-floe-parquet.js');
 let floeDecoderModule: Promise<FloeDecoder> | undefined;
@@ -225,7 +222,9 @@ class WasmDataFile implements OpenDataFile {
    * the file's writer may have got wrong in a way its checks cannot see). A file opened by ranges is
    * fetched whole here when no slice serves the span.
    */
-  private async readSpan(columns: string[], span?: RowSpan): Promise<DataBatch[]> {
+  private async readSpan(columns: string[], rows?: RowSpan): Promise<DataBatch[]> {
+    // A span of every row is a read of the whole file, whichever decoder takes it.
+    const span = rows && (rows.from > 0 || rows.to < this.rowCount) ? rows : undefined;
     const slice = span && (await this.sliceOf(span));
     if (span && slice) {
       const batches = await this.readSlice(slice, columns, span).catch(() => undefined);
@@ -253,7 +252,7 @@ class WasmDataFile implements OpenDataFile {
     const every = columns.length === this.layout.topLevelCount;
     // Every row of every column of a file floe wrote: floe's own decoder (native-read/), the one
     // compaction uses, to the same Arrow Data as parquet-wasm's (56 against 127 ms for the bench's 200 files).
-    if (every && (span === undefined || (span.from === 0 && span.to === this.rowCount))) {
+    if (every && span === undefined) {
       const native = (await floeDecoder()).tryDecodeFloeParquet(bytes, READ_BATCH_ROWS);
       if (native) return batchesOf(native);
     }
