@@ -8,6 +8,9 @@ import { getArrowFieldId } from './arrow-schema.js';
 import type { FfiBatch } from './arrow-ffi.js';
 import { readColumnValues } from './arrow-to-values.js';
 
+/** Rows per Arrow batch a read hands over, from either decoder; larger batches mean fewer conversions to set up. */
+export const READ_BATCH_ROWS = 65_536;
+
 /** Some rows of a file as Arrow columns, by Iceberg field id (a field the file lacks has none). */
 export interface DataBatch {
   length: number;

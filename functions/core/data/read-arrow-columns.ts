@@ -12,12 +12,10 @@ import type { IcebergType, StructType, Value } from '../spec/types.js';
 import { getArrowFieldId } from './arrow-schema.js';
 import { readColumnValues } from './arrow-to-values.js';
 import { exportedBatches } from './arrow-ffi.js';
+import { READ_BATCH_ROWS } from './data-batch.js';
 import { tryDecodeFloeParquet } from './native-read/read-floe-parquet.js';
 import { loadParquetWasm, type ParquetWasm } from './parquet-wasm.js';
 import { childById, projectData } from './project-arrow.js';
-
-/** Rows per Arrow batch parquet-wasm hands over (as read-data-file.ts reads). */
-const READ_BATCH_ROWS = 65_536;
 
 /** A data file's columns as parquet-wasm reads them, batch by batch, in file order. */
 export interface ArrowFile {
