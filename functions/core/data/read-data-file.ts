@@ -257,8 +257,9 @@ class WasmDataFile implements OpenDataFile {
       if (native) return batchesOf(native);
     }
     // A whole decode of every column reads pages one after the other; row selection and the async
-    // reader go by the page index, on which arrow-rs traps when it lies (page-index-check.ts).
-    if (span !== undefined || !every) {
+    // reader go by the page index, on which arrow-rs traps when it lies (page-index-check.ts). A read
+    // given spans is checked even when they cover the file, as it always was.
+    if (rows !== undefined || !every) {
       checkPageIndex(this.location, bytes, this.footer);
     }
     const decode = async (): Promise<WasmTable> => {
