@@ -155,7 +155,8 @@ function framing(messages: OrderMessage[]): Framing {
   const known = framings.get(messages);
   if (known) return known;
   const text = JSON.stringify(makeOrdersEvent(messages, 0));
-  if (Buffer.byteLength(text) !== text.length) throw new Error('ordersEventText: the event text is not ASCII');
+  if (Buffer.byteLength(text) !== text.length)
+    throw new Error('ordersEventText: the event text is not ASCII');
   // The records in text order (grouped by partition, as makeOrdersEvent groups them).
   const order = [...messages.keys()];
   const groups = [...new Set(messages.map((m) => m.partition))];
