@@ -5,6 +5,7 @@
  */
 import { CommitFailedError, ValidationError } from '../errors.js';
 import { maxFieldId } from '../spec/schema-index.js';
+import { readCommitProperties } from '../spec/table-properties.js';
 import type { MetadataLogEntry, Snapshot, SnapshotId, TableMetadata } from '../spec/types.js';
 import type { TableRequirement, TableUpdate } from './requirements-updates.js';
 
@@ -94,7 +95,8 @@ export interface ApplyOptions {
 
 /**
  * Applies updates to a copy of `base`. Never mutates `base`.
- * @throws ValidationError for malformed or unknown updates (REST: 400)
+ * @throws ValidationError for malformed or unknown updates, or a malformed commit.* / write.metadata.*
+ *   property in the result (REST: 400)
  */
 export function applyUpdates(
   base: TableMetadata,
@@ -222,7 +224,7 @@ export function applyUpdates(
       ...md['metadata-log'],
       { 'metadata-file': options.previousMetadataLocation, 'timestamp-ms': base['last-updated-ms'] },
     ];
-    const max = Number(md.properties?.['write.metadata.previous-versions-max'] ?? 100);
+    const max = readCommitProperties(md.properties).metadataPreviousVersionsMax;
     md['metadata-log'] = log.slice(Math.max(0, log.length - max));
   }
   return md;

@@ -37,6 +37,7 @@ import type { FileIO } from '../io/file-io.js';
 import { isWithinLocation, joinLocation, normalizeLocation } from '../io/location.js';
 import { resolveFileIO } from '../io/resolve-file-io.js';
 import { newTableMetadata, parseTableMetadata, serializeTableMetadata } from '../spec/metadata.js';
+import { readCommitProperties } from '../spec/table-properties.js';
 import type { TableIdentifier, TableMetadata } from '../spec/types.js';
 import { applyUpdates, checkRequirements } from './apply-updates.js';
 import type { Catalog, CreateTableRequest, LoadedTable } from './catalog.js';
@@ -283,6 +284,8 @@ export class EmbeddedCatalog implements Catalog {
     });
     const nextLocation = this.metadataFile(id, version + 1);
     this.checkLocation(id, next, nextLocation);
+    // Read before the commit point: a malformed property refuses the commit, never fails one that landed.
+    const deleteDropped = readCommitProperties(next.properties).metadataDeleteAfterCommit;
     try {
       // ---- COMMIT POINT ----
       await this.io.writeIfAbsent(nextLocation, encoder.encode(serializeTableMetadata(next)));
@@ -309,7 +312,7 @@ export class EmbeddedCatalog implements Catalog {
       metadataLocation: nextLocation,
       io: this.io,
     };
-    await this.deleteDroppedMetadata(current.metadata, committed);
+    if (deleteDropped) await this.deleteDroppedMetadata(current.metadata, committed);
     return committed;
   }
 
@@ -319,7 +322,6 @@ export class EmbeddedCatalog implements Catalog {
    * Best effort: a leftover file is only an orphan.
    */
   private async deleteDroppedMetadata(before: TableMetadata, after: LoadedTable): Promise<void> {
-    if (after.metadata.properties?.['write.metadata.delete-after-commit.enabled'] !== 'true') return;
     const kept = new Set(after.metadata['metadata-log'].map((e) => e['metadata-file']));
     const dropped = before['metadata-log'].map((e) => e['metadata-file']).filter((f) => !kept.has(f));
     // A metadata log is metadata like any other: an entry edited to point elsewhere is not deleted.

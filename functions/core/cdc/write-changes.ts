@@ -22,7 +22,7 @@ import { lineageFields, lineageIds, versionValue } from './change-version.js';
 import type { KeyState } from './collapse-changes.js';
 import type { DeleteScope } from './delete-scope.js';
 import type { KeyColumn } from '../routing/table-mode.js';
-import { pageRowLimit, parquetCodec, targetFileSizeBytes } from '../table/table-properties.js';
+import { readWriteProperties } from '../spec/table-properties.js';
 
 export interface WrittenChanges {
   dataFiles: DataFile[];
@@ -74,7 +74,7 @@ async function writeDeleteFiles(
   const lineage = lineageFields(schema);
   // Extra columns beside the key: equality_ids stays the key's, so readers compare only the key.
   const deleteSchema = keySchema(schema, new Set([...ids, ...(lineage ? lineageIds(lineage) : [])]));
-  const props = md.properties ?? {};
+  const written = readWriteProperties(md.properties);
   const files: DataFile[] = [];
   // The key rows carry the partition source columns whenever the scope is partitioned (the key decides it).
   for (const group of partitionRows(keyRows, schema, scope.spec)) {
@@ -94,9 +94,9 @@ async function writeDeleteFiles(
         equalityIds: ids,
         nextLocation: (i) =>
           joinLocation(dir, `${prefix}eq-deletes-${id}-${String(i).padStart(5, '0')}.parquet`),
-        targetFileSizeBytes: targetFileSizeBytes(props),
-        codec: parquetCodec(props),
-        pageRowLimit: pageRowLimit(props),
+        targetFileSizeBytes: written.targetFileSizeBytes,
+        codec: written.parquetCodec,
+        pageRowLimit: written.pageRowLimit,
       })),
     );
   }

@@ -14,9 +14,10 @@ import {
 import { NoSuchTableError, ValidationError } from '../errors.js';
 import { parsePartitionExpression, parseSortOrder } from '../spec/partition-spec.js';
 import { EVOLUTION_PROPERTY } from '../mapping/evolution/evolution-policy.js';
+import { readIngestProperties } from '../spec/table-properties.js';
 import type { Schema } from '../spec/types.js';
 import { withKafkaLineage } from '../records/kafka-lineage.js';
-import type { IngestMode, TableRoute } from '../routing/routes.js';
+import type { TableRoute } from '../routing/routes.js';
 
 /**
  * The schema and properties floe creates a route's table with.
@@ -29,7 +30,7 @@ export function creationRequest(route: TableRoute): { schema: Schema; properties
       `table ${formatIdentifier(route.table)} does not exist and no schema was given to create it`,
     );
   }
-  const mode = route.mode ?? (route.properties[MODE_PROPERTY] as IngestMode | undefined) ?? 'append';
+  const mode = route.mode ?? readIngestProperties(route.properties).mode ?? 'append';
   let schema = route.schema;
   if (mode !== 'append') schema = cdcCreateSchema(schema, mode, route.identifierColumns, route.properties);
   else if (route.identifierColumns?.length) schema = withIdentifierFields(schema, route.identifierColumns);

@@ -22,7 +22,7 @@ import type { DataFile } from '../spec/types.js';
 import { compactColumns } from './compact-columns.js';
 import { groupResultLocation, type RewritePlan, writeGroupResult } from './rewrite-run-files.js';
 import { sortRows } from '../table/sort-rows.js';
-import { pageRowLimit, parquetCodec } from '../table/table-properties.js';
+import { readWriteProperties } from '../spec/table-properties.js';
 
 export interface CompactGroupOptions {
   /** Columnar compaction; false only to compare with the row path. @default true */
@@ -77,6 +77,7 @@ export async function compactGroup(
   );
   const prefix = `rewrite-${plan.runId}-${index}-${randomUUID().slice(0, 8)}`;
   const sortOrderId = md['default-sort-order-id'];
+  const written = readWriteProperties(md.properties);
   const opts: WriteDataFilesOptions = {
     io: table.io,
     schema,
@@ -84,8 +85,8 @@ export async function compactGroup(
     partition,
     nextLocation: (i) => joinLocation(dir, `${prefix}-${String(i).padStart(5, '0')}.parquet`),
     targetFileSizeBytes: plan.targetFileSizeBytes,
-    codec: parquetCodec(md.properties ?? {}),
-    pageRowLimit: pageRowLimit(md.properties ?? {}),
+    codec: written.parquetCodec,
+    pageRowLimit: written.pageRowLimit,
     ...(sortOrderId !== 0 ? { sortOrderId } : {}),
   };
   let files: DataFile[];

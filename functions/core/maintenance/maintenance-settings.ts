@@ -4,25 +4,11 @@
  * retention (`max-snapshot-age-ms` / `min-snapshots-to-keep` on the ref) wins over both, as in Iceberg Java.
  */
 import { ValidationError } from '../errors.js';
+import { readMaintenanceProperties, readWriteProperties } from '../spec/table-properties.js';
 import type { TableMetadata } from '../spec/types.js';
-import { targetFileSizeBytes } from '../table/table-properties.js';
 
-/** Iceberg's `history.expire.max-snapshot-age-ms` default: 5 days. */
-export const DEFAULT_MAX_SNAPSHOT_AGE_MS = 5 * 24 * 3_600_000;
-/** Iceberg's `history.expire.min-snapshots-to-keep` default. */
-export const DEFAULT_MIN_SNAPSHOTS_TO_KEEP = 1;
 /** Iceberg's DeleteOrphanFiles default window: files younger than this may belong to a commit in flight. */
 export const DEFAULT_ORPHAN_FILE_AGE_MS = 3 * 24 * 3_600_000;
-/**
- * Input bytes one compaction group may hold. Rows are decoded into memory to apply deletes and sort:
- * 128 MiB of compressed Parquet stays well inside a 3 GB Lambda and its 15 minutes.
- */
-export const DEFAULT_MAX_GROUP_BYTES = 128 * 1024 * 1024;
-/**
- * Rewrite groups one run takes on: each group travels through the state machine's state twice (plan,
- * result), which Step Functions caps at 256 KB. The rest wait for the next run.
- */
-export const DEFAULT_MAX_GROUPS_PER_RUN = 400;
 /** Iceberg's RewriteDataFiles `min-file-size-bytes` default ratio: below 75% of the target a file is small. */
 export const SMALL_FILE_RATIO = 0.75;
 
@@ -55,13 +41,6 @@ export interface MaintenanceOverrides {
   targetFileSizeBytes?: number;
 }
 
-function positiveProperty(props: Record<string, string>, key: string, fallback: number): number {
-  const raw = props[key];
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
-
 function checkOverride(name: string, value: number | undefined, min: number): void {
   if (value === undefined) return;
   if (!Number.isFinite(value) || value < min) {
@@ -71,7 +50,8 @@ function checkOverride(name: string, value: number | undefined, min: number): vo
 
 /**
  * Settings for one table.
- * @throws ValidationError for an override that is not a number in range
+ * @throws ValidationError for an override that is not a number in range, or a malformed
+ *   `history.expire.*`, `floe.maintenance.*` or `write.*` property (spec/table-properties.ts)
  */
 export function resolveSettings(
   metadata: TableMetadata,
@@ -82,26 +62,18 @@ export function resolveSettings(
   checkOverride('orphanFileAgeMs', overrides.orphanFileAgeMs, 0);
   checkOverride('maxGroupBytes', overrides.maxGroupBytes, 1);
   checkOverride('targetFileSizeBytes', overrides.targetFileSizeBytes, 1);
-  const props = metadata.properties ?? {};
-  const target = overrides.targetFileSizeBytes ?? targetFileSizeBytes(props);
+  const props = readMaintenanceProperties(metadata.properties);
+  const target =
+    overrides.targetFileSizeBytes ?? readWriteProperties(metadata.properties).targetFileSizeBytes;
   return {
     targetFileSizeBytes: Math.floor(target),
     smallFileBytes: Math.floor(target * SMALL_FILE_RATIO),
-    maxGroupBytes:
-      overrides.maxGroupBytes ??
-      positiveProperty(props, 'floe.maintenance.max-group-bytes', DEFAULT_MAX_GROUP_BYTES),
-    minInputFiles: Math.max(2, Math.floor(positiveProperty(props, 'floe.maintenance.min-input-files', 2))),
-    maxGroupsPerRun: Math.floor(
-      positiveProperty(props, 'floe.maintenance.max-groups-per-run', DEFAULT_MAX_GROUPS_PER_RUN),
-    ),
-    maxSnapshotAgeMs:
-      overrides.maxSnapshotAgeMs ??
-      positiveProperty(props, 'history.expire.max-snapshot-age-ms', DEFAULT_MAX_SNAPSHOT_AGE_MS),
-    minSnapshotsToKeep: Math.floor(
-      overrides.minSnapshotsToKeep ??
-        positiveProperty(props, 'history.expire.min-snapshots-to-keep', DEFAULT_MIN_SNAPSHOTS_TO_KEEP),
-    ),
-    maxRefAgeMs: positiveProperty(props, 'history.expire.max-ref-age-ms', Number.POSITIVE_INFINITY),
+    maxGroupBytes: overrides.maxGroupBytes ?? props.maxGroupBytes,
+    minInputFiles: props.minInputFiles,
+    maxGroupsPerRun: props.maxGroupsPerRun,
+    maxSnapshotAgeMs: overrides.maxSnapshotAgeMs ?? props.maxSnapshotAgeMs,
+    minSnapshotsToKeep: Math.floor(overrides.minSnapshotsToKeep ?? props.minSnapshotsToKeep),
+    maxRefAgeMs: props.maxRefAgeMs,
     orphanFileAgeMs: overrides.orphanFileAgeMs ?? DEFAULT_ORPHAN_FILE_AGE_MS,
   };
 }

@@ -11,7 +11,7 @@ import { joinLocation } from '../io/location.js';
 import { writeManifest } from '../manifest/manifest-writer.js';
 import { currentSchema, specById } from '../spec/metadata.js';
 import type { DataFile, ManifestEntry, ManifestFile } from '../spec/types.js';
-import { avroCodec } from '../table/table-properties.js';
+import { readWriteProperties } from '../spec/table-properties.js';
 import type { ManifestWithEntries } from '../table/snapshot-manifests.js';
 
 export interface MarkRemovedResult {
@@ -34,7 +34,7 @@ export async function markRemoved(
 ): Promise<MarkRemovedResult> {
   const md = base.metadata;
   const schema = currentSchema(md);
-  const codec = avroCodec(md.properties ?? {});
+  const codec = readWriteProperties(md.properties).avroCodec;
   const attempt = randomUUID();
   const out: MarkRemovedResult = { manifests: [], removed: [], written: [] };
   for (const manifest of manifests) {

@@ -17,7 +17,7 @@ import { currentSchema, currentSnapshot, specById } from '../spec/metadata.js';
 import type { ManifestEntry, ManifestFile, PartitionSpec, TableIdentifier } from '../spec/types.js';
 import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
-import { avroCodec, intProperty } from '../table/table-properties.js';
+import { readCommitProperties, readWriteProperties } from '../spec/table-properties.js';
 import { carriedFloeSummary } from './carried-summary.js';
 import { type ManifestWithEntries, readSnapshotManifests } from '../table/snapshot-manifests.js';
 
@@ -104,11 +104,7 @@ export async function rewriteManifests(
   const plan = async (base: LoadedTable) => {
     const snapshot = currentSnapshot(base.metadata);
     const manifests = snapshot ? await readSnapshotManifests(base.io, snapshot) : [];
-    const target = intProperty(
-      base.metadata.properties ?? {},
-      'commit.manifest.target-size-bytes',
-      8 * 1024 * 1024,
-    );
+    const target = readCommitProperties(base.metadata.properties).manifestTargetSizeBytes;
     const decisions = decideAll(manifests, target);
     const rewritten = decisions.filter((d) => d.rewrite);
     const replaced = rewritten.reduce((s, d) => s + d.manifests.length, 0);
@@ -195,7 +191,7 @@ async function writeClustered(
         content: first.content,
         snapshotId,
         entries: entries.slice(start, start + perManifest).map((e) => ({ ...e, status: 0 as const })),
-        codec: avroCodec(md.properties ?? {}),
+        codec: readWriteProperties(md.properties).avroCodec,
       }),
     );
   }

@@ -11,6 +11,7 @@ import { checkCdcMapping } from '../mapping/cdc-mapping.js';
 import { type MappingConfig, parseMappingConfig } from '../mapping/mapping-config.js';
 import { parseRouteCondition, type RouteCondition } from '../mapping/route-condition.js';
 import { type AggregateConfig, parseAggregateConfig } from '../sql/aggregate-config.js';
+import { INGEST_MODES, type IngestMode } from '../spec/table-properties.js';
 import type { Schema, TableIdentifier } from '../spec/types.js';
 
 export interface TableRoute {
@@ -48,8 +49,8 @@ export interface TableRoute {
   aggregate?: AggregateConfig;
 }
 
-export type IngestMode = 'append' | 'debezium' | 'upsert';
-export const INGEST_MODES: readonly IngestMode[] = ['append', 'debezium', 'upsert'];
+// Defined with the table property that stores them (floe.mode).
+export { INGEST_MODES, type IngestMode };
 
 function fail(path: string, message: string): never {
   throw new ValidationError(`table route ${path}: ${message}`);

@@ -6,16 +6,19 @@
 import { ValidationError } from '../errors.js';
 import type { Coercion } from '../mapping/coercions.js';
 import type { IngestMode, TableRoute } from './routes.js';
-import { INGEST_MODES } from './routes.js';
 import { parseSchema, schemaFieldPaths } from '../spec/schema.js';
 import { findField, findFieldByName, maxFieldId } from '../spec/schema-index.js';
 import type { PrimitiveType, Schema, StructField, StructType } from '../spec/types.js';
 import { cdcCoercions } from '../mapping/cdc-mapping.js';
+import {
+  IDENTIFIER_PROPERTY,
+  MODE_PROPERTY,
+  readIngestProperties,
+  SOURCE_COLUMN_PROPERTY,
+} from '../spec/table-properties.js';
 
-export const MODE_PROPERTY = 'floe.mode';
-export const IDENTIFIER_PROPERTY = 'floe.identifier-columns';
-/** Names the struct column that keeps a Debezium envelope's `source` block (none by default). */
-export const SOURCE_COLUMN_PROPERTY = 'floe.cdc.source-column';
+// Defined with the other table properties floe reads.
+export { IDENTIFIER_PROPERTY, MODE_PROPERTY, SOURCE_COLUMN_PROPERTY };
 
 export type CdcMode = Exclude<IngestMode, 'append'>;
 
@@ -44,10 +47,7 @@ export interface CdcSettings {
  *   one is not a mode
  */
 export function resolveMode(route: TableRoute, properties: Record<string, string>): IngestMode {
-  const stored = properties[MODE_PROPERTY];
-  if (stored !== undefined && !INGEST_MODES.includes(stored as IngestMode)) {
-    throw new ValidationError(`table property ${MODE_PROPERTY}='${stored}' is not one of ${INGEST_MODES}`);
-  }
+  const stored = readIngestProperties(properties).mode;
   if (route.mode && stored && route.mode !== stored) {
     // Feeding change events into an append table (or rows into a CDC table) would silently
     // produce the wrong table: a configuration error, said once.
@@ -55,7 +55,7 @@ export function resolveMode(route: TableRoute, properties: Record<string, string
       `route mode '${route.mode}' conflicts with the table's ${MODE_PROPERTY}='${stored}'`,
     );
   }
-  return route.mode ?? (stored as IngestMode | undefined) ?? 'append';
+  return route.mode ?? stored ?? 'append';
 }
 
 /** Field ids of dotted column names. @throws ValidationError for a name not in the schema */
@@ -127,7 +127,7 @@ export function cdcCreateSchema(
       `mode '${mode}' needs identifier columns (--identifier COL[,COL], the route's identifierColumns, or identifier-field-ids in the schema)`,
     );
   }
-  const sourceName = properties[SOURCE_COLUMN_PROPERTY];
+  const sourceName = readIngestProperties(properties).cdcSourceColumn;
   if (sourceName && !out.fields.some((f) => f.name === sourceName)) {
     const id = maxFieldId(out) + 1;
     out = {
@@ -169,8 +169,9 @@ export function resolveCdcSettings(
   const fromRoute = route.identifierColumns?.length
     ? idsOfNames(schema, route.identifierColumns, 'route identifierColumns')
     : undefined;
-  const fromProperty = properties[IDENTIFIER_PROPERTY]
-    ? idsOfNames(schema, properties[IDENTIFIER_PROPERTY].split(','), IDENTIFIER_PROPERTY)
+  const stored = readIngestProperties(properties);
+  const fromProperty = stored.identifierColumns
+    ? idsOfNames(schema, stored.identifierColumns, IDENTIFIER_PROPERTY)
     : undefined;
   if (declared.length > 0 && fromRoute && !sameIds(fromRoute, declared)) {
     throw new ValidationError(
@@ -199,7 +200,7 @@ export function resolveCdcSettings(
       ...(coercion ? { coercion } : {}),
     };
   });
-  const sourceName = properties[SOURCE_COLUMN_PROPERTY];
+  const sourceName = stored.cdcSourceColumn;
   let sourceColumn: StructField | undefined;
   if (sourceName) {
     sourceColumn = schema.fields.find((f) => f.name === sourceName);

@@ -27,6 +27,7 @@ import { TableArea } from '../io/confined-delete.js';
 import type { CommitLock, LockLease } from '../lock/commit-lock.js';
 import { noLock } from '../lock/commit-lock.js';
 import { ancestors, currentSnapshot } from '../spec/metadata.js';
+import { readCommitProperties } from '../spec/table-properties.js';
 import type { SnapshotId, TableIdentifier } from '../spec/types.js';
 import { BATCH_ID_KEY } from './source-offsets.js';
 
@@ -81,22 +82,16 @@ export interface CommitResult {
   unknownOutcomes: number;
 }
 
-/** Iceberg's commit.retry.* properties, with Iceberg's defaults. */
+/**
+ * Iceberg's commit.retry.* properties, with Iceberg's defaults (spec/table-properties.ts).
+ * @throws ValidationError naming a malformed commit.* or write.metadata.* property
+ */
 export function retryPolicyFrom(
   properties: Record<string, string>,
   override: Partial<RetryPolicy> = {},
 ): RetryPolicy {
-  const num = (key: string, fallback: number) => {
-    const v = Number(properties[key]);
-    return Number.isFinite(v) && v >= 0 ? v : fallback;
-  };
-  return {
-    numRetries: num('commit.retry.num-retries', 4),
-    minWaitMs: num('commit.retry.min-wait-ms', 100),
-    maxWaitMs: num('commit.retry.max-wait-ms', 60_000),
-    totalTimeoutMs: num('commit.retry.total-timeout-ms', 1_800_000),
-    ...override,
-  };
+  const { numRetries, minWaitMs, maxWaitMs, totalTimeoutMs } = readCommitProperties(properties);
+  return { numRetries, minWaitMs, maxWaitMs, totalTimeoutMs, ...override };
 }
 
 function backoffMs(policy: RetryPolicy, attempt: number): number {

@@ -10,7 +10,7 @@ import { readManifestEntries } from '../manifest/manifest-reader.js';
 import { writeManifest } from '../manifest/manifest-writer.js';
 import { schemaById, specById } from '../spec/metadata.js';
 import { groupBy } from './group-by.js';
-import { avroCodec, intProperty } from './table-properties.js';
+import { readCommitProperties, readWriteProperties } from '../spec/table-properties.js';
 import type { ManifestEntry, ManifestFile, Schema } from '../spec/types.js';
 
 export interface MergeOptions {
@@ -26,10 +26,10 @@ export async function mergeManifests(
   manifests: ManifestFile[],
   options: MergeOptions,
 ): Promise<{ manifests: ManifestFile[]; written: string[] }> {
-  const props = base.metadata.properties ?? {};
-  if (props['commit.manifest-merge.enabled'] === 'false') return { manifests, written: [] };
-  const minCount = intProperty(props, 'commit.manifest.min-count-to-merge', 100);
-  const target = BigInt(intProperty(props, 'commit.manifest.target-size-bytes', 8 * 1024 * 1024));
+  const commit = readCommitProperties(base.metadata.properties);
+  if (!commit.manifestMergeEnabled) return { manifests, written: [] };
+  const minCount = commit.manifestMinCountToMerge;
+  const target = BigInt(commit.manifestTargetSizeBytes);
 
   const groups = groupBy(manifests, (m) => `${m.content}/${m.partition_spec_id}`);
   const out: ManifestFile[] = [];
@@ -92,7 +92,7 @@ async function mergeBin(
     content: first.content,
     snapshotId: options.snapshotId,
     entries,
-    codec: avroCodec(base.metadata.properties ?? {}),
+    codec: readWriteProperties(base.metadata.properties).avroCodec,
   });
   // bigint: Math.min does not apply
   let minSeq = entries.length > 0 ? entries[0].sequence_number! : first.min_sequence_number;

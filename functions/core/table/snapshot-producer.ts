@@ -25,7 +25,7 @@ import { mergeManifests } from './manifest-merge.js';
 import { groupBy } from './group-by.js';
 import { buildSummary } from './snapshot-summary.js';
 import { CARRIED_SUMMARY_KEYS, findInAncestry } from './source-offsets.js';
-import { avroCodec } from './table-properties.js';
+import { readWriteProperties } from '../spec/table-properties.js';
 
 export interface SnapshotChanges {
   operation: SnapshotOperation;
@@ -101,7 +101,7 @@ export async function prepareSnapshot(
   const metadataDir = joinLocation(md.location, 'metadata');
   const attemptFiles: string[] = [];
   const attempt = randomUUID();
-  const codec = avroCodec(md.properties ?? {});
+  const codec = readWriteProperties(md.properties).avroCodec;
 
   let carried: ManifestFile[] = !parent
     ? []

@@ -13,7 +13,7 @@ import { partitionPath } from '../spec/transforms.js';
 import type { DataFile, PartitionValues, Row, Schema } from '../spec/types.js';
 import { partitionIndices } from './partition-rows.js';
 import { type ReadPath, readPath, sortIndices } from './sort-rows.js';
-import { pageRowLimit, parquetCodec, targetFileSizeBytes } from './table-properties.js';
+import { readWriteProperties } from '../spec/table-properties.js';
 
 export interface WriteRowsOptions {
   /** Prefix for file names (e.g. the batch id), so files can be traced to the batch that wrote them. */
@@ -40,9 +40,11 @@ export async function writeRows(
   const spec = defaultSpec(md);
   const order = sortOrderById(md, md['default-sort-order-id']);
   const sorted = order !== undefined && order.fields.length > 0;
-  const props = md.properties ?? {};
-  const target = targetFileSizeBytes(props);
-  const codec = parquetCodec(props);
+  const {
+    targetFileSizeBytes: target,
+    parquetCodec: codec,
+    pageRowLimit,
+  } = readWriteProperties(md.properties);
   // Rows are split and sorted by index, whether they are objects or gathered columns.
   const read: ReadPath = Array.isArray(input)
     ? (i, path) => readPath(input[i], path)
@@ -56,7 +58,7 @@ export async function writeRows(
       nextLocation: fileLocations(md.location, path, options.filePrefix),
       targetFileSizeBytes: target,
       codec,
-      pageRowLimit: pageRowLimit(props),
+      pageRowLimit,
       sortOrderId: order?.['order-id'],
     });
   // Unpartitioned and unsorted: the rows as they are (no index per row to build and compare).

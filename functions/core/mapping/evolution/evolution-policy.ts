@@ -8,10 +8,15 @@
  *   - `dlq`: the schema never changes; records that would need any change go to the DLQ.
  */
 import { ValidationError } from '../../errors.js';
+import {
+  EVOLUTION_POLICIES,
+  EVOLUTION_PROPERTY,
+  type EvolutionPolicy,
+  readIngestProperties,
+} from '../../spec/table-properties.js';
 
-export type EvolutionPolicy = 'evolve' | 'dlq' | 'block';
-export const EVOLUTION_POLICIES: readonly EvolutionPolicy[] = ['evolve', 'dlq', 'block'];
-export const EVOLUTION_PROPERTY = 'floe.schema-evolution';
+// Defined with the table property that stores them (floe.schema-evolution).
+export { EVOLUTION_POLICIES, EVOLUTION_PROPERTY, type EvolutionPolicy };
 
 /** @throws ValidationError naming `path` when the value is not a policy */
 export function parseEvolutionPolicy(value: unknown, path: string): EvolutionPolicy {
@@ -32,7 +37,5 @@ export function evolutionPolicyOf(
   properties: Record<string, string> | undefined,
   override?: EvolutionPolicy,
 ): EvolutionPolicy {
-  if (override) return override;
-  const value = properties?.[EVOLUTION_PROPERTY];
-  return value === undefined ? 'evolve' : parseEvolutionPolicy(value, `table property ${EVOLUTION_PROPERTY}`);
+  return override ?? readIngestProperties(properties).schemaEvolution ?? 'evolve';
 }
