@@ -58,7 +58,10 @@ export function integerProperty<U extends number | undefined>(
   };
 }
 
-/** `true` or `false`, in any case (Iceberg Java compares them case-insensitively). */
+/**
+ * `true` or `false`, in any case, as Iceberg Java reads them; anything else (which Java reads as false)
+ * is refused: `yes` or `1` are meant as true.
+ */
 export function booleanProperty(name: string, unset: boolean): PropertyDefinition<boolean> {
   return {
     name,
