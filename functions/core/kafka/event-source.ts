@@ -42,7 +42,7 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
   if (options.startingPosition === 'at-timestamp' && options.startingTimestampMs === undefined) {
     throw new ValidationError('starting position at-timestamp needs a starting timestamp');
   }
-  return new EventSource(options).run();
+  return new EventSourceRun(options).run();
 }
 
 /**
@@ -52,7 +52,7 @@ export async function runEventSource<T>(options: EventSourceOptions<T>): Promise
  * join ({@link onJoin}), fetch ({@link deliverFetch}: ESM events formed), deliver ({@link deliver}),
  * commit the group offset ({@link commitGroupOffset}), status and idleness ({@link reportStatus}), stop.
  */
-class EventSource<T> {
+class EventSourceRun<T> {
   private readonly admin: Admin;
   private readonly warn: (message: string) => void;
   /** The consumer of this life; replaced by a fresh one when kafkajs crashed the last one for good. */
@@ -148,7 +148,10 @@ class EventSource<T> {
     });
   }
 
-  /** Crash handling: consumers one after the other, a fresh one (after a backoff) when kafkajs gave up on the last. */
+  /**
+   * Crash handling: consumers one after the other, a fresh one (after a backoff) when kafkajs gave up on
+   * the last, until the run stops or too many crash with no batch delivered between.
+   */
   private async consumeUntilStopped(): Promise<void> {
     for (;;) {
       const crash = await this.consumeOnce(this.consumer);
