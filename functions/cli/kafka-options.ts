@@ -113,27 +113,13 @@ export function parseKafkaArgs(args: string[], command: string): KafkaCommandOpt
  * The integer value of flag `name` (see parseInteger), or `fallback` when it is not given.
  * @throws UsageError unless the text is an integer in [min, max]
  */
-export function integerFlag(
+export function integerFlag<Fallback extends number | undefined>(
   values: KafkaCommandOptions,
   name: keyof typeof KAFKA_OPTIONS,
-  fallback: number,
+  fallback: Fallback,
   min: number,
   max: number,
-): number;
-export function integerFlag(
-  values: KafkaCommandOptions,
-  name: keyof typeof KAFKA_OPTIONS,
-  fallback: number | undefined,
-  min: number,
-  max: number,
-): number | undefined;
-export function integerFlag(
-  values: KafkaCommandOptions,
-  name: keyof typeof KAFKA_OPTIONS,
-  fallback: number | undefined,
-  min: number,
-  max: number,
-): number | undefined {
+): number | Fallback {
   const text = values[name];
   if (text === undefined) return fallback;
   return parseInteger(String(text), `--${name}`, min, max);
