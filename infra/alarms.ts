@@ -48,65 +48,244 @@ export interface MonitoringProps {
   readonly options: AlarmOptions;
 }
 
+/** The metrics the alarms and the dashboard read, each with the period it is judged over. */
+interface PipelineMetrics {
+  /** A floe metric (EMF, under the pipeline's `service` dimension). */
+  readonly floe: (metricName: string, statistic: string, period: Duration) => cloudwatch.Metric;
+  readonly offsetLag: cloudwatch.Metric;
+  readonly errors: cloudwatch.Metric;
+  readonly throttles: cloudwatch.Metric;
+  readonly deadLettered: cloudwatch.Metric;
+  readonly conflicts: cloudwatch.Metric;
+  readonly unknown: cloudwatch.Metric;
+  readonly commits: cloudwatch.Metric;
+}
+
+/** Creates one alarm on `metric` (≥ threshold in one period, missing data fine, unless `extra` says otherwise). */
+type CreateAlarm = (
+  name: string,
+  metric: cloudwatch.Metric | cloudwatch.MathExpression,
+  threshold: number,
+  description: string,
+  extra?: Partial<cloudwatch.CreateAlarmOptions>,
+) => cloudwatch.Alarm;
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+function pipelineMetrics(props: MonitoringProps): PipelineMetrics {
+  const fn = props.ingestFunction;
+  const floe = (metricName: string, statistic: string, period: Duration) =>
+    new cloudwatch.Metric({
+      namespace: props.metricsNamespace,
+      metricName,
+      dimensionsMap: { service: props.serviceName },
+      statistic,
+      period,
+    });
+  return {
+    floe,
+    offsetLag: new cloudwatch.Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'OffsetLag',
+      dimensionsMap: { FunctionName: fn.functionName },
+      statistic: 'Maximum',
+      period: FIVE_MINUTES,
+    }),
+    errors: fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }),
+    throttles: fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }),
+    deadLettered: floe('DeadLetteredRecords', 'Sum', FIVE_MINUTES),
+    conflicts: floe('CommitConflicts', 'Sum', Duration.minutes(15)),
+    unknown: floe('CommitStateUnknown', 'Sum', FIVE_MINUTES),
+    // the ingest handler counts `Commits` only when a batch committed: a stale table shows as missing data
+    commits: floe('Commits', 'Sum', FIVE_MINUTES),
+  };
+}
+
+/**
+ * How long a window is in 5-minute periods, CloudWatch's evaluation limit (a day) checked.
+ * @throws Error for a window under 5 minutes or over a day
+ */
+function periodsOf(window: Duration, what: string): number {
+  if (window.toSeconds() > Duration.days(1).toSeconds() || window.toSeconds() < 300) {
+    throw new Error(
+      `alarms.${what} must be between 5 minutes and one day (CloudWatch evaluates at most a day)`,
+    );
+  }
+  return Math.ceil(window.toSeconds() / FIVE_MINUTES.toSeconds());
+}
+
+/**
+ * Lag: the topic head running away (`offsetLag`), and a partition held back behind a batch that cannot
+ * succeed (`partitionBlocked`). Lag alone is a busy topic and errors alone are retried; both in every
+ * period for `blockedPartitionAfter` are a batch retried while its partition waits.
+ * @throws Error for a `blockedPartitionAfter` outside 5 minutes – one day
+ */
+function lagAlarms(alarm: CreateAlarm, metrics: PipelineMetrics, options: AlarmOptions) {
+  const blockedAfter = options.blockedPartitionAfter ?? Duration.minutes(30);
+  const blockedPeriods = periodsOf(blockedAfter, 'blockedPartitionAfter');
+  const blocked = new cloudwatch.MathExpression({
+    expression: 'IF(lag > 0 AND errors > 0, 1, 0)',
+    usingMetrics: { lag: metrics.offsetLag, errors: metrics.errors },
+    period: FIVE_MINUTES,
+    label: 'records waiting behind a failing batch',
+  });
+  return {
+    offsetLag: alarm(
+      'OffsetLag',
+      metrics.offsetLag,
+      options.offsetLagThreshold ?? 100_000,
+      'Ingestion is falling behind the topic head',
+      { evaluationPeriods: 3, comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD },
+    ),
+    partitionBlocked: alarm(
+      'PartitionBlocked',
+      blocked,
+      1,
+      `Records have waited behind a failing batch for ${blockedAfter.toHumanString()}: the mapping retries it ` +
+        'until it succeeds or its records expire (on-demand mode) or its retries run out (provisioned mode)',
+      { evaluationPeriods: blockedPeriods, datapointsToAlarm: blockedPeriods },
+    ),
+  };
+}
+
+/** The ingest function's health: any failed invocation (its batch is retried) and any throttle. */
+function ingestFunctionAlarms(alarm: CreateAlarm, metrics: PipelineMetrics) {
+  return {
+    ingestErrors: alarm(
+      'IngestErrors',
+      metrics.errors,
+      1,
+      'The ingest function failed a batch (it will be retried)',
+    ),
+    ingestThrottles: alarm('IngestThrottles', metrics.throttles, 1, 'The ingest function was throttled'),
+  };
+}
+
+/** Dead letters: any record floe set aside rather than write (a person decides what becomes of it). */
+function deadLetterAlarms(alarm: CreateAlarm, metrics: PipelineMetrics) {
+  return {
+    deadLetteredRecords: alarm(
+      'DeadLetteredRecords',
+      metrics.deadLettered,
+      1,
+      'Records went to the dead-letter path',
+    ),
+  };
+}
+
+/**
+ * Commits: writers contending for a table (`commitConflicts`), an outcome that had to be reconciled
+ * (`commitStateUnknown`), and a table that stopped receiving commits (`commitAge`: no `Commits`
+ * datapoint for `maxCommitAge`, so missing data breaches and an idle topic alarms too).
+ * @throws Error for a `maxCommitAge` outside 5 minutes – one day
+ */
+function commitAlarms(alarm: CreateAlarm, metrics: PipelineMetrics, options: AlarmOptions) {
+  const maxCommitAge = options.maxCommitAge ?? Duration.hours(1);
+  const agePeriods = periodsOf(maxCommitAge, 'maxCommitAge');
+  return {
+    commitConflicts: alarm(
+      'CommitConflicts',
+      metrics.conflicts,
+      options.commitConflictThreshold ?? 10,
+      'Commits keep losing the race for the table (retried, but writers contend)',
+    ),
+    commitStateUnknown: alarm(
+      'CommitStateUnknown',
+      metrics.unknown,
+      1,
+      'A commit outcome was unknown and had to be reconciled from the snapshot history',
+    ),
+    commitAge: alarm('CommitAge', metrics.commits, 1, `No commit for ${maxCommitAge.toHumanString()}`, {
+      evaluationPeriods: agePeriods,
+      datapointsToAlarm: agePeriods,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    }),
+  };
+}
+
+/** Maintenance: an execution of the state machine that failed, timed out or was aborted. */
+function maintenanceAlarms(alarm: CreateAlarm, stateMachine: sfn.IStateMachine) {
+  return {
+    maintenanceFailures: alarm(
+      'MaintenanceFailures',
+      new cloudwatch.MathExpression({
+        expression: 'failed + timedOut + aborted',
+        usingMetrics: {
+          failed: stateMachine.metricFailed({ period: FIVE_MINUTES, statistic: 'Sum' }),
+          timedOut: stateMachine.metricTimedOut({ period: FIVE_MINUTES, statistic: 'Sum' }),
+          aborted: stateMachine.metricAborted({ period: FIVE_MINUTES, statistic: 'Sum' }),
+        },
+        period: FIVE_MINUTES,
+        label: 'failed maintenance executions',
+      }),
+      1,
+      'A table maintenance execution failed, timed out or was aborted',
+    ),
+  };
+}
+
+/** The dashboard: the ingest function, lag, records, commits and files side by side, then the alarms. */
+function addDashboardWidgets(
+  dashboard: cloudwatch.Dashboard,
+  metrics: PipelineMetrics,
+  props: MonitoringProps,
+  alarms: FloeAlarms,
+): void {
+  const { ingestFunction: fn, stateMachine } = props;
+  const { floe } = metrics;
+  const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []) =>
+    new cloudwatch.GraphWidget({ title, left, right, width: 8 });
+  dashboard.addWidgets(
+    graph(
+      'Ingest invocations',
+      [fn.metricInvocations({ period: FIVE_MINUTES })],
+      [metrics.errors, metrics.throttles],
+    ),
+    graph('Ingest duration', [
+      fn.metricDuration({ period: FIVE_MINUTES, statistic: 'p50' }),
+      fn.metricDuration({ period: FIVE_MINUTES, statistic: 'p99' }),
+    ]),
+    graph('Offset lag (records)', [metrics.offsetLag]),
+  );
+  dashboard.addWidgets(
+    graph(
+      'Records',
+      [floe('RecordsIn', 'Sum', FIVE_MINUTES), floe('RowsWritten', 'Sum', FIVE_MINUTES)],
+      [metrics.deadLettered],
+    ),
+    graph('Commits', [metrics.commits], [metrics.conflicts, metrics.unknown]),
+    graph(
+      'Files written',
+      [floe('DataFilesWritten', 'Sum', FIVE_MINUTES)],
+      [floe('BytesWritten', 'Sum', FIVE_MINUTES)],
+    ),
+  );
+  if (stateMachine) {
+    dashboard.addWidgets(
+      graph('Maintenance executions', [
+        stateMachine.metricStarted({ period: FIVE_MINUTES }),
+        stateMachine.metricSucceeded({ period: FIVE_MINUTES }),
+        stateMachine.metricFailed({ period: FIVE_MINUTES }),
+      ]),
+    );
+  }
+  dashboard.addWidgets(
+    new cloudwatch.AlarmStatusWidget({ title: 'floe alarms', alarms: Object.values(alarms), width: 24 }),
+  );
+}
+
 /** Alarms and dashboard for one pipeline. */
 export class FloeMonitoring extends Construct {
   readonly alarms: FloeAlarms;
   readonly dashboard: cloudwatch.Dashboard;
 
+  /** @throws Error for an alarm window (`maxCommitAge`, `blockedPartitionAfter`) outside 5 minutes – one day */
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
-    const { ingestFunction: fn, options } = props;
-    const floeMetric = (metricName: string, statistic: string, period: Duration) =>
-      new cloudwatch.Metric({
-        namespace: props.metricsNamespace,
-        metricName,
-        dimensionsMap: { service: props.serviceName },
-        statistic,
-        period,
-      });
-    const fiveMinutes = Duration.minutes(5);
-    const offsetLag = new cloudwatch.Metric({
-      namespace: 'AWS/Lambda',
-      metricName: 'OffsetLag',
-      dimensionsMap: { FunctionName: fn.functionName },
-      statistic: 'Maximum',
-      period: fiveMinutes,
-    });
-    const errors = fn.metricErrors({ period: fiveMinutes, statistic: 'Sum' });
-    const throttles = fn.metricThrottles({ period: fiveMinutes, statistic: 'Sum' });
-    const deadLettered = floeMetric('DeadLetteredRecords', 'Sum', fiveMinutes);
-    const conflicts = floeMetric('CommitConflicts', 'Sum', Duration.minutes(15));
-    const unknown = floeMetric('CommitStateUnknown', 'Sum', fiveMinutes);
-    // the ingest handler counts `Commits` only when a batch committed: a stale table shows as missing data
-    const commits = floeMetric('Commits', 'Sum', fiveMinutes);
-    const maxCommitAge = options.maxCommitAge ?? Duration.hours(1);
-    if (maxCommitAge.toSeconds() > Duration.days(1).toSeconds() || maxCommitAge.toSeconds() < 300) {
-      throw new Error(
-        'alarms.maxCommitAge must be between 5 minutes and one day (CloudWatch evaluates at most a day)',
-      );
-    }
-    const agePeriods = Math.ceil(maxCommitAge.toSeconds() / fiveMinutes.toSeconds());
-    const blockedAfter = options.blockedPartitionAfter ?? Duration.minutes(30);
-    if (blockedAfter.toSeconds() > Duration.days(1).toSeconds() || blockedAfter.toSeconds() < 300) {
-      throw new Error('alarms.blockedPartitionAfter must be between 5 minutes and one day');
-    }
-    const blockedPeriods = Math.ceil(blockedAfter.toSeconds() / fiveMinutes.toSeconds());
-    // Lag alone is a busy topic and errors alone are retried; both in every period are a batch that
-    // cannot succeed, retried while its partition waits.
-    const blocked = new cloudwatch.MathExpression({
-      expression: 'IF(lag > 0 AND errors > 0, 1, 0)',
-      usingMetrics: { lag: offsetLag, errors },
-      period: fiveMinutes,
-      label: 'records waiting behind a failing batch',
-    });
-
-    const alarm = (
-      name: string,
-      metric: cloudwatch.Metric | cloudwatch.MathExpression,
-      threshold: number,
-      description: string,
-      extra: Partial<cloudwatch.CreateAlarmOptions> = {},
-    ) =>
+    const { options } = props;
+    const metrics = pipelineMetrics(props);
+    const alarm: CreateAlarm = (name, metric, threshold, description, extra = {}) =>
       metric.createAlarm(this, name, {
         threshold,
         evaluationPeriods: 1,
@@ -115,71 +294,12 @@ export class FloeMonitoring extends Construct {
         alarmDescription: description,
         ...extra,
       });
-    const maintenanceFailures = props.stateMachine
-      ? alarm(
-          'MaintenanceFailures',
-          new cloudwatch.MathExpression({
-            expression: 'failed + timedOut + aborted',
-            usingMetrics: {
-              failed: props.stateMachine.metricFailed({ period: fiveMinutes, statistic: 'Sum' }),
-              timedOut: props.stateMachine.metricTimedOut({ period: fiveMinutes, statistic: 'Sum' }),
-              aborted: props.stateMachine.metricAborted({ period: fiveMinutes, statistic: 'Sum' }),
-            },
-            period: fiveMinutes,
-            label: 'failed maintenance executions',
-          }),
-          1,
-          'A table maintenance execution failed, timed out or was aborted',
-        )
-      : undefined;
     this.alarms = {
-      offsetLag: alarm(
-        'OffsetLag',
-        offsetLag,
-        options.offsetLagThreshold ?? 100_000,
-        'Ingestion is falling behind the topic head',
-        { evaluationPeriods: 3, comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD },
-      ),
-      partitionBlocked: alarm(
-        'PartitionBlocked',
-        blocked,
-        1,
-        `Records have waited behind a failing batch for ${blockedAfter.toHumanString()}: the mapping retries it ` +
-          'until it succeeds or its records expire (on-demand mode) or its retries run out (provisioned mode)',
-        { evaluationPeriods: blockedPeriods, datapointsToAlarm: blockedPeriods },
-      ),
-      ingestErrors: alarm(
-        'IngestErrors',
-        errors,
-        1,
-        'The ingest function failed a batch (it will be retried)',
-      ),
-      ingestThrottles: alarm('IngestThrottles', throttles, 1, 'The ingest function was throttled'),
-      deadLetteredRecords: alarm(
-        'DeadLetteredRecords',
-        deadLettered,
-        1,
-        'Records went to the dead-letter path',
-      ),
-      commitConflicts: alarm(
-        'CommitConflicts',
-        conflicts,
-        options.commitConflictThreshold ?? 10,
-        'Commits keep losing the race for the table (retried, but writers contend)',
-      ),
-      commitStateUnknown: alarm(
-        'CommitStateUnknown',
-        unknown,
-        1,
-        'A commit outcome was unknown and had to be reconciled from the snapshot history',
-      ),
-      commitAge: alarm('CommitAge', commits, 1, `No commit for ${maxCommitAge.toHumanString()}`, {
-        evaluationPeriods: agePeriods,
-        datapointsToAlarm: agePeriods,
-        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-      }),
-      ...(maintenanceFailures ? { maintenanceFailures } : {}),
+      ...lagAlarms(alarm, metrics, options),
+      ...ingestFunctionAlarms(alarm, metrics),
+      ...deadLetterAlarms(alarm, metrics),
+      ...commitAlarms(alarm, metrics, options),
+      ...(props.stateMachine ? maintenanceAlarms(alarm, props.stateMachine) : {}),
     };
     if (options.topic) {
       const action = new actions.SnsAction(options.topic);
@@ -188,46 +308,7 @@ export class FloeMonitoring extends Construct {
         a.addOkAction(action);
       }
     }
-
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
-    const graph = (title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []) =>
-      new cloudwatch.GraphWidget({ title, left, right, width: 8 });
-    this.dashboard.addWidgets(
-      graph('Ingest invocations', [fn.metricInvocations({ period: fiveMinutes })], [errors, throttles]),
-      graph('Ingest duration', [
-        fn.metricDuration({ period: fiveMinutes, statistic: 'p50' }),
-        fn.metricDuration({ period: fiveMinutes, statistic: 'p99' }),
-      ]),
-      graph('Offset lag (records)', [offsetLag]),
-    );
-    this.dashboard.addWidgets(
-      graph(
-        'Records',
-        [floeMetric('RecordsIn', 'Sum', fiveMinutes), floeMetric('RowsWritten', 'Sum', fiveMinutes)],
-        [deadLettered],
-      ),
-      graph('Commits', [commits], [conflicts, unknown]),
-      graph(
-        'Files written',
-        [floeMetric('DataFilesWritten', 'Sum', fiveMinutes)],
-        [floeMetric('BytesWritten', 'Sum', fiveMinutes)],
-      ),
-    );
-    if (props.stateMachine) {
-      this.dashboard.addWidgets(
-        graph('Maintenance executions', [
-          props.stateMachine.metricStarted({ period: fiveMinutes }),
-          props.stateMachine.metricSucceeded({ period: fiveMinutes }),
-          props.stateMachine.metricFailed({ period: fiveMinutes }),
-        ]),
-      );
-    }
-    this.dashboard.addWidgets(
-      new cloudwatch.AlarmStatusWidget({
-        title: 'floe alarms',
-        alarms: Object.values(this.alarms),
-        width: 24,
-      }),
-    );
+    addDashboardWidgets(this.dashboard, metrics, props, this.alarms);
   }
 }

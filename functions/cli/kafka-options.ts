@@ -12,6 +12,7 @@ import {
 } from '../core/kafka/kafka-client.js';
 import { parseRoutes, routesForTopic, type TableRoute } from '../core/routing/routes.js';
 import { readJsonFile, routeFromOptions } from './commands/ingest.js';
+import { parseInteger } from './flag-values.js';
 import { OPTIONS, type ParsedOptions, UsageError } from './options.js';
 
 /** The usage of the Kafka commands: `floe run`, `floe backfill`, `floe redrive-failed`. */
@@ -108,21 +109,20 @@ export function parseKafkaArgs(args: string[], command: string): KafkaCommandOpt
   }
 }
 
-/** @throws UsageError unless the text is an integer in [min, max] */
-export function integerFlag(
+/**
+ * The integer value of flag `name` (see parseInteger), or `fallback` when it is not given.
+ * @throws UsageError unless the text is an integer in [min, max]
+ */
+export function integerFlag<Fallback extends number | undefined>(
   values: KafkaCommandOptions,
   name: keyof typeof KAFKA_OPTIONS,
-  fallback: number | undefined,
+  fallback: Fallback,
   min: number,
   max: number,
-): number | undefined {
+): number | Fallback {
   const text = values[name];
   if (text === undefined) return fallback;
-  const n = typeof text === 'string' && /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got '${text}'`);
-  }
-  return n;
+  return parseInteger(String(text), `--${name}`, min, max);
 }
 
 /** @throws UsageError for a time that is not ISO-8601 */

@@ -1,6 +1,8 @@
 /**
  * The shape of functions/core, checked: folders import each other in one direction (no cycle between
- * folders), AWS SDK clients only in the adapters, and small files.
+ * folders), AWS SDK clients only in the adapters, and small files. And of infra/ (the CDK constructs):
+ * small files too, and nothing under functions/ imports it (the Lambda bundles and the CLI stay free of
+ * the CDK).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -101,5 +103,41 @@ describe('functions/core architecture', () => {
       .map((f) => f.name)
       .filter((name) => !(name in LONG_FILES));
     expect(long).toEqual([]);
+  });
+});
+
+const INFRA = resolve(import.meta.dirname, '../../infra');
+const FUNCTIONS = resolve(import.meta.dirname, '../../functions');
+/** Files of infra/ over MAX_LINES, each with its reason. */
+const LONG_INFRA_FILES: Record<string, string> = {};
+
+/** Static imports and re-exports, and dynamic `import('...')` with a literal specifier. */
+function allImportsOf(text: string): string[] {
+  return [...importsOf(text), ...[...text.matchAll(/\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]!)];
+}
+
+describe('infra architecture', () => {
+  const infraFiles = sourceFiles(INFRA).map((path) => ({
+    name: relative(INFRA, path),
+    text: readFileSync(path, 'utf8'),
+  }));
+
+  it(`has no file over ${MAX_LINES} lines but the listed ones`, () => {
+    expect(infraFiles.length).toBeGreaterThan(0);
+    const long = infraFiles
+      .filter((f) => f.text.split('\n').length > MAX_LINES)
+      .map((f) => f.name)
+      .filter((name) => !(name in LONG_INFRA_FILES));
+    expect(long).toEqual([]);
+  });
+
+  it('is never imported by functions/', () => {
+    const importing = sourceFiles(FUNCTIONS).flatMap((path) =>
+      allImportsOf(readFileSync(path, 'utf8'))
+        .filter((spec) => spec.startsWith('.'))
+        .filter((spec) => !relative(INFRA, resolve(dirname(path), spec)).startsWith('..'))
+        .map((spec) => `${relative(FUNCTIONS, path)} imports ${spec}`),
+    );
+    expect(importing).toEqual([]);
   });
 });

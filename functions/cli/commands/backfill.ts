@@ -67,7 +67,7 @@ export function backfillConfigFromOptions(values: KafkaCommandOptions): Backfill
     from,
     to,
     // Backfills are throughput: full ESM batches unless told otherwise.
-    batchSize: integerFlag(values, 'batch-size', ESM_MAX_BATCH_SIZE, 1, ESM_MAX_BATCH_SIZE)!,
+    batchSize: integerFlag(values, 'batch-size', ESM_MAX_BATCH_SIZE, 1, ESM_MAX_BATCH_SIZE),
   };
 }
 

@@ -22,27 +22,11 @@ import { readTableFileStats } from '../../core/maintenance/plan-compaction.js';
 import type { GroupOutcome } from '../../core/maintenance/compact-group.js';
 import { type RunOptions, tableIdentifier } from '../../core/maintenance/task-input.js';
 import { openCatalog } from '../catalog-options.js';
+import { DAY_MS, parseDuration, parseInteger } from '../flag-values.js';
 import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 
 const OPERATIONS = ['all', 'compact', 'expire-snapshots', 'remove-orphans', 'rewrite-manifests'] as const;
 type Operation = (typeof OPERATIONS)[number];
-
-const UNIT_MS: Record<string, number> = {
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-  d: 86_400_000,
-  w: 604_800_000,
-};
-
-/** `90s`, `15m`, `6h`, `3d`, `2w`, `500ms`, or `0`. @throws UsageError */
-export function parseDuration(text: string): number {
-  if (text.trim() === '0') return 0;
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d|w)$/.exec(text.trim());
-  if (!match) throw new UsageError(`--older-than '${text}' is not a duration like 30m, 6h, 3d`);
-  return Math.round(Number(match[1]) * UNIT_MS[match[2]]);
-}
 
 /** A one-line bar on stderr, redrawn in place; silent when stderr is not a terminal. */
 function progressBar(label: string, total: number): { tick: (detail: string) => void; done: () => void } {
@@ -117,11 +101,10 @@ export async function runMaintain(values: ParsedOptions, positionals: string[]):
     throw new UsageError(`maintain needs one of ${OPERATIONS.join(', ')}`);
   }
   if (positionals.length > 1) throw new UsageError(`unexpected argument '${positionals[1]}'`);
-  const olderThan = values['older-than'] === undefined ? undefined : parseDuration(values['older-than']);
-  const retainLast = values['retain-last'] === undefined ? undefined : Number(values['retain-last']);
-  if (retainLast !== undefined && !(Number.isInteger(retainLast) && retainLast >= 1)) {
-    throw new UsageError('--retain-last must be a whole number ≥ 1');
-  }
+  const olderThan =
+    values['older-than'] === undefined ? undefined : parseDuration(values['older-than'], '--older-than');
+  const retainLast =
+    values['retain-last'] === undefined ? undefined : parseInteger(values['retain-last'], '--retain-last', 1);
   const input: RunOptions = {
     table: requireOption(values, 'table'),
     dryRun: values['dry-run'] === true,
@@ -130,7 +113,7 @@ export async function runMaintain(values: ParsedOptions, positionals: string[]):
     minSnapshotsToKeep: retainLast,
   };
   const runsOrphans = operation === 'all' || operation === 'remove-orphans';
-  if (runsOrphans && !input.dryRun && olderThan !== undefined && olderThan < UNIT_MS.d) {
+  if (runsOrphans && !input.dryRun && olderThan !== undefined && olderThan < DAY_MS) {
     process.stderr.write(
       'floe: warning: an orphan window under a day can delete files of commits still in flight\n',
     );

@@ -20,6 +20,7 @@ import { currentSchema } from '../../core/spec/metadata.js';
 import type { Row, StructType } from '../../core/spec/types.js';
 import { openCatalog } from '../catalog-options.js';
 import { toDisplayRow } from '../format-value.js';
+import { parseInteger } from '../flag-values.js';
 import { OPTIONS, type ParsedOptions, UsageError } from '../options.js';
 import {
   connectionFromOptions,
@@ -80,14 +81,6 @@ function parseReplayArgs(args: string[]): ReplayValues {
     if (error instanceof UsageError) throw error;
     throw new UsageError((error as Error).message);
   }
-}
-
-function positiveInteger(text: string | undefined, flag: string, fallback: number | undefined, max: number) {
-  if (text === undefined) return fallback;
-  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > max)
-    throw new UsageError(`${flag} must be an integer from 1 to ${max}, got '${text}'`);
-  return n;
 }
 
 function offsetsFlag(text: string | undefined, flag: string): Map<number, bigint> | undefined {
@@ -162,7 +155,8 @@ export async function runReplayCommand(args: string[]): Promise<number> {
     throw new UsageError('--follow continues to the live end: leave out --where, --to-offsets and --to-time');
   }
   const filter = values.where ? parseExpression(values.where) : undefined;
-  const batchSize = positiveInteger(values['batch-size'], '--batch-size', 500, 10_000);
+  const batchSize =
+    values['batch-size'] === undefined ? 500 : parseInteger(values['batch-size'], '--batch-size', 1, 10_000);
 
   const { catalog } = await openCatalog(values as ParsedOptions);
   const table = await catalog.loadTable(parseIdentifier(values.table));

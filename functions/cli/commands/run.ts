@@ -6,7 +6,11 @@
  */
 import { formatIdentifier } from '../../core/catalog/catalog.js';
 import { describeError, LakeError } from '../../core/errors.js';
-import { ESM_DEFAULT_BATCH_SIZE, ESM_DEFAULT_BATCHING_WINDOW_MS } from '../../core/kafka/esm-batch.js';
+import {
+  ESM_DEFAULT_BATCH_SIZE,
+  ESM_DEFAULT_BATCHING_WINDOW_MS,
+  ESM_MAX_BATCH_SIZE,
+} from '../../core/kafka/esm-batch.js';
 import {
   type EventSourceStatus,
   runEventSource,
@@ -76,9 +80,9 @@ export function runConfigFromOptions(
     connection,
     topics,
     group: values.group,
-    batchSize: integerFlag(values, 'batch-size', ESM_DEFAULT_BATCH_SIZE, 1, 10_000)!,
+    batchSize: integerFlag(values, 'batch-size', ESM_DEFAULT_BATCH_SIZE, 1, ESM_MAX_BATCH_SIZE),
     // The ESM's MaximumBatchingWindowInSeconds is 0–300 s.
-    batchingWindowMs: integerFlag(values, 'batching-window-ms', ESM_DEFAULT_BATCHING_WINDOW_MS, 0, 300_000)!,
+    batchingWindowMs: integerFlag(values, 'batching-window-ms', ESM_DEFAULT_BATCHING_WINDOW_MS, 0, 300_000),
     startingPosition: position,
     startingTimestampMs,
     exitWhenIdleMs: integerFlag(values, 'exit-when-idle', undefined, 0, 2 ** 31 - 1),

@@ -13,6 +13,7 @@ import { LiveCatalog } from '../../core/live/live-catalog.js';
 import { startRestServer, type ServedCatalog } from '../../core/live/rest-server.js';
 import type { TableIdentifier } from '../../core/spec/types.js';
 import { openCatalog } from '../catalog-options.js';
+import { parseDuration } from '../flag-values.js';
 import { kafkaFromOptions, liveRouteFor, parseLiveArgs } from '../live-options.js';
 import { UsageError } from '../options.js';
 
@@ -64,13 +65,6 @@ export function servedCatalogOf(catalog: Catalog, live?: LiveCatalog): ServedCat
   };
 }
 
-function parseTtl(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const m = /^(\d+)(s|m|h)$/.exec(text);
-  if (!m) throw new UsageError(`--cache-ttl must look like 90s, 10m or 2h, got '${text}'`);
-  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000 }[m[2] as 's' | 'm' | 'h'];
-}
-
 export const SERVE_USAGE = `usage: floe serve <catalog> --port P [--host 127.0.0.1]
            [--live --bootstrap-servers HOST:PORT[,...] [--topics T | --routes FILE] [--cache-ttl 10m]
             [--cache-dir DIR] [Kafka connection flags as for floe run]]
@@ -90,6 +84,8 @@ export async function runServe(args: string[]): Promise<number> {
     throw new UsageError('--port P is required (0..65535; 0 picks a free port)');
   }
   const host = values.host ?? '127.0.0.1';
+  const ttl = values['cache-ttl'];
+  const ttlMs = ttl === undefined ? undefined : parseDuration(ttl, '--cache-ttl');
   const { catalog } = await openCatalog(values);
   let live: LiveCatalog | undefined;
   if (values.live) {
@@ -102,7 +98,7 @@ export async function runServe(args: string[]): Promise<number> {
       cacheRoot: cacheDir
         ? (table) => joinLocation(cacheDir, ...table.identifier.namespace, table.identifier.name)
         : undefined,
-      ttlMs: parseTtl(values['cache-ttl']),
+      ttlMs,
       onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
     });
   } else if (values['bootstrap-servers'] !== undefined) {

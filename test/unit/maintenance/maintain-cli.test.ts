@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { parseDuration } from '../../../functions/cli/commands/maintain.js';
+import { parseDuration } from '../../../functions/cli/flag-values.js';
 import { main } from '../../../functions/cli/main.js';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
@@ -87,10 +87,10 @@ describe('floe maintain', () => {
   });
 
   it('reads durations', () => {
-    expect(parseDuration('0')).toBe(0);
-    expect(parseDuration('90s')).toBe(90_000);
-    expect(parseDuration('6h')).toBe(21_600_000);
-    expect(parseDuration('3d')).toBe(259_200_000);
-    expect(parseDuration('1.5m')).toBe(90_000);
+    expect(parseDuration('0', '--older-than')).toBe(0);
+    expect(parseDuration('90s', '--older-than')).toBe(90_000);
+    expect(parseDuration('6h', '--older-than')).toBe(21_600_000);
+    expect(parseDuration('3d', '--older-than')).toBe(259_200_000);
+    expect(parseDuration('1.5m', '--older-than')).toBe(90_000);
   });
 });
