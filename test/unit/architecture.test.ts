@@ -103,3 +103,25 @@ describe('functions/core architecture', () => {
     expect(long).toEqual([]);
   });
 });
+
+const FUNCTIONS = resolve(CORE, '..');
+const allFunctionFiles = sourceFiles(FUNCTIONS).map((path) => ({
+  name: relative(FUNCTIONS, path),
+  text: readFileSync(path, 'utf8'),
+}));
+
+/**
+ * The one folder that may use the Kafka client library. The CLI and the handlers build clients only
+ * through its factory (createKafka) and pass the KafkaConnection it returns to kafka/'s functions.
+ */
+const KAFKA_CLIENT_FOLDER = 'core/kafka/';
+
+describe('functions/ architecture', () => {
+  it('uses kafkajs only in functions/core/kafka/', () => {
+    const kafkajs = /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)'kafkajs(?:\/[^']*)?'/m;
+    const leaking = allFunctionFiles
+      .filter((f) => !f.name.startsWith(KAFKA_CLIENT_FOLDER) && kafkajs.test(f.text))
+      .map((f) => f.name);
+    expect(leaking).toEqual([]);
+  });
+});

@@ -5,7 +5,7 @@
  * through the table's own route. Append tables: union; CDC tables: the tail's collapsed changes over
  * the cold rows. Nothing is committed by reading.
  */
-import type { Kafka } from 'kafkajs';
+import type { KafkaConnection } from '../kafka/kafka-client.js';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import type { TableRoute } from '../routing/routes.js';
 import { bindExpression } from '../scan/bind-expression.js';
@@ -24,7 +24,7 @@ export interface ReadLiveTableOptions {
   table: TableIdentifier;
   /** The table's own route (topics, format, mapping, `when`, mode). */
   route: TableRoute;
-  kafka: Kafka;
+  kafka: KafkaConnection;
   where?: Expression;
   /** Passed to the Kafka read. @default 30,000 ms */
   timeoutMs?: number;
