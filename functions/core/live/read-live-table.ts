@@ -1,5 +1,5 @@
 /**
- * The merged view of one table (issue 19 §1): the table at its current snapshot S (the coldset, read
+ * The merged view of one table: the table at its current snapshot S (the coldset, read
  * by floe's own scan: deletes applied, the filter pruning files) plus the hotset — every record of the
  * route's topics outside S's committed offset ranges, up to the high watermarks at read time, mapped
  * through the table's own route. Append tables: union; CDC tables: the tail's collapsed changes over
