@@ -52,12 +52,6 @@ export class RecordDecodeError extends LakeError {
   }
 }
 
-export class NoSuchTableError extends LakeError {
-  constructor(message: string) {
-    super(message, { retryable: false });
-  }
-}
-
 export class TableAlreadyExistsError extends LakeError {
   constructor(message: string) {
     super(message, { retryable: false });
@@ -71,9 +65,24 @@ export class AlreadyExistsError extends LakeError {
   }
 }
 
+/**
+ * What was looked up is not there: an object in storage (the FileIO's reads), or, as its subclass
+ * NoSuchTableError, a table. Not retryable: asking again finds nothing more.
+ */
 export class NotFoundError extends LakeError {
   constructor(message: string, options: { cause?: unknown } = {}) {
     super(message, { ...options, retryable: false });
+  }
+}
+
+/**
+ * The catalog has no such table. A NotFoundError, so code that treats any absent thing alike may
+ * catch that; code that creates a missing table catches this one only (a missing file is not a
+ * missing table).
+ */
+export class NoSuchTableError extends NotFoundError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, options);
   }
 }
 

@@ -17,6 +17,7 @@
  * ~475 MiB, under the 512 MB flags at 200 % from ~265 to ~315 MiB.
  */
 import { setFlagsFromString } from 'node:v8';
+import { ValidationError } from '../core/errors.js';
 
 /** The growth per function memory: V8's 4× from 1024 MB up, 3× from 512, V8's own choice below. */
 export function defaultHeapGrowingPercent(memoryMb: number): number | undefined {
@@ -28,13 +29,14 @@ export function defaultHeapGrowingPercent(memoryMb: number): number | undefined 
 /**
  * The growth to set, or undefined to leave V8's: only inside Lambda (AWS_LAMBDA_FUNCTION_MEMORY_SIZE), and
  * FLOE_HEAP_GROWING_PERCENT overrides the default (0 leaves V8's choice).
+ * @throws ValidationError for a FLOE_HEAP_GROWING_PERCENT that is not a whole number from 0 to 1000
  */
 export function heapGrowingPercent(env: NodeJS.ProcessEnv): number | undefined {
   const override = env.FLOE_HEAP_GROWING_PERCENT;
   if (override !== undefined && override !== '') {
     const percent = Number(override);
     if (!Number.isInteger(percent) || percent < 0 || percent > 1000) {
-      throw new Error(
+      throw new ValidationError(
         `FLOE_HEAP_GROWING_PERCENT must be a whole number from 0 (V8's own choice) to 1000, not "${override}"`,
       );
     }

@@ -1,8 +1,9 @@
 /**
  * The shape of functions/core, checked: folders import each other in one direction (no cycle between
- * folders), AWS SDK clients only in the adapters, and small files. And of infra/ (the CDK constructs):
- * small files too, and nothing under functions/ imports it (the Lambda bundles and the CLI stay free of
- * the CDK).
+ * folders), AWS SDK clients only in the adapters, and small files. And of all of functions/: the Kafka
+ * client library only in core/kafka/, and every error class a LakeError named …Error. And of infra/ (the
+ * CDK constructs): small files too, and nothing under functions/ imports it (the Lambda bundles and the
+ * CLI stay free of the CDK).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -106,8 +107,53 @@ describe('functions/core architecture', () => {
   });
 });
 
+const FUNCTIONS = resolve(CORE, '..');
+const allFunctionFiles = sourceFiles(FUNCTIONS).map((path) => ({
+  name: relative(FUNCTIONS, path),
+  text: readFileSync(path, 'utf8'),
+}));
+
+/**
+ * The one folder that may use the Kafka client library. The CLI and the handlers build clients only
+ * through its factory (createKafka) and pass the KafkaConnection it returns to kafka/'s functions.
+ */
+const KAFKA_CLIENT_FOLDER = 'core/kafka/';
+
+/** Classes that still extend Error directly, each with its reason; LakeError is the base of the rest. */
+const ERROR_CLASS_EXCEPTIONS: Record<string, string> = {
+  'core/errors.ts:LakeError': 'the base of every error floe throws',
+  'core/maintenance/rewrite-manifests.ts:NothingToRewrite': 'removed by the actions change',
+  'core/maintenance/anchor-offsets.ts:NotNeeded': 'removed by the actions change',
+  'core/table/commit-files-once.ts:Answered': 'removed by the actions change',
+};
+
+describe('functions/ architecture', () => {
+  it('uses kafkajs only in functions/core/kafka/', () => {
+    const kafkajs = /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|^\s*import\s+)'kafkajs(?:\/[^']*)?'/m;
+    const leaking = allFunctionFiles
+      .filter((f) => !f.name.startsWith(KAFKA_CLIENT_FOLDER) && kafkajs.test(f.text))
+      .map((f) => f.name);
+    expect(leaking).toEqual([]);
+  });
+
+  it('has no class extending Error but LakeError (and the listed ones)', () => {
+    const direct = allFunctionFiles.flatMap((f) =>
+      [...f.text.matchAll(/\bclass\s+(\w+)\s+extends\s+Error\b/g)].map((m) => `${f.name}:${m[1]}`),
+    );
+    expect(direct.filter((c) => !(c in ERROR_CLASS_EXCEPTIONS))).toEqual([]);
+  });
+
+  it('names every error class …Error', () => {
+    const misnamed = allFunctionFiles.flatMap((f) =>
+      [...f.text.matchAll(/\bclass\s+(\w+)\s+extends\s+\w*Error\b/g)]
+        .map((m) => `${f.name}:${m[1]}`)
+        .filter((c) => !c.endsWith('Error') && !(c in ERROR_CLASS_EXCEPTIONS)),
+    );
+    expect(misnamed).toEqual([]);
+  });
+});
+
 const INFRA = resolve(import.meta.dirname, '../../infra');
-const FUNCTIONS = resolve(import.meta.dirname, '../../functions');
 /** Files of infra/ over MAX_LINES, each with its reason. */
 const LONG_INFRA_FILES: Record<string, string> = {};
 

@@ -8,7 +8,7 @@ import { describeError, LakeError } from '../../core/errors.js';
 import {
   type BackfillBound,
   type BackfillProgress,
-  planBackfill,
+  planBackfillFromBrokers,
   runBackfill,
 } from '../../core/kafka/backfill.js';
 import { ESM_MAX_BATCH_SIZE } from '../../core/kafka/esm-batch.js';
@@ -108,14 +108,7 @@ export async function runBackfillCommand(args: string[]): Promise<number> {
   const totals = { rows: 0, deadLetters: 0, replays: 0, snapshots: 0 };
   try {
     const kafka = await createKafka({ ...connection, log: (line) => status.log(line, process.stderr) });
-    const admin = kafka.admin();
-    await admin.connect();
-    let ranges: Awaited<ReturnType<typeof planBackfill>>;
-    try {
-      ranges = await planBackfill(admin, config.topic, config.from, config.to);
-    } finally {
-      await admin.disconnect();
-    }
+    const ranges = await planBackfillFromBrokers(kafka, config.topic, config.from, config.to);
     const tables = [...new Set(routes.map((r) => formatIdentifier(r.table)))].join(', ');
     status.log(
       `floe backfill: ${config.topic} into ${tables}, offsets ${ranges.map((r) => `${r.partition}:[${r.start},${r.end})`).join(' ')}`,

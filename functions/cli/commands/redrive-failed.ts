@@ -11,7 +11,7 @@ import { describeError, LakeError } from '../../core/errors.js';
 import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-event.js';
 import type { TableRoute } from '../../core/routing/routes.js';
 import { resolveFileIO } from '../../core/io/resolve-file-io.js';
-import { planBackfill, runBackfill } from '../../core/kafka/backfill.js';
+import { planBackfillFromBrokers, runBackfill } from '../../core/kafka/backfill.js';
 import { deliverWithRetry } from '../../core/kafka/deliver-with-retry.js';
 import { ESM_MAX_BATCH_SIZE } from '../../core/kafka/esm-batch.js';
 import { type FailureRecord, parseFailureRecord } from '../../core/kafka/failure-record.js';
@@ -184,9 +184,7 @@ export async function runRedriveFailed(args: string[]): Promise<number> {
       const topic = values['from-topic']!;
       const connection = connectionFromOptions(values);
       const kafka = await createKafka(connection);
-      const admin = kafka.admin();
-      await admin.connect();
-      const ranges = await planBackfill(admin, topic, 'earliest', 'latest').finally(() => admin.disconnect());
+      const ranges = await planBackfillFromBrokers(kafka, topic, 'earliest', 'latest');
       await runBackfill({
         kafka,
         bootstrapServers: connection.brokers.join(','),

@@ -9,9 +9,9 @@
  * key (a compacted topic, an upsert sink) sees each window exactly once. Redelivery after the batch's
  * snapshot expired emits nothing more (keep `history.expire.max-snapshot-age-ms` above the ESM's retry span).
  */
-import type { Producer } from 'kafkajs';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { LakeError, TransientIOError, ValidationError } from '../errors.js';
+import type { MessageProducer } from '../kafka/message-producer.js';
 import type { TableRoute } from '../routing/routes.js';
 import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
@@ -25,31 +25,28 @@ import { windowKeyJson, windowValueJson } from './window-json.js';
 /** Where emitted windows go: one call per batch's closed windows, in window order. */
 export type WindowSender = (topic: string, messages: { key: string; value: string }[]) => Promise<void>;
 
-const producers = new Map<string, Promise<Producer>>();
+const producers = new Map<string, Promise<MessageProducer>>();
 
 /** Where and how the producer connects (the brokers, TLS, and MSK IAM in the function's region). */
 export type EmitConnection = Pick<EmitConfig, 'bootstrapServers' | 'auth' | 'tls'>;
 
-async function connect(to: EmitConnection): Promise<Producer> {
+async function connect(to: EmitConnection): Promise<MessageProducer> {
   // Loaded on first emit only: functions without an emitting route never load the Kafka client.
-  const { createKafka } = await import('../kafka/kafka-client.js');
+  const { connectMessageProducer } = await import('../kafka/message-producer.js');
   const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION;
   if (to.auth === 'aws-msk-iam' && !region) {
     throw new ValidationError("emit with auth aws-msk-iam needs the cluster's region: AWS_REGION is not set");
   }
-  const kafka = await createKafka({
+  // The producer keeps order and waits for all replicas: records of one window are never reordered or lost.
+  return connectMessageProducer({
     brokers: to.bootstrapServers,
     clientId: 'floe-emit',
     ...(to.tls ? { tls: {} } : {}),
     ...(to.auth === 'aws-msk-iam' ? { sasl: { mechanism: 'aws-msk-iam' as const, region: region! } } : {}),
   });
-  // One request in flight and acks from all replicas: records of one window are never reordered or lost.
-  const producer = kafka.producer({ allowAutoTopicCreation: true, maxInFlightRequests: 1 });
-  await producer.connect();
-  return producer;
 }
 
-/** A sender over kafkajs for the brokers, connected once per process (a warm Lambda reuses it). */
+/** A sender to the brokers, connected once per process (a warm Lambda reuses it). */
 export function kafkaSender(to: EmitConnection): WindowSender {
   return async (topic, messages) => {
     const key = `${to.auth}${to.tls ? '+tls' : ''}@${to.bootstrapServers.join(',')}`;
@@ -60,7 +57,7 @@ export function kafkaSender(to: EmitConnection): WindowSender {
       producer.catch(() => producers.delete(key));
     }
     try {
-      await (await producer).send({ topic, acks: -1, messages });
+      await (await producer).send(topic, messages);
     } catch (cause) {
       // A setting that cannot work (no region for MSK IAM) fails as it is: a retry cannot help.
       if (cause instanceof LakeError && !cause.retryable) throw cause;

@@ -1,3 +1,4 @@
+import { ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import type { PartitionSpec, Schema, SortOrder, TableIdentifier, TableMetadata } from '../spec/types.js';
 import type { TableRequirement, TableUpdate } from './requirements-updates.js';
@@ -102,11 +103,11 @@ export function formatIdentifier(id: TableIdentifier): string {
   return [...id.namespace, id.name].join('.');
 }
 
-/** `ns.name` or `a.b.name` → identifier. @throws ValidationError-like Error on empty parts. */
+/** `ns.name` or `a.b.name` → identifier. @throws ValidationError for one part only, or an empty part */
 export function parseIdentifier(text: string): TableIdentifier {
   const parts = text.split('.');
   if (parts.length < 2 || parts.some((p) => p.length === 0)) {
-    throw new Error(`table identifier '${text}' must look like NAMESPACE.TABLE`);
+    throw new ValidationError(`table identifier '${text}' must look like NAMESPACE.TABLE`);
   }
   return { namespace: parts.slice(0, -1), name: parts[parts.length - 1] };
 }

@@ -39,8 +39,11 @@ const MAX_TARGET_MB = 512;
 type MaintenanceType = 'icebergCompaction' | 'icebergSnapshotManagement';
 const TYPES: readonly MaintenanceType[] = ['icebergCompaction', 'icebergSnapshotManagement'];
 
-/** An operation the endpoint does not implement: carried out of the calls, then a result, never thrown on. */
-class UnsupportedEndpointError extends Error {}
+/**
+ * An operation the endpoint does not implement (not retryable: the endpoint will not grow it): carried
+ * out of the calls, then a result, never thrown on.
+ */
+class UnsupportedEndpointError extends LakeError {}
 
 /** @see the module comment. */
 export class S3TablesMaintenance implements CatalogMaintenance {

@@ -5,9 +5,12 @@
  * not decoded into strings, Maps, Fields and DataTypes again for each file.
  */
 import * as arrow from 'apache-arrow';
+import { LakeError } from '../errors.js';
 
-/** A format this reader does not know; the IPC route reads it. */
-export class UnsupportedArrowFormat extends Error {}
+/** A format this reader does not know (not retryable: the same bytes give the same answer); the IPC route reads it. */
+export class UnsupportedArrowFormatError extends LakeError {}
+/** UnsupportedArrowFormatError under its former name, for the callers not renamed yet. */
+export const UnsupportedArrowFormat = UnsupportedArrowFormatError;
 
 /** One parsed ArrowSchema node. */
 export interface FfiField {

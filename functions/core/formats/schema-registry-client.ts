@@ -69,8 +69,11 @@ const NOT_FOUND_CODES = new Set([40401, 40402, 40403]);
 const ACCEPT =
   'application/vnd.schemaregistry.v1+json, application/vnd.schemaregistry+json, application/json';
 
-/** A 404 that the registry itself answered (as opposed to a proxy or a wrong base path). */
-class RegistryNotFound extends Error {}
+/**
+ * A 404 that the registry itself answered (as opposed to a proxy or a wrong base path): the schema
+ * is not there, and asking again cannot help. The loaders turn it into a RecordDecodeError.
+ */
+class RegistryNotFoundError extends LakeError {}
 
 /** Refused credentials: the batch fails (retryable) but asking again within it cannot help. */
 class RegistryAuthError extends TransientIOError {}
@@ -178,7 +181,10 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
         } catch {
           // not the registry's own answer: handled below
         }
-        if (NOT_FOUND_CODES.has(code as number)) throw new RegistryNotFound(redact(text).slice(0, 1000));
+        if (NOT_FOUND_CODES.has(code as number))
+          throw new RegistryNotFoundError(
+            `schema registry at ${shownBase} has nothing at GET ${path}: ${redact(text).slice(0, 1000)}`,
+          );
         throw new LakeError(
           `schema registry at ${shownBase} answered 404 for GET ${path} without a registry error code — is registry.url right?`,
         );
@@ -192,7 +198,7 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
       }
       throw new LakeError(detail);
     } catch (error) {
-      if (error instanceof LakeError || error instanceof RegistryNotFound) throw error;
+      if (error instanceof LakeError) throw error;
       const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
       throw new TransientIOError(
         timedOut
@@ -223,7 +229,7 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
     try {
       return parseSchemaBody(await get(`/schemas/ids/${id}`), `schema id ${id}`);
     } catch (error) {
-      if (error instanceof RegistryNotFound) {
+      if (error instanceof RegistryNotFoundError) {
         throw new RecordDecodeError(
           `unknown schema id ${id} (not in the schema registry at ${shownBase})`,
           'decode',
@@ -240,7 +246,7 @@ export function createSchemaRegistryClient(options: SchemaRegistryClientOptions)
         `subject ${subject} version ${version}`,
       );
     } catch (error) {
-      if (error instanceof RegistryNotFound) {
+      if (error instanceof RegistryNotFoundError) {
         throw new RecordDecodeError(
           `schema reference subject '${subject}' version ${version} is not in the schema registry at ${shownBase}`,
           'decode',

@@ -41,7 +41,7 @@ import type { TableRoute } from '../routing/routes.js';
 /** topic → partition → sorted, disjoint inclusive offset ranges (offset-ranges.ts). */
 type OffsetSet = OffsetRanges;
 
-/** Reads `floe.redriven-offsets` (the committed offsets' format, or the pair arrays of before). */
+/** Reads `floe.redriven-offsets` (the committed offsets' format, or the pair-array format `[["3","5"]]`). */
 export function decodeOffsetSet(text: string | undefined): OffsetSet {
   return text ? decodeOffsetRanges(text, REDRIVEN_KEY) : new Map();
 }

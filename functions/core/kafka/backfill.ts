@@ -7,10 +7,11 @@
  *   jumps ahead by a "last offset" of its own, which would be wrong once a live tail (the Lambda or
  *   `floe run`) commits offsets past the backfill's: the table decides per record.
  */
-import type { Admin, Kafka } from 'kafkajs';
+import type { Admin } from 'kafkajs';
 import { describeError } from '../errors.js';
 import { deliverWithRetry, type RetryPolicy } from './deliver-with-retry.js';
 import { type FormedEvent, formEsmEvents, markFetchStarts } from './esm-batch.js';
+import type { KafkaConnection } from './kafka-client.js';
 import { offsetsAtTime } from './offsets-by-time.js';
 import { type FetchedSpan, type ReadRecord, readRanges, consumedOf } from './read-ranges.js';
 
@@ -75,6 +76,25 @@ export async function planBackfill(
   return resolveRanges(topic, watermarks, fromOffsets, toOffsets);
 }
 
+/**
+ * planBackfill through an admin client of `kafka`, connected for the lookup only.
+ * @throws as planBackfill; Error from the Kafka client when the brokers cannot be reached
+ */
+export async function planBackfillFromBrokers(
+  kafka: KafkaConnection,
+  topic: string,
+  from: BackfillBound,
+  to: BackfillBound,
+): Promise<OffsetRange[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return await planBackfill(admin, topic, from, to);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 export interface BackfillProgress {
   ranges: OffsetRange[];
   /** Per partition, the next offset to read. */
@@ -88,7 +108,7 @@ export interface BackfillProgress {
 }
 
 export interface BackfillOptions<T> {
-  kafka: Kafka;
+  kafka: KafkaConnection;
   bootstrapServers: string;
   ranges: OffsetRange[];
   batchSize: number;

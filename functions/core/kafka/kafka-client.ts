@@ -41,6 +41,13 @@ export interface KafkaConnectionOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * A connection to a Kafka cluster, made by createKafka and handed to kafka/'s functions. Code outside
+ * kafka/ names this type, never the client library's: swapping the client changes this alias and the
+ * functions of kafka/, not their callers.
+ */
+export type KafkaConnection = Kafka;
+
 /** @throws ValidationError for a broker address that is not `host:port` */
 export function parseBrokers(text: string): string[] {
   const brokers = text
@@ -133,7 +140,7 @@ export async function kafkaConfigOf(options: KafkaConnectionOptions): Promise<Ka
  * @throws ValidationError for unreadable TLS files, half an mTLS pair, or MSK IAM without TLS
  * @throws MskIamAuthError when MSK IAM is asked for and its signer package cannot be loaded
  */
-export async function createKafka(options: KafkaConnectionOptions): Promise<Kafka> {
+export async function createKafka(options: KafkaConnectionOptions): Promise<KafkaConnection> {
   return new Kafka(await kafkaConfigOf(options));
 }
 

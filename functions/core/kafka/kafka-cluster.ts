@@ -6,7 +6,10 @@
  * default) — a live read paid that on every poll. The Fetch request itself is kafkajs's own (its
  * broker encodes it, decodes record batches, decompresses, and drops aborted transactions the way its
  * consumer does); only the way in is private: the `Kafka` instance keeps its cluster factory under a
- * symbol. floe pins kafkajs (2.2.4, its last release); a kafkajs without that factory fails clearly.
+ * symbol, and the filter of aborted transactions is required from kafkajs's `src/`. Neither is kafkajs's
+ * API, so this file is tied to the release it was written against (2.2.4, its last, which package.json
+ * pins): loading it with another kafkajs installed fails at once, naming both versions, rather than
+ * at the first read with whatever a moved private module throws.
  */
 import { createRequire } from 'node:module';
 import type { Kafka, KafkaMessage } from 'kafkajs';
@@ -50,6 +53,24 @@ export interface KafkaCluster {
   findBroker(node: { nodeId: string }): Promise<KafkaBroker>;
 }
 
+/** The kafkajs release whose private cluster factory and aborted-record filter this file uses. */
+export const KAFKAJS_VERSION = '2.2.4';
+
+/**
+ * Refuses a kafkajs other than KAFKAJS_VERSION (`found` is the installed package's version).
+ * @throws LakeError (not retryable) naming the expected and the found version
+ */
+export function checkKafkajsVersion(found: unknown): void {
+  if (found === KAFKAJS_VERSION) return;
+  throw new LakeError(
+    `kafkajs ${typeof found === 'string' ? found : '(version unknown)'} is installed, but floe reads offset ranges through private parts of kafkajs ${KAFKAJS_VERSION} (its cluster factory and aborted-record filter): install kafkajs ${KAFKAJS_VERSION}, the version package.json pins`,
+    { retryable: false },
+  );
+}
+
+const require = createRequire(import.meta.url);
+checkKafkajsVersion((require('kafkajs/package.json') as { version?: unknown }).version);
+
 /** Kafka's READ_COMMITTED: records of open or aborted transactions are not handed out. */
 export const READ_COMMITTED = 1;
 
@@ -71,7 +92,6 @@ export function openCluster(kafka: Kafka): KafkaCluster {
   return create({ allowAutoTopicCreation: false, isolationLevel: READ_COMMITTED }) as KafkaCluster;
 }
 
-const require = createRequire(import.meta.url);
 /** kafkajs's own filter of aborted transactions' records (its consumer's, by the fetch's aborted list). */
 export const filterAbortedMessages = require('kafkajs/src/consumer/filterAbortedMessages') as (batch: {
   messages: FetchedMessage[];

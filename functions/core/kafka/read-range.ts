@@ -1,9 +1,10 @@
 /**
- * The live view's reads (functions/core/live/): watermarks from the admin client, and every record of
- * bounded offset ranges per topic-partition, group-free (read-ranges.ts). Nothing is ever committed.
+ * The reads of the live view (functions/core/live/) and of replay (functions/core/replay/): watermarks
+ * from the admin client, and every record of bounded offset ranges per topic-partition, group-free
+ * (read-ranges.ts). Nothing is ever committed.
  */
-import type { Kafka } from 'kafkajs';
 import type { ConsumedMessage } from './esm-batch.js';
+import type { KafkaConnection } from './kafka-client.js';
 import { readRanges, consumedOf } from './read-ranges.js';
 
 /** A partition's watermarks: the oldest offset still held and the offset the next record gets. */
@@ -28,11 +29,12 @@ export interface CollectRangesOptions {
 }
 
 /**
- * The watermarks of every partition of the topics (a topic the broker does not know has none).
- * @throws Error from kafkajs when the brokers cannot be reached (retrying may help)
+ * The watermarks of every partition of the topics, sorted by topic and partition (a topic the broker
+ * does not know has none, unless the broker creates topics on request: then it has them now).
+ * @throws Error from the Kafka client when the brokers cannot be reached (retrying may help)
  */
 export async function fetchWatermarks(
-  kafka: Kafka,
+  kafka: KafkaConnection,
   topics: readonly string[],
 ): Promise<PartitionWatermarks[]> {
   const admin = kafka.admin();
@@ -57,7 +59,7 @@ export async function fetchWatermarks(
  * @throws as readRanges (LakeError, retryable, when the ranges are not read within the time)
  */
 export async function collectRanges(
-  kafka: Kafka,
+  kafka: KafkaConnection,
   ranges: readonly HotRange[],
   options: CollectRangesOptions = {},
 ): Promise<ConsumedMessage[]> {

@@ -6,7 +6,7 @@
  * records are left out; their offsets count as read), header values as they are (a null stays null).
  * The live view (live/) and replay (replay/, replay-producer.ts) read through here.
  */
-import type { Kafka, KafkaMessage } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import { LakeError } from '../errors.js';
 import type { ConsumedMessage, TimestampType } from './esm-batch.js';
 import {
@@ -17,7 +17,7 @@ import {
   openCluster,
   READ_COMMITTED,
 } from './kafka-cluster.js';
-import { bytesOf, esmHeaders, headersOf, timestampTypeOf } from './kafka-client.js';
+import { bytesOf, esmHeaders, headersOf, type KafkaConnection, timestampTypeOf } from './kafka-client.js';
 
 /** One partition's range: `start` inclusive; `end` exclusive, or undefined to read until stopped. */
 export interface ReadRange {
@@ -50,7 +50,7 @@ export interface FetchedSpan {
 }
 
 export interface ReadRangesOptions {
-  kafka: Kafka;
+  kafka: KafkaConnection;
   ranges: readonly ReadRange[];
   /**
    * Called per fetched batch of a partition, in offset order; that partition's next batch waits for it.

@@ -7,10 +7,11 @@
  * every send awaited before the next, and no client-side retries. A retried request that had in fact
  * landed would duplicate it; instead a failed send fails the run, and the rerun reads back what landed.
  */
-import { type Admin, type IHeaders, type Kafka, type Message, Partitioners, type Producer } from 'kafkajs';
+import { type Admin, type IHeaders, type Message, Partitioners, type Producer } from 'kafkajs';
 import { LakeError, ValidationError } from '../errors.js';
 import type { ReplayRecord } from '../records/replay-records.js';
 import { type Checkpoint, checkpointFromTail } from '../records/replay-source.js';
+import type { KafkaConnection } from './kafka-client.js';
 import { readRanges, type ReadRecord } from './read-ranges.js';
 
 export interface ReplayProducer {
@@ -44,7 +45,7 @@ export function toKafkaMessage(record: ReplayRecord): Message {
 
 /** @throws LakeError (retryable) when the producer cannot connect */
 export async function createReplayProducer(
-  kafka: Kafka,
+  kafka: KafkaConnection,
   topic: string,
   options: { idempotent?: boolean } = {},
 ): Promise<ReplayProducer> {
@@ -109,13 +110,6 @@ export interface TopicPartitionOffsets {
   high: bigint;
 }
 
-/** Every partition's watermarks (creates the topic where the broker auto-creates topics). */
-export async function topicOffsets(admin: Admin, topic: string): Promise<TopicPartitionOffsets[]> {
-  return (await admin.fetchTopicOffsets(topic))
-    .map((p) => ({ partition: p.partition, low: BigInt(p.low), high: BigInt(p.high) }))
-    .sort((a, b) => a.partition - b.partition);
-}
-
 /**
  * Each target partition's checkpoint, from its tail: the last `window` records, then 4× further back
  * while no replayed record shows up, down to the low watermark (an empty partition, or one no replay
@@ -123,7 +117,7 @@ export async function topicOffsets(admin: Admin, topic: string): Promise<TopicPa
  * @throws ValidationError for checkpoint headers floe did not write
  */
 export async function readTargetCheckpoints(
-  kafka: Kafka,
+  kafka: KafkaConnection,
   topic: string,
   partitions: TopicPartitionOffsets[],
   options: { window?: number } = {},

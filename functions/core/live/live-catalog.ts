@@ -3,7 +3,7 @@
  * as one live snapshot (live-snapshot.ts). A live version is reused while its tail is unchanged and
  * younger than the TTL; cache folders of other tails are swept once they are older than the TTL.
  */
-import type { Kafka } from 'kafkajs';
+import type { KafkaConnection } from '../kafka/kafka-client.js';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import { describeError } from '../errors.js';
@@ -17,7 +17,7 @@ import { readHotset } from './read-hotset.js';
 
 export interface LiveCatalogOptions {
   catalog: Catalog;
-  kafka: Kafka;
+  kafka: KafkaConnection;
   /** The route a table's tail is mapped with. */
   routeFor: (table: LoadedTable) => Promise<TableRoute>;
   /** @default `<table location>/floe-live` */

@@ -1,5 +1,5 @@
 /**
- * The merged table for any Iceberg engine (issue 19 §3): the table's current metadata plus ONE
+ * The merged table for any Iceberg engine: the table's current metadata plus ONE
  * synthetic snapshot on top — parent = the current snapshot, sequence number = last + 1 — whose
  * manifest list holds the current manifests and one manifest of Parquet files holding the hotset
  * (and, for CDC tables, equality-delete files for the keys the tail replaces or deletes: at the new

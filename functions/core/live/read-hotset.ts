@@ -3,7 +3,7 @@
  * high watermarks of the moment, and mapped through the table's own route (map-hotset.ts). Reads the
  * table's metadata only, never its data files; commits nothing.
  */
-import type { Kafka } from 'kafkajs';
+import type { KafkaConnection } from '../kafka/kafka-client.js';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { resolveMode } from '../routing/table-mode.js';
 import { decodeEsmEvent, type RawRecord } from '../records/esm-event.js';
@@ -44,7 +44,7 @@ export interface Hotset {
 export interface ReadHotsetOptions {
   table: LoadedTable;
   route: TableRoute;
-  kafka: Kafka;
+  kafka: KafkaConnection;
   /** Passed to collectRanges. @default 30,000 */
   timeoutMs?: number;
 }

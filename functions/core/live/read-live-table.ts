@@ -1,11 +1,11 @@
 /**
- * The merged view of one table (issue 19 §1): the table at its current snapshot S (the coldset, read
+ * The merged view of one table: the table at its current snapshot S (the coldset, read
  * by floe's own scan: deletes applied, the filter pruning files) plus the hotset — every record of the
  * route's topics outside S's committed offset ranges, up to the high watermarks at read time, mapped
  * through the table's own route. Append tables: union; CDC tables: the tail's collapsed changes over
  * the cold rows. Nothing is committed by reading.
  */
-import type { Kafka } from 'kafkajs';
+import type { KafkaConnection } from '../kafka/kafka-client.js';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import type { TableRoute } from '../routing/routes.js';
 import { bindExpression } from '../scan/bind-expression.js';
@@ -24,7 +24,7 @@ export interface ReadLiveTableOptions {
   table: TableIdentifier;
   /** The table's own route (topics, format, mapping, `when`, mode). */
   route: TableRoute;
-  kafka: Kafka;
+  kafka: KafkaConnection;
   where?: Expression;
   /** Passed to the Kafka read. @default 30,000 ms */
   timeoutMs?: number;

@@ -127,7 +127,7 @@ function headerBytes(value: unknown[], slab: ByteSlab): Uint8Array | undefined {
     const b = value[i];
     // Java-based producers may deliver signed bytes; & 0xff maps them to unsigned.
     if (typeof b === 'number' && Number.isInteger(b) && b >= -128 && b <= 255) out[at + i] = b & 0xff;
-    // A hole of a sparse array is 0, as the former `every` + `Uint8Array.from` left it.
+    // A hole of a sparse array is 0, as `Uint8Array.from` reads one.
     else if (b === undefined && !(i in value)) out[at + i] = 0;
     else return undefined;
   }

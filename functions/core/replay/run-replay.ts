@@ -9,16 +9,12 @@
  * CDC tables hold current state: the scan applies their deletes, so replay emits one record per live
  * row, in the offset order of the change that produced it (not the change history).
  */
-import type { Kafka } from 'kafkajs';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { ValidationError } from '../errors.js';
+import type { KafkaConnection } from '../kafka/kafka-client.js';
+import { fetchWatermarks } from '../kafka/read-range.js';
 import { type ReadRecord, readRanges } from '../kafka/read-ranges.js';
-import {
-  createReplayProducer,
-  keyPartition,
-  readTargetCheckpoints,
-  topicOffsets,
-} from '../kafka/replay-producer.js';
+import { createReplayProducer, keyPartition, readTargetCheckpoints } from '../kafka/replay-producer.js';
 import { planScan } from '../scan/plan-scan.js';
 import type { Expression } from '../scan/expression.js';
 import type { Row } from '../spec/types.js';
@@ -39,7 +35,7 @@ import { readInOffsetOrder } from './read-in-offset-order.js';
 import { alreadyReplayed, type Checkpoint } from '../records/replay-source.js';
 
 export interface ReplayOptions {
-  kafka: Kafka;
+  kafka: KafkaConnection;
   table: LoadedTable;
   toTopic: string;
   /** @default 'same' */
@@ -105,14 +101,7 @@ interface Pending {
 export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> {
   const partitioning = options.partitioning ?? 'same';
   const batchSize = options.batchSize ?? 500;
-  const admin = options.kafka.admin();
-  await admin.connect();
-  let targetOffsets: Awaited<ReturnType<typeof topicOffsets>>;
-  try {
-    targetOffsets = await topicOffsets(admin, options.toTopic);
-  } finally {
-    await admin.disconnect();
-  }
+  const targetOffsets = await fetchWatermarks(options.kafka, [options.toTopic]);
   const partitionCount = targetOffsets.length;
   if (partitionCount === 0) throw new ValidationError(`topic ${options.toTopic} has no partitions`);
   const committed = readCommittedOffsets(options.table.metadata);
@@ -233,19 +222,10 @@ async function followSources(
   sendBatch: (batch: ReplayRecord[], live: boolean) => Promise<void>,
   summary: ReplaySummary,
 ): Promise<void> {
-  const admin = options.kafka.admin();
-  await admin.connect();
-  const ranges: { topic: string; partition: number; start: bigint }[] = [];
-  try {
-    for (const [topic, partitions] of committed) {
-      for (const w of await topicOffsets(admin, topic)) {
-        const last = partitions.get(w.partition)?.at(-1)?.[1];
-        ranges.push({ topic, partition: w.partition, start: last === undefined ? w.low : last + 1n });
-      }
-    }
-  } finally {
-    await admin.disconnect();
-  }
+  const ranges = (await fetchWatermarks(options.kafka, [...committed.keys()])).map((w) => {
+    const last = committed.get(w.topic)?.get(w.partition)?.at(-1)?.[1];
+    return { topic: w.topic, partition: w.partition, start: last === undefined ? w.low : last + 1n };
+  });
   if (ranges.length === 0) return;
   await readRanges({
     kafka: options.kafka,

@@ -1,16 +1,25 @@
 /**
  * Can a manifest hold files matching a partition projection? Decided from the manifest list's
  * per-partition-field summaries (contains_null, contains_nan, lower/upper bound of the non-null,
- * non-NaN values), like Iceberg's `ManifestEvaluator`. Inclusive: "true" means "might".
+ * non-NaN values), like Iceberg's `ManifestEvaluator`. Inclusive: "true" means "might". The
+ * comparisons are evaluate-bounds.ts's, shared with the file metrics; what is this file's own is that a
+ * summary without a lower bound has no non-null, non-NaN value at all.
  */
-import { compareValues, decodeValue } from '../spec/conversions.js';
+import { decodeValue } from '../spec/conversions.js';
 import type { FieldSummary, ManifestFile, PartitionSpec, PrimitiveType, Value } from '../spec/types.js';
+import { boundsMightMatch } from './evaluate-bounds.js';
 import type { BoundExpression, BoundPredicate } from './expression.js';
 
 interface DecodedSummary {
   containsNull: boolean;
   /** undefined when the writer did not say. */
   containsNaN: boolean | undefined;
+  /**
+   * Every value is null or NaN: the summary has no lower bound, which the spec writes exactly then
+   * (a NaN bound a writer wrongly put there is present: unknown, not "no values").
+   */
+  noValues: boolean;
+  /** null when unknown (absent, or NaN). */
   lower: Value;
   upper: Value;
 }
@@ -50,6 +59,7 @@ function decodeSummary(summary: FieldSummary, type: PrimitiveType): DecodedSumma
     return {
       containsNull: summary.contains_null,
       containsNaN: summary.contains_nan ?? undefined,
+      noValues: summary.lower_bound === null,
       lower: decode(summary.lower_bound),
       upper: decode(summary.upper_bound),
     };
@@ -77,8 +87,7 @@ function evaluate(
   const s = summaryOf(expr);
   if (!s) return true;
   const isFloat = expr.term.type === 'float' || expr.term.type === 'double';
-  // Bounds cover non-null, non-NaN values; no lower bound means every value is null or NaN.
-  const noValues = s.lower === null;
+  const noValues = s.noValues;
   switch (expr.op) {
     case 'is-null':
       return s.containsNull;
@@ -95,25 +104,5 @@ function evaluate(
       return true;
   }
   if (noValues) return false; // every value is null or NaN; none satisfies a comparison
-  const lower = s.lower;
-  const upper = s.upper;
-  switch (expr.op) {
-    case 'lt':
-      return compareValues(lower, expr.value) < 0;
-    case 'lt-eq':
-      return compareValues(lower, expr.value) <= 0;
-    case 'gt':
-      return upper === null || compareValues(upper, expr.value) > 0;
-    case 'gt-eq':
-      return upper === null || compareValues(upper, expr.value) >= 0;
-    case 'eq':
-      return inRange(expr.value, lower, upper);
-    case 'in':
-      return expr.values.some((v) => inRange(v, lower, upper));
-  }
-}
-
-function inRange(value: Value, lower: Value, upper: Value): boolean {
-  if (compareValues(lower, value) > 0) return false;
-  return upper === null || compareValues(upper, value) >= 0;
+  return boundsMightMatch(expr, s.lower, s.upper);
 }

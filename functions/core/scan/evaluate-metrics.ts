@@ -8,9 +8,14 @@
  * lower ≤ v ≤ upper, and `not-eq` can prune only a file whose values are all null (a comparison with
  * null is never true here) or all one value — lower = upper = v, which truncation cannot produce
  * unless every value is v — with no NaN among them.
+ *
+ * The comparisons are evaluate-bounds.ts's, shared with the manifest summaries. A bound absent here is
+ * unknown (the writer may not collect bounds for the column): unlike a manifest summary's, it does not
+ * say that every value is null; the null and value counts say that.
  */
 import { compareValues, decodeValue } from '../spec/conversions.js';
 import type { DataFile, Value } from '../spec/types.js';
+import { boundsMightMatch } from './evaluate-bounds.js';
 import type { BoundExpression, BoundPredicate, BoundReference } from './expression.js';
 import { rewriteNot } from './expression-helpers.js';
 
@@ -125,26 +130,7 @@ function evaluatePredicate(pred: BoundPredicate, m: FileMetrics): boolean {
     }
   }
   if (m.nansOnly(id)) return false;
-  switch (pred.op) {
-    case 'lt':
-      return lower === null || compareValues(lower, pred.value) < 0;
-    case 'lt-eq':
-      return lower === null || compareValues(lower, pred.value) <= 0;
-    case 'gt':
-      return upper === null || compareValues(upper, pred.value) > 0;
-    case 'gt-eq':
-      return upper === null || compareValues(upper, pred.value) >= 0;
-    case 'eq':
-      return inRange(pred.value, lower, upper);
-    case 'in':
-      return pred.values.some((v) => inRange(v, lower, upper));
-  }
-}
-
-function inRange(value: Value, lower: Value, upper: Value): boolean {
-  if (lower !== null && compareValues(lower, value) > 0) return false;
-  if (upper !== null && compareValues(upper, value) < 0) return false;
-  return true;
+  return boundsMightMatch(pred, lower, upper);
 }
 
 function isSingleValue(lower: Value, upper: Value): boolean {

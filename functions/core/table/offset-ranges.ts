@@ -9,11 +9,11 @@
  *
  *     {"orders":{"0":"0-41999,42100-50000","1":"0-9"}}
  *
- * A range of one offset is `7-7`, never a bare `7`: a bare number is the format floe wrote before ranges
- * (one high-water offset `o`), which reads as `0-o`. Ranges that overlap or touch are merged on every
+ * A range of one offset is `7-7`, never a bare `7`: a bare number is the high-water format (one offset
+ * `o` per partition, everything up to it committed), which reads as `0-o`. Ranges that overlap or touch are merged on every
  * change, so offsets committed in order stay one range per partition however many batches committed
  * them (~20 bytes per partition); each gap costs one more `,first-last` (two offsets, ~24 bytes at
- * 11 digits). The redriven-offsets format of before (`[["3","5"]]`, arrays of string pairs) still reads.
+ * 11 digits). The pair-array format of `floe.redriven-offsets` (`[["3","5"]]`, string pairs) still reads.
  */
 import { ValidationError } from '../errors.js';
 
@@ -108,12 +108,12 @@ export function encodeOffsetRanges(set: OffsetRanges): string {
 }
 
 const RANGE = /^(\d+)-(\d+)$/;
-const OLD_HIGH_WATER = /^\d+$/;
+const OFFSET_TEXT = /^\d+$/;
 
 function decodePartition(value: unknown, where: string): OffsetRange[] {
   if (typeof value === 'string') {
-    // The single offset of before ranges: everything up to it was committed.
-    if (OLD_HIGH_WATER.test(value)) return [[0n, BigInt(value)]];
+    // The high-water format: one offset, everything up to it committed.
+    if (OFFSET_TEXT.test(value)) return [[0n, BigInt(value)]];
     if (value === '') return [];
     return mergeRanges(
       value.split(',').map((text) => {
@@ -124,11 +124,11 @@ function decodePartition(value: unknown, where: string): OffsetRange[] {
       }),
     );
   }
-  // The redriven-offsets format of before: [["first","last"], ...].
+  // The pair-array format of floe.redriven-offsets: [["first","last"], ...].
   if (Array.isArray(value)) {
     return mergeRanges(
       value.map((pair: unknown) => {
-        if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((x) => OLD_HIGH_WATER.test(String(x)))) {
+        if (!Array.isArray(pair) || pair.length !== 2 || !pair.every((x) => OFFSET_TEXT.test(String(x)))) {
           throw new ValidationError(`${where}: bad offset range ${JSON.stringify(pair)}`);
         }
         return [BigInt(String(pair[0])), BigInt(String(pair[1]))];

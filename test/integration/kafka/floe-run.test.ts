@@ -149,7 +149,7 @@ describe.skipIf(!kcatAvailable())('floe run against a Kafka broker', () => {
     expect([...committed.values()]).toEqual([-1n, -1n, -1n, -1n]);
   });
 
-  // Holds because committed offsets are ranges (issue 16 §1): with one high-water offset per partition,
+  // Holds because committed offsets are ranges: with one high-water offset per partition,
   // the live tail's commits made the table skip the backfill's older offsets as replays (938 of 3,000
   // rows landed).
   it('a backfill racing floe run on the same table lands every record exactly once', async () => {

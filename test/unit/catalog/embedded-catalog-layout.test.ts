@@ -1,5 +1,6 @@
 /**
- * The embedded catalog keeps one table per folder (issue 20, items 1–2): it refuses identifiers whose
+ * The embedded catalog keeps one table per folder, so maintenance never mistakes one table's files for
+ * another's: it refuses identifiers whose
  * folder nests in another table's or holds one, names that would collide with a table's `metadata` and
  * `data` folders, and metadata whose `location` is not the folder the layout gives the table.
  */

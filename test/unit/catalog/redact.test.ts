@@ -115,7 +115,7 @@ describe('redact', () => {
       .getSchemaVersion('11111111-2222-4333-8444-555555555555')
       .catch((e: unknown) => e);
 
-    // Assess (access denied is final: issue 15, one AWS classifier)
+    // Assess (access denied is final: a retry with the same credentials is denied again)
     expect(error).toBeInstanceOf(LakeError);
     expect(error).toMatchObject({ retryable: false });
     for (const e of [error, (error as Error).cause] as Error[]) {

@@ -1,5 +1,5 @@
 /**
- * The standing hostile REST catalog suite, commits (issue 20): a proxy in front of the in-process REST
+ * The standing hostile REST catalog suite, commits: a proxy in front of the in-process REST
  * server (loopback only, as rest-catalog.test.ts) answers commits with another table's metadata, the
  * unchanged metadata, the snapshot added but `main` not moved, or 500s before or after the commit landed.
  * Whatever it does, every batch is either committed once (its rows in the table) or fails loudly: never

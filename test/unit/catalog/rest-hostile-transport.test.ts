@@ -1,5 +1,5 @@
 /**
- * The standing hostile REST catalog suite, transport (issue 20): the proxy redirects token and catalog
+ * The standing hostile REST catalog suite, transport: the proxy redirects token and catalog
  * requests to another origin, and sends huge and slow-drip bodies. Credentials never go to another origin;
  * a huge body is refused by the cap, not buffered; a slow one times out; a commit whose answer could not
  * be read is reconciled. Commit-answer misbehaviours are in rest-hostile-commits.test.ts.

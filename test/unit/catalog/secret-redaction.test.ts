@@ -1,5 +1,5 @@
 /**
- * No credential reaches a log line or an error (issue 20, item 8). Distinct secrets are planted in every
+ * No credential reaches a log line or an error. Distinct secrets are planted in every
  * credential slot — the REST catalog's OAuth2 `id:secret` and static token, the schema registry's basic
  * `user:password` and bearer token — against servers that echo them back (401/403/500 bodies and
  * `www-authenticate` headers quoting the request's `Authorization` header and body). Batches are driven

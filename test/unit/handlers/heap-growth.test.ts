@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../../functions/core/errors.js';
 import { heapGrowingPercent, tuneHeapGrowth } from '../../../functions/handlers/heap-growth.js';
 
 describe('heap growth for a Lambda function', () => {
@@ -28,6 +29,7 @@ describe('heap growth for a Lambda function', () => {
       expect(() => heapGrowingPercent({ FLOE_HEAP_GROWING_PERCENT: bad })).toThrow(
         new RegExp(`FLOE_HEAP_GROWING_PERCENT must be a whole number .*"${bad.replace('.', '\\.')}"`),
       );
+      expect(() => heapGrowingPercent({ FLOE_HEAP_GROWING_PERCENT: bad })).toThrow(ValidationError);
     }
   });
 

@@ -138,5 +138,8 @@ describe('ingest handler', () => {
     await expect(
       loadHandlerConfig({ FLOE_WAREHOUSE: dir, FLOE_TABLES: '[{"table":"x","topics":["t"]}]' }),
     ).rejects.toThrow('must look like NAMESPACE.TABLE');
+    await expect(
+      loadHandlerConfig({ FLOE_WAREHOUSE: dir, FLOE_TABLES: '[{"table":"x","topics":["t"]}]' }),
+    ).rejects.toThrow(ValidationError);
   });
 });

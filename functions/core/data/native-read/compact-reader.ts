@@ -5,10 +5,13 @@
  * malformed throws NotNativeError, and the file goes to parquet-wasm.
  */
 
-/** The native reader does not take this file (another writer, a layout it does not know, bad bytes). */
-export class NotNativeError extends Error {
-  override readonly name = 'NotNativeError';
-}
+import { LakeError } from '../../errors.js';
+
+/**
+ * The native reader does not take this file (another writer, a layout it does not know, bad bytes).
+ * Not retryable: the same bytes are declined again; the caller reads the file with parquet-wasm.
+ */
+export class NotNativeError extends LakeError {}
 
 /** Compact-protocol type codes. */
 export const T = {

@@ -7,13 +7,18 @@
  *
  * Types come out with field ids 0; `assignFreshIds` numbers them when the column is added.
  */
+import { SchemaEvolutionError } from '../../errors.js';
 import type { IcebergType, PrimitiveType, StructField } from '../../spec/types.js';
 import { describeJsonValue, JsonNumberText } from '../../records/json-to-value.js';
 import { isFieldObject } from '../value-paths.js';
 import { samePrimitive } from './promotions.js';
 
-/** A value the table cannot take without an incompatible change; the message is the DLQ reason. */
-export class IncompatibleValueError extends Error {}
+/**
+ * A value the table cannot take without an incompatible change; the message is the DLQ reason. A
+ * SchemaEvolutionError (no retry can help): reconcileSchema catches it per record, so it does not
+ * reach a caller as it is.
+ */
+export class IncompatibleValueError extends SchemaEvolutionError {}
 
 export const MAX_DEPTH = 64;
 const LONG_MIN = -(2n ** 63n);
