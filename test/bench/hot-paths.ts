@@ -17,10 +17,10 @@
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { zstdDecompressSync } from 'node:zlib';
 import { parquetReadObjects } from 'hyparquet';
-import { toArrowSchema } from '../../functions/core/data/arrow-schema.js';
-import { buildRecordBatch } from '../../functions/core/data/build-record-batch.js';
-import { encodeBatch } from '../../functions/core/data/encode-parquet.js';
-import { loadParquetWasm } from '../../functions/core/data/parquet-wasm.js';
+import { toArrowSchema } from '../../functions/core/data/arrow/arrow-schema.js';
+import { buildRecordBatch } from '../../functions/core/data/arrow/build-record-batch.js';
+import { encodeBatch } from '../../functions/core/data/parquet/write/encode-parquet.js';
+import { loadParquetWasm } from '../../functions/core/data/parquet/parquet-wasm.js';
 import { decodeEsmEvent } from '../../functions/core/records/esm-event.js';
 import { withKafkaLineage } from '../../functions/core/records/kafka-lineage.js';
 import { decodeJsonRecords } from '../../functions/core/mapping/decoded-record.js';

@@ -14,7 +14,7 @@
  */
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import type { ThriftType } from 'hyparquet/src/types.js';
-import { type ByteRange, type ByteSource, wholeSource } from '../data/byte-source.js';
+import { type ByteRange, type ByteSource, wholeSource } from '../data/parquet/read/byte-source.js';
 import {
   readFileFooter,
   type Thrift,
@@ -23,8 +23,8 @@ import {
   thriftList as list,
   thriftStruct as struct,
   thriftStructs as structs,
-} from '../data/file-footer.js';
-import type { RowSpan } from '../data/read-data-file.js';
+} from '../data/parquet/read/file-footer.js';
+import type { RowSpan } from '../data/parquet/read/read-data-file.js';
 import type { DataFile } from '../spec/types.js';
 import { fileMightMatch } from './evaluate-metrics.js';
 import type { BoundExpression, BoundPredicate } from './expression.js';

@@ -3,8 +3,8 @@
  * (https://iceberg.apache.org/docs/latest/configuration/#table-properties). Retries are read by
  * commit-loop.ts (`commit.retry.*`), maintenance by maintenance/maintenance-settings.ts.
  */
-import type { ParquetCodec } from '../data/encode-parquet.js';
-import { PAGE_ROWS } from '../data/parquet/write-batch.js';
+import type { ParquetCodec } from '../data/parquet/write/encode-parquet.js';
+import { PAGE_ROWS } from '../data/parquet/write/write-batch.js';
 import { ValidationError } from '../errors.js';
 
 /** Iceberg's `write.target-file-size-bytes` default: 512 MiB. */

@@ -3,8 +3,12 @@
  * column, so pages are cut smaller by default, and a limit the caller passes still wins.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileFooter, thriftInt, thriftStructs } from '../../../functions/core/data/file-footer.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import {
+  readFileFooter,
+  thriftInt,
+  thriftStructs,
+} from '../../../functions/core/data/parquet/read/file-footer.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 import { writeRows } from '../../../functions/core/table/write-rows.js';

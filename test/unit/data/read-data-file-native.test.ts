@@ -5,10 +5,10 @@
  */
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as native from '../../../functions/core/data/native-read/read-floe-parquet.js';
-import { batchRows } from '../../../functions/core/data/data-batch.js';
-import { openDataFile } from '../../../functions/core/data/read-data-file.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import * as native from '../../../functions/core/data/parquet/read/native/read-floe-parquet.js';
+import { batchRows } from '../../../functions/core/data/parquet/read/data-batch.js';
+import { openDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
 import { allTypesRows, allTypesSchema } from './all-types-fixture.js';
 import {
@@ -20,7 +20,7 @@ import {
   sqlString,
 } from './parquet-test-helpers.js';
 
-vi.mock('../../../functions/core/data/native-read/read-floe-parquet.js', async (original) => {
+vi.mock('../../../functions/core/data/parquet/read/native/read-floe-parquet.js', async (original) => {
   const actual = await original<typeof native>();
   return { ...actual, tryDecodeFloeParquet: vi.fn(actual.tryDecodeFloeParquet) };
 });

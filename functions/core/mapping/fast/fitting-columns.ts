@@ -15,7 +15,7 @@ import {
   type StructColumn,
   truncateColumn,
   Validity,
-} from '../../data/gathered-rows.js';
+} from '../../data/arrow/gathered-rows.js';
 import type { IcebergType, StructType, Value } from '../../spec/types.js';
 import { isFieldObject, ownValue } from '../value-paths.js';
 import type { RawRecord } from '../../records/esm-event.js';

@@ -18,8 +18,8 @@
  * rounded as V8 rounds them (test/unit/evolution/fitting-json.test.ts holds the two equal on
  * generated schemas and texts).
  */
-import type { GatheredColumn, LeafColumn, ListColumn, StructColumn } from '../../data/gathered-rows.js';
-import { appendAbsent } from '../../data/gathered-rows.js';
+import type { GatheredColumn, LeafColumn, ListColumn, StructColumn } from '../../data/arrow/gathered-rows.js';
+import { appendAbsent } from '../../data/arrow/gathered-rows.js';
 import type { IcebergType, StructType } from '../../spec/types.js';
 import {
   CLOSE_BRACE,

@@ -8,11 +8,11 @@
 import type * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toArrowSchema } from '../../../../functions/core/data/arrow-schema.js';
-import { encodeParquetFile } from '../../../../functions/core/data/encode-parquet.js';
-import { decodeFloeParquet } from '../../../../functions/core/data/native-read/read-floe-parquet.js';
-import { encodeBatchAsParquet } from '../../../../functions/core/data/parquet/write-batch.js';
-import { readWithParquetWasm } from '../../../../functions/core/data/read-arrow-columns.js';
+import { toArrowSchema } from '../../../../functions/core/data/arrow/arrow-schema.js';
+import { encodeParquetFile } from '../../../../functions/core/data/parquet/write/encode-parquet.js';
+import { decodeFloeParquet } from '../../../../functions/core/data/parquet/read/native/read-floe-parquet.js';
+import { encodeBatchAsParquet } from '../../../../functions/core/data/parquet/write/write-batch.js';
+import { readWithParquetWasm } from '../../../../functions/core/data/parquet/read/read-arrow-columns.js';
 import type { IcebergType, Row, Schema, StructField, Value } from '../../../../functions/core/spec/types.js';
 import { batchOf } from '../parquet/read-back.js';
 import { tableShape } from './arrow-shape.js';
