@@ -12,8 +12,10 @@
  * unsigned, millisecond or nanosecond times, columns inside lists or maps) is left out, which
  * evaluates as "might".
  */
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
-import type { ThriftType } from 'hyparquet/src/types.js';
+import {
+  decodeThriftAt as deserializeTCompactProtocol,
+  type ThriftValue as ThriftType,
+} from '../data/parquet/thrift/compact-reader.js';
 import { type ByteRange, type ByteSource, wholeSource } from '../data/parquet/read/byte-source.js';
 import {
   readFileFooter,

@@ -1,5 +1,5 @@
 /** Hostile page indexes for the reader tests: a file whose OffsetIndex says something else. */
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
+import { deserializeTCompactProtocol } from '../../support/hyparquet-internals.js';
 import {
   readFileFooter,
   thriftInt,

@@ -3,10 +3,10 @@
  * other writers' files and for floe files whose bytes do not add up (truncated, a lying page size, a
  * dictionary index out of range, levels running past their page) — never rows the bytes do not hold.
  */
+import { deserializeTCompactProtocol } from '../../../support/hyparquet-internals.js';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { parquetMetadata } from 'hyparquet';
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeBatch } from '../../../../functions/core/data/parquet/write/encode-parquet.js';
 import {

@@ -1,6 +1,5 @@
+import { deserializeTCompactProtocol, readRleBitPackedHybrid } from '../../../support/hyparquet-internals.js';
 import fc from 'fast-check';
-import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import { describe, expect, it } from 'vitest';
 import { ByteSink } from '../../../../functions/core/data/parquet/write/byte-sink.js';
 import { bitWidth, encodeHybrid } from '../../../../functions/core/data/parquet/write/rle-hybrid.js';

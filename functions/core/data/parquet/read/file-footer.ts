@@ -1,17 +1,21 @@
 /**
- * The Thrift footer of a Parquet file (FileMetaData), parsed once per opened file with hyparquet's
- * compact-protocol reader, which knows no schema: fields are `field_<id>` of parquet.thrift. The reader
+ * The Thrift footer of a Parquet file (FileMetaData), parsed once per opened file into schema-less
+ * objects (parquet/thrift/compact-reader.ts): fields are `field_<id>` of parquet.thrift. The reader
  * takes its column names, row counts and field ids from it, and the scan its statistics and page index
  * (scan/prune-row-spans.ts), so a file's footer is read once for both.
  */
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
-import type { ThriftObject, ThriftType } from 'hyparquet/src/types.js';
 import { footerSpan } from '../parquet-trailer.js';
+import {
+  CompactReader,
+  decodeThrift,
+  type ThriftStruct,
+  type ThriftValue,
+} from '../thrift/compact-reader.js';
 
-export type Thrift = ThriftObject;
+export type Thrift = ThriftStruct;
 
 /** Typed reads of compact-protocol fields (wrong shapes read as absent). Never throw. */
-export function thriftField(o: Thrift | undefined, id: number): ThriftType | undefined {
+export function thriftField(o: Thrift | undefined, id: number): ThriftValue | undefined {
   return o?.[`field_${id}`];
 }
 export function thriftInt(o: Thrift | undefined, id: number): number | undefined {
@@ -22,7 +26,7 @@ export function thriftStruct(o: Thrift | undefined, id: number): Thrift | undefi
   const v = thriftField(o, id);
   return typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array) ? v : undefined;
 }
-export function thriftList(o: Thrift | undefined, id: number): ThriftType[] {
+export function thriftList(o: Thrift | undefined, id: number): ThriftValue[] {
   const v = thriftField(o, id);
   return Array.isArray(v) ? v : [];
 }
@@ -34,15 +38,37 @@ export function thriftStructs(o: Thrift | undefined, id: number): Thrift[] {
 
 /**
  * The FileMetaData of a whole Parquet file's bytes.
- * @throws RangeError / Error when the bytes hold no readable footer
+ * @throws RangeError when the file has no Parquet trailer; ValidationError when its footer is malformed
  */
 export function readFileFooter(file: Uint8Array): Thrift {
   const span = footerSpan(file);
   if (typeof span === 'string') throw new RangeError(span);
-  return deserializeTCompactProtocol({
-    view: new DataView(file.buffer, file.byteOffset + span.start, span.end - span.start),
-    offset: 0,
-  });
+  return decodeThrift(file, span.start, span.end);
+}
+
+/**
+ * The raw value bytes of top-level field `id` of the FileMetaData at the end of `file`, found by
+ * skipping the fields before it; undefined when absent. Bytes copied this way into another footer
+ * keep the Thrift types of their fields, which re-encoding decoded objects would lose (page-slice.ts
+ * keeps a file's schema so).
+ * @throws ValidationError on a truncated or malformed footer
+ */
+export function rawFooterField(file: Uint8Array, id: number): Uint8Array | undefined {
+  const length = new DataView(file.buffer, file.byteOffset, file.byteLength).getUint32(
+    file.byteLength - 8,
+    true,
+  );
+  const r = new CompactReader(file, file.byteLength - 8 - length, file.byteLength - 8);
+  let fid = 0;
+  while (r.pos < r.end) {
+    const type = r.field(fid);
+    if (type === 0) return undefined;
+    fid = r.fieldId;
+    const start = r.pos;
+    r.skip(type);
+    if (fid === id) return file.subarray(start, r.pos);
+  }
+  return undefined;
 }
 
 /** What the reader needs from a footer. */

@@ -24,12 +24,12 @@
  * whole-file route (an offset/limit read skips pages by the same index; test/unit/scan/range-read.test.ts
  * shows both routes reading the same rows from an index that moves the pages before a row).
  */
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import { type ByteRange, type ByteSource, wholeSource } from './byte-source.js';
 import * as footerFields from './file-footer.js';
+import { rawFooterField } from './file-footer.js';
 import type { Thrift } from './file-footer.js';
+import { CompactReader, decodeThrift, readThriftStruct } from '../thrift/compact-reader.js';
 import { type PageLocation, type SourceChunk, writeSlice } from './slice-write.js';
-import { rawFooterField } from '../thrift/thrift-raw.js';
 
 const { thriftField: field, thriftInt: int } = footerFields;
 const { thriftStruct: struct, thriftStructs: structs } = footerFields;
@@ -139,7 +139,7 @@ function pagesIn(chunk: SourceChunk, start: number, end: number): PageLocation[]
   return chunk.pages.filter((p) => p.firstRow >= start && p.firstRow < end);
 }
 
-/** @throws RangeError / Error on a malformed page header or index, or bytes not fetched (slicePages catches it) */
+/** @throws RangeError on bytes not fetched, ValidationError on a malformed page header or index (slicePages catches both) */
 function sliceGroup(source: ByteSource, footer: Thrift, at: SliceAt): PageSlice | undefined {
   const located = locate(source, footer, at);
   if (!located) return undefined;
@@ -306,26 +306,25 @@ function checkPages(
 
 /**
  * A page's header and its length, when its compressed size fills the location exactly.
- * @throws RangeError when the page's bytes are not at hand, or its header runs past them
+ * @throws RangeError when the page's bytes are not at hand; ValidationError when its header is malformed or runs past them
  */
 export function pageHeader(
   source: ByteSource,
   at: { offset: number; size: number },
 ): { header: Thrift; length: number } | undefined {
   const bytes = source.bytes(at.offset, at.size);
-  const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
-  const header = deserializeTCompactProtocol(reader);
+  const reader = new CompactReader(bytes, 0, bytes.byteLength);
+  const header = readThriftStruct(reader);
   const compressed = int(header, 3);
-  if (reader.offset > bytes.byteLength) throw new RangeError('page header runs past the bytes read');
-  return compressed !== undefined && reader.offset + compressed === at.size
-    ? { header, length: reader.offset }
+  return compressed !== undefined && reader.pos + compressed === at.size
+    ? { header, length: reader.pos }
     : undefined;
 }
 
+/**
+ * The struct in bytes [offset, offset + length) of the file (a ColumnIndex or OffsetIndex).
+ * @throws RangeError when the bytes are not at hand; ValidationError when they are malformed
+ */
 export function readThrift(source: ByteSource, offset: number, length: number): Thrift {
-  const bytes = source.bytes(offset, length);
-  return deserializeTCompactProtocol({
-    view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-    offset: 0,
-  });
+  return decodeThrift(source.bytes(offset, length));
 }

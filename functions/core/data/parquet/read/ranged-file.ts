@@ -6,12 +6,12 @@
  * is no Parquet trailer or a footer that does not parse send the caller to the whole-file route, which
  * reads the file as it always has (and fails as it always has on a file that is not Parquet).
  */
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import { ValidationError } from '../../../errors.js';
 import type { FileIO } from '../../../io/file-io.js';
 import { type ByteRange, coalesceRanges, FetchedBytes } from './byte-source.js';
 import type { Thrift } from './file-footer.js';
 import { footerSpan } from '../parquet-trailer.js';
+import { decodeThrift } from '../thrift/compact-reader.js';
 
 /**
  * Bytes of the first tail read, at most: floe's footers of a few dozen columns and row groups fit (a
@@ -70,11 +70,7 @@ export async function fetchTail(
     fetched.add(footerStart, rest);
   }
   try {
-    const raw = fetched.bytes(footerStart, length);
-    const footer = deserializeTCompactProtocol({
-      view: new DataView(raw.buffer, raw.byteOffset, raw.byteLength),
-      offset: 0,
-    });
+    const footer = decodeThrift(fetched.bytes(footerStart, length));
     return { fetched, footer, footerStart };
   } catch {
     return undefined;

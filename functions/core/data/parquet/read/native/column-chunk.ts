@@ -8,7 +8,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import * as zlib from 'node:zlib';
-import { CompactReader, notNative, T } from './compact-reader.js';
+import { type CompactReader, nativeReader, notNative, T } from './compact-reader.js';
 import type { Slab } from '../../../arrow/arrow-ffi.js';
 import { CODEC_IDS, Encoding, PageType } from '../../write/pages.js';
 import type { ChunkMeta, RowGroupMeta } from './file-meta.js';
@@ -211,7 +211,7 @@ function decodeChunk(
   const firstLevel = leaf.count;
   let dict: { offsets: Int32Array; data: Uint8Array } | undefined;
   let pos = start;
-  const r = new CompactReader(file, start, end);
+  const r = nativeReader(file, start, end);
   while (pos < end) {
     r.pos = pos;
     const h = readPageHeader(r);

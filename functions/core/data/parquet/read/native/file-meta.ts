@@ -7,7 +7,7 @@
  */
 import type { SchemaElement as WrittenElement } from '../../write/parquet-schema.js';
 import { footerSpan, startsWithPar1 } from '../../parquet-trailer.js';
-import { CompactReader, notNative, T } from './compact-reader.js';
+import { type CompactReader, nativeReader, notNative, T } from './compact-reader.js';
 
 export interface LogicalType {
   /** The LogicalType union member (parquet.thrift): 1 STRING, 2 MAP, 3 LIST, 5 DECIMAL, 6 DATE, ... */
@@ -67,7 +67,7 @@ export function footerRange(file: Uint8Array): { start: number; end: number } {
 
 /** @throws NotNativeError */
 export function readFileMeta(file: Uint8Array, start: number, end: number): FileMeta {
-  const r = new CompactReader(file, start, end);
+  const r = nativeReader(file, start, end);
   const meta: FileMeta = { numRows: -1, schemaBytes: new Uint8Array(0), rowGroups: [] };
   let id = 0;
   for (let type = r.field(id); type !== 0; type = r.field(id)) {
@@ -194,7 +194,7 @@ function readColumnMeta(r: CompactReader): ChunkMeta {
 
 /** The schema elements of the schema list's bytes (`FileMeta.schemaBytes`). @throws NotNativeError */
 export function readSchemaElements(bytes: Uint8Array): SchemaElement[] {
-  const r = new CompactReader(bytes, 0, bytes.byteLength);
+  const r = nativeReader(bytes, 0, bytes.byteLength);
   const { type, size } = r.list();
   r.expect(type, T.STRUCT, 'a schema element');
   const out: SchemaElement[] = [];
@@ -267,7 +267,7 @@ function readLogicalType(r: CompactReader): LogicalType {
         return true;
       }
       if ((kind === 7 || kind === 8) && id === 1) {
-        t.adjustedToUtc = CompactReader.bool(ftype);
+        t.adjustedToUtc = r.bool(ftype);
         return true;
       }
       if ((kind === 7 || kind === 8) && id === 2) {
