@@ -1,6 +1,6 @@
 /**
  * Which decoder a data file's read takes: every row of every column of a file floe wrote goes through
- * floe's own decoder (native-read/, as compaction reads), to the rows parquet-wasm gives for the same
+ * floe's own decoder (data/parquet/read/native/, as compaction reads), to the rows parquet-wasm gives for the same
  * file; a read of some rows or some columns, and any other writer's file, go through parquet-wasm.
  */
 import * as path from 'node:path';

@@ -17,7 +17,7 @@ const schemaCache = new WeakMap<StructType, arrow.Schema>();
 /**
  * Arrow schema of an Iceberg struct (a table schema): one Arrow field per Iceberg field, ids in
  * `PARQUET:field_id` metadata at every level, required → non-nullable.
- * uuid becomes FixedSizeBinary(16): floe's Parquet writer (data/parquet/) annotates it UUID as Iceberg
+ * uuid becomes FixedSizeBinary(16): floe's Parquet writer (data/parquet/write/) annotates it UUID as Iceberg
  * Java does; the parquet-wasm fallback (snappy) writes a plain FIXED_LEN_BYTE_ARRAY(16), which Iceberg
  * readers accept too.
  * @throws ValidationError for a malformed type string

@@ -1,5 +1,5 @@
 /**
- * floe's own Parquet reader (native-read/) against parquet-wasm on files floe's writer wrote: random
+ * floe's own Parquet reader (data/parquet/read/native/) against parquet-wasm on files floe's writer wrote: random
  * Iceberg schemas (every primitive floe maps, structs, lists of primitives and of structs, maps,
  * optional and required at every level) and random rows (nulls at every level, empty lists, NaN and
  * -0, multi-byte and empty strings), cut into several row groups, pages and batches. The tables must

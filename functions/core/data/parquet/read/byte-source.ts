@@ -1,6 +1,6 @@
 /**
  * The bytes of a data file a reader may look at: the whole file, or only the ranges fetched so far
- * (a selective scan fetches the footer, the page index and the pages it needs, data/ranged-file.ts).
+ * (a selective scan fetches the footer, the page index and the pages it needs, ranged-file.ts).
  * A byte that was not fetched is never handed out: asking for one throws, so no zero-filled gap can
  * reach a decoder, and every reader of the page index or the pages already treats a throw as "cannot
  * use this" (the statistics then prune nothing, the page slice is dropped).

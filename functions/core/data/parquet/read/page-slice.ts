@@ -18,7 +18,7 @@
  * column's values between rows in the slice; rows are never dropped, and knowing would take decoding
  * the repetition levels of every page before.
  *
- * A file read by ranges (data/ranged-file.ts) has only the pages taken: their headers are checked as
+ * A file read by ranges (ranged-file.ts) has only the pages taken: their headers are checked as
  * above, the chunk's pages must also start at its first data page and end where the chunk ends, and the
  * first_row_index of the pages before them is believed unread, as arrow-rs believes it in the
  * whole-file route (an offset/limit read skips pages by the same index; test/unit/scan/range-read.test.ts

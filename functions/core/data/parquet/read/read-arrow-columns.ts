@@ -1,6 +1,6 @@
 /**
  * A data file read as Arrow columns, not rows: a file floe's writer wrote is decoded in TypeScript
- * (native-read/), any other by parquet-wasm in one synchronous call (about a fifth cheaper than its
+ * (native/), any other by parquet-wasm in one synchronous call (about a fifth cheaper than its
  * async file reader on small files), to the same Arrow types, and the columns are then resolved by
  * Iceberg field id (read-data-file.ts's rule) and projected onto a schema in the writer's layout
  * (project-arrow.ts), or read as values for the few columns that need them (equality-delete keys).
@@ -22,7 +22,7 @@ export interface ArrowFile {
   readonly location: string;
   readonly table: arrow.Table;
   readonly rowCount: number;
-  /** Which decoder read it: floe's own (native-read/) or parquet-wasm. */
+  /** Which decoder read it: floe's own (native/) or parquet-wasm. */
   readonly decoder: 'native' | 'parquet-wasm';
 }
 

@@ -115,7 +115,7 @@ export async function openDataFile(
 
 /**
  * The footer comes from floe's own parse (no Arrow schema round trip per file). A read of every row of
- * every column of a file floe wrote is decoded by floe's own reader (native-read/); any other first
+ * every column of a file floe wrote is decoded by floe's own reader (native/); any other first
  * read of every column decodes the bytes in one synchronous call (`readParquet`, which ignores a
  * column list); a read of some columns opens parquet-wasm's ParquetFile once, on first need, and later
  * reads reuse it (it keeps the parsed metadata: cheaper than `readParquet` again on a large file).
@@ -250,7 +250,7 @@ class WasmDataFile implements OpenDataFile {
     }
     const bytes = await this.wholeBytes();
     const every = columns.length === this.layout.topLevelCount;
-    // Every row of every column of a file floe wrote: floe's own decoder (native-read/), the one
+    // Every row of every column of a file floe wrote: floe's own decoder (native/), the one
     // compaction uses, to the same Arrow Data as parquet-wasm's (56 against 127 ms for the bench's 200 files).
     if (every && span === undefined) {
       const native = (await floeDecoder()).tryDecodeFloeParquet(bytes, READ_BATCH_ROWS);

@@ -1,7 +1,7 @@
 /**
- * Thrift compact protocol, write side only: Parquet page headers and the file footer are compact-
- * protocol structs. Hand-written because only a handful of field kinds are needed and a generated
- * Thrift library would be a large dependency for a few hundred bytes per page.
+ * Thrift compact protocol, write side (compact-reader.ts is the read side): Parquet page headers and
+ * the file footer are compact-protocol structs. Hand-written because only a handful of field kinds are
+ * needed and a generated Thrift library would be a large dependency for a few hundred bytes per page.
  */
 
 /** Compact-protocol type codes (field headers and list headers). */

@@ -1,6 +1,6 @@
 /**
  * One Parquet file from a range of rows: rows → Arrow RecordBatch (JS, typed arrays) → Parquet bytes.
- * floe's own writer (data/parquet/) encodes the batch directly for ZSTD, GZIP and uncompressed files;
+ * floe's own writer (write-batch.ts and the files beside it) encodes the batch directly for ZSTD, GZIP and uncompressed files;
  * SNAPPY (which Node's zlib lacks) and ZSTD on a Node without zlib zstd go through Arrow IPC into
  * parquet-wasm (arrow-rs in WebAssembly), whose footer is then read back for column sizes, counts and
  * split offsets. Both encode a whole batch at once, which is why rolling to several files is planned by

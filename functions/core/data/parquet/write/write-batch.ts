@@ -52,7 +52,7 @@ export interface ArrowParquetOptions {
  * property, wins). A point read decodes the whole page holding its row in every column, so the page is
  * the unit a query by key pays for: on the bench's compacted 50,000-row orders file one row of every
  * column cost 9.8-15.7 ms with 20,000-row pages and 3.5-4 ms with 5,000 (read from a slice of the pages
- * holding it, data/page-slice.ts). The cost, measured on the same rows: files 0.5 % (10,000 rows) to
+ * holding it, parquet/read/page-slice.ts). The cost, measured on the same rows: files 0.5 % (10,000 rows) to
  * 1.1 % (50,000) larger, write CPU within noise (+2 % at 50,000); 2,000-row pages added 2 % bytes and
  * 28 % write CPU at 50,000 rows for a smaller gain. Batches under 5,000 rows are one page either way.
  */

@@ -33,7 +33,7 @@ interface ZstdInternals {
 }
 
 /**
- * The native handle and progress state of a zstd stream (compressing or decompressing: native-read's
+ * The native handle and progress state of a zstd stream (compressing or decompressing: parquet/read/native/'s
  * zstd-inflate.ts drives a ZstdDecompress the same way), or undefined where this Node's differ.
  */
 export function nativeHandle(

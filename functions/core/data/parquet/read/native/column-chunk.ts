@@ -1,7 +1,7 @@
 /**
  * One leaf column of a floe-written file, every row group's chunk in turn, decoded into its levels and
  * its defined values in level order (assemble.ts puts them in their Arrow slots). Pages are as floe's
- * writer emits them (parquet/pages.ts, dictionary.ts, plain-values.ts): an optional PLAIN dictionary
+ * writer emits them (parquet/write/pages.ts, dictionary.ts, plain-values.ts): an optional PLAIN dictionary
  * page of byte arrays first, then data pages V1 with RLE levels and PLAIN or RLE_DICTIONARY values,
  * each ZSTD, GZIP or uncompressed. Every size, count and offset is checked against the others; what
  * does not fit throws NotNativeError.

@@ -1,5 +1,5 @@
 /**
- * A Parquet schema written by floe's writer (data/parquet/parquet-schema.ts, primitive-leaf.ts) → the
+ * A Parquet schema written by floe's writer (parquet/write/parquet-schema.ts, primitive-leaf.ts) → the
  * Arrow fields parquet-wasm (arrow-rs) reads it as, and the nesting the assembler rebuilds from levels.
  * Only the shapes and annotations floe's writer emits are recognised, each exactly as it writes them
  * (3-level lists named list/element, maps named key_value/key/value, converted and logical type

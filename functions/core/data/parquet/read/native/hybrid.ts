@@ -1,6 +1,6 @@
 /**
  * The RLE / bit-packed hybrid decoding of levels and dictionary indices, as strict as floe's writer
- * (parquet/rle-hybrid.ts) is exact: runs hold exactly the values asked for (only the last bit-packed
+ * (parquet/write/rle-hybrid.ts) is exact: runs hold exactly the values asked for (only the last bit-packed
  * group is padded), no run is empty, every value is at most `max`, and the encoded bytes end exactly at
  * `end`. Anything else throws NotNativeError: the file goes to parquet-wasm, which decides.
  */

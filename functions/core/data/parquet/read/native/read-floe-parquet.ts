@@ -2,11 +2,19 @@
  * floe's own Parquet files decoded in TypeScript straight into Arrow Data, as parquet-wasm (arrow-rs)
  * would hand them over through arrow-ffi.ts: the same Arrow types, field metadata (`PARQUET:field_id`)
  * and nullability, batches of the same rows. Compaction reads almost only files floe wrote, whose
- * layout floe's writer (data/parquet/) fixes; decoding them here saves parquet-wasm's decode and the
+ * layout floe's writer (parquet/write/) fixes; decoding them here saves parquet-wasm's decode and the
  * copy out of WASM memory (~45 % of compacting 200 small files). A file of another writer, or one
  * that is not exactly what floe's writer emits (another encoding, codec, page type, logical type or
  * layout; any size, count or offset that does not add up), throws NotNativeError, and the caller reads
  * it with parquet-wasm as before.
+ *
+ * The door of parquet/read/native/, and its scope, which is frozen: this decoder reads only files floe's
+ * own writer wrote, exactly as that writer writes them, and nothing else. It is not to grow toward a
+ * general Parquet reader: another writer's file, or another encoding, codec, page version, logical
+ * type or layout, is for parquet-wasm to read (and hyparquet to look into, for a written file's footer
+ * metrics); a format the writer starts to emit is taken here only in the same change that teaches the
+ * writer, and only exactly as the writer emits it. It imports the writer's own constants
+ * (parquet/write/) for that reason.
  */
 import * as arrow from 'apache-arrow';
 import { Slab } from '../../../arrow/arrow-ffi.js';
