@@ -27,6 +27,7 @@ import {
   deserializeTCompactProtocol,
   HYPARQUET_VERSION,
 } from '../../support/hyparquet-internals.js';
+import { zigzagVarintBytes } from '../../support/zigzag-varint.js';
 import { batchOf } from './parquet/read-back.js';
 
 function theirs(bytes: Uint8Array, offset = 0, length = bytes.byteLength - offset): unknown {
@@ -142,17 +143,6 @@ function oneField(type: number, value: number[]): Uint8Array {
   return Uint8Array.from([0x10 | type, ...value, 0]);
 }
 
-function zigzagVarint(n: bigint): number[] {
-  let z = n >= 0n ? n << 1n : (-n << 1n) - 1n;
-  const out: number[] = [];
-  while (z >= 0x80n) {
-    out.push(Number(z & 0x7fn) | 0x80);
-    z >>= 7n;
-  }
-  out.push(Number(z));
-  return out;
-}
-
 describe('the Thrift compact reader', () => {
   it('reads whatever the writer writes as hyparquet reads it', () => {
     fc.assert(
@@ -182,7 +172,7 @@ describe('the Thrift compact reader', () => {
           // Prepare
           const eight = new Uint8Array(new Float64Array([double]).buffer);
           const cases = [
-            oneField(T.I64, zigzagVarint(long)),
+            oneField(T.I64, zigzagVarintBytes(long)),
             oneField(T.BYTE, [byte & 0xff]),
             oneField(T.DOUBLE, [...eight]),
           ];
