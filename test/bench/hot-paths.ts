@@ -8,7 +8,7 @@
  *   JSON      JSON text → gathered columns in one scan (gatherJsonBatch) vs JSON.parse of every value and
  *             the map row's fast path on the parsed objects
  *             (and the same batch with one record of the wrong type: the rest is still scanned)
- *   Parquet   floe's Parquet writer (data/parquet/) vs parquet-wasm (arrow-rs in WASM, still used for
+ *   Parquet   floe's Parquet writer (data/parquet/write/) vs parquet-wasm (arrow-rs in WASM, still used for
  *             snappy) on the same Arrow batch; "same output" = both files read back (hyparquet) to the
  *             same rows
  *
@@ -17,10 +17,10 @@
 import { isDeepStrictEqual, parseArgs } from 'node:util';
 import { zstdDecompressSync } from 'node:zlib';
 import { parquetReadObjects } from 'hyparquet';
-import { toArrowSchema } from '../../functions/core/data/arrow-schema.js';
-import { buildRecordBatch } from '../../functions/core/data/build-record-batch.js';
-import { encodeBatch } from '../../functions/core/data/encode-parquet.js';
-import { loadParquetWasm } from '../../functions/core/data/parquet-wasm.js';
+import { toArrowSchema } from '../../functions/core/data/arrow/arrow-schema.js';
+import { buildRecordBatch } from '../../functions/core/data/arrow/build-record-batch.js';
+import { encodeBatch } from '../../functions/core/data/parquet/write/encode-parquet.js';
+import { loadParquetWasm } from '../../functions/core/data/parquet/parquet-wasm.js';
 import { decodeEsmEvent } from '../../functions/core/records/esm-event.js';
 import { withKafkaLineage } from '../../functions/core/records/kafka-lineage.js';
 import { decodeJsonRecords } from '../../functions/core/mapping/decoded-record.js';
@@ -154,7 +154,7 @@ export async function runHotPaths(runs = 7): Promise<HotPath[]> {
   });
 
   const schema = evolved.schema;
-  // parquet-wasm is loaded on first need (functions/core/data/parquet-wasm.ts); this comparison needs it
+  // parquet-wasm is loaded on first need (functions/core/data/parquet/parquet-wasm.ts); this comparison needs it
   await loadParquetWasm();
   const batch = buildRecordBatch(schema, toArrowSchema(schema), fastRows, 0, fastRows.length, new Map());
   const encode = (writer: 'floe' | 'parquet-wasm') =>
@@ -173,7 +173,7 @@ export async function runHotPaths(runs = 7): Promise<HotPath[]> {
   const floeFile = encode('floe');
   out.push({
     name: 'Parquet encode (ZSTD)',
-    where: 'data/parquet/ vs parquet-wasm',
+    where: 'data/parquet/write/ vs parquet-wasm',
     general_ms: wasmMs,
     fast_ms: floeMs,
     saved_ms: wasmMs - floeMs,

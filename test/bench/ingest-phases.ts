@@ -17,9 +17,9 @@
  * The handler's own total minus the sum of these is "other" (table loads, offset checks, batch id).
  */
 import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
-import { toArrowSchema } from '../../functions/core/data/arrow-schema.js';
-import { buildRecordBatch } from '../../functions/core/data/build-record-batch.js';
-import { encodeBatch } from '../../functions/core/data/encode-parquet.js';
+import { toArrowSchema } from '../../functions/core/data/arrow/arrow-schema.js';
+import { buildRecordBatch } from '../../functions/core/data/arrow/build-record-batch.js';
+import { encodeBatch } from '../../functions/core/data/parquet/write/encode-parquet.js';
 import { decodeEsmEvent } from '../../functions/core/records/esm-event.js';
 import { batchIdOf } from '../../functions/core/ingest/ingest-event.js';
 import { loadOrCreateTable, offsetsOf } from '../../functions/core/ingest/ingest-table.js';

@@ -4,7 +4,7 @@
  * Usage (by memory.ts): node memory-child.mjs <event-file>... with FLOE_* set in the environment.
  */
 import { readFileSync } from 'node:fs';
-import { loadedParquetWasm } from '../../functions/core/data/parquet-wasm.js';
+import { loadedParquetWasm } from '../../functions/core/data/parquet/parquet-wasm.js';
 import { ingestHandler } from '../../functions/handlers/ingest.js';
 
 const MB = 1024 * 1024;

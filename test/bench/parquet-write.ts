@@ -3,7 +3,7 @@
  * struct), ZSTD, into an in-memory FileIO so storage does not count. Prints rows/s of the best run.
  * Run: npx tsx test/bench/parquet-write.ts [rows]
  */
-import { writeDataFiles } from '../../functions/core/data/write-data-file.js';
+import { writeDataFiles } from '../../functions/core/data/parquet/write/write-data-file.js';
 import type { FileIO } from '../../functions/core/io/file-io.js';
 import type { Row, Schema } from '../../functions/core/spec/types.js';
 

@@ -1,9 +1,9 @@
 /**
  * The shape of functions/core, checked: folders import each other in one direction (no cycle between
- * folders), AWS SDK clients only in the adapters, and small files. And of all of functions/: the Kafka
- * client library only in core/kafka/, and every error class a LakeError named …Error. And of infra/ (the
- * CDK constructs): small files too, and nothing under functions/ imports it (the Lambda bundles and the
- * CLI stay free of the CDK).
+ * folders), data/'s rooms too, AWS SDK clients only in the adapters, hyparquet's private paths in one
+ * test module only, and small files. And of all of functions/: the Kafka client library only in
+ * core/kafka/, and every error class a LakeError named …Error. And of infra/ (the CDK constructs): small
+ * files too, and nothing under functions/ imports it (the Lambda bundles and the CLI stay free of the CDK).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -42,6 +42,32 @@ function folderOf(path: string): string {
 function importsOf(text: string): string[] {
   return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'([^']+)'/g)].map((m) => m[1]!);
 }
+
+/**
+ * data/'s rooms and the rooms each may import — downward only: Arrow data and the Thrift compact
+ * protocol at the bottom, the files both Parquet sides share (parquet/*.ts) above them, the writer above
+ * those, floe's own decoder above the writer (it takes the writer's constants, so it reads exactly what
+ * the writer writes), and read planning at the top (it hands floe's files to the decoder).
+ */
+const DATA_ROOMS: Record<string, string[]> = {
+  arrow: [],
+  'parquet/thrift': [],
+  parquet: [],
+  'parquet/write': ['arrow', 'parquet/thrift', 'parquet'],
+  'parquet/read/native': ['arrow', 'parquet/thrift', 'parquet', 'parquet/write'],
+  'parquet/read': ['arrow', 'parquet/thrift', 'parquet', 'parquet/write', 'parquet/read/native'],
+};
+const DATA = join(CORE, 'data');
+
+/** The room of data/ a path is in (its folder under data/), or undefined outside data/. */
+function dataRoomOf(path: string): string | undefined {
+  const rel = relative(DATA, path);
+  return rel.startsWith('..') ? undefined : dirname(rel);
+}
+
+/** The one module allowed to import hyparquet's private paths (hyparquet/src/...). */
+const HYPARQUET_INTERNALS = 'test/support/hyparquet-internals.ts';
+const REPO = resolve(CORE, '../..');
 
 function folderEdges(): Map<string, Set<string>> {
   const edges = new Map<string, Set<string>>();
@@ -87,6 +113,33 @@ function findCycle(edges: Map<string, Set<string>>): string[] | undefined {
 describe('functions/core architecture', () => {
   it('has no import cycle between its folders', () => {
     expect(findCycle(folderEdges())).toBeUndefined();
+  });
+
+  it("keeps data/'s rooms importing downward (arrow/, parquet/thrift/ < parquet/ < parquet/write/ < parquet/read/native/ < parquet/read/)", () => {
+    const upward: string[] = [];
+    for (const f of files) {
+      const from = dataRoomOf(f.path);
+      if (from === undefined) continue;
+      if (!(from in DATA_ROOMS)) {
+        upward.push(`${f.name} is in no room of data/`);
+        continue;
+      }
+      for (const spec of importsOf(f.text)) {
+        if (!spec.startsWith('.')) continue;
+        const to = dataRoomOf(resolve(dirname(f.path), spec));
+        if (to === undefined || to === from) continue;
+        if (!DATA_ROOMS[from]!.includes(to)) upward.push(`${f.name} imports ${spec}`);
+      }
+    }
+    expect(upward).toEqual([]);
+  });
+
+  it(`imports hyparquet's private paths only in ${HYPARQUET_INTERNALS}`, () => {
+    const importing = ['functions', 'infra', 'test']
+      .flatMap((dir) => sourceFiles(join(REPO, dir)))
+      .filter((path) => /(?:from\s+|import\s*\(\s*)'hyparquet\/src\//.test(readFileSync(path, 'utf8')))
+      .map((path) => relative(REPO, path));
+    expect(importing).toEqual([HYPARQUET_INTERNALS]);
   });
 
   it('imports the AWS SDK only in the adapters', () => {

@@ -6,7 +6,7 @@
  * already holds newer changes of.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { readDataFile } from '../data/read-data-file.js';
+import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import type { Expression, Literal } from '../scan/expression.js';
 import { planScan } from '../scan/plan-scan.js';

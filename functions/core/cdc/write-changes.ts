@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
-import { writeDataFiles } from '../data/write-data-file.js';
+import { writeDataFiles } from '../data/parquet/write/write-data-file.js';
 import { ValidationError } from '../errors.js';
 import { joinLocation } from '../io/location.js';
 import { KAFKA_FIELD } from '../records/kafka-lineage.js';

@@ -19,10 +19,10 @@
  * This costs ~140 KiB (mostly one PageScratch's two 64 KiB buffers) and one tiny batch's work at the
  * first call.
  */
-import { toArrowSchema } from '../data/arrow-schema.js';
-import { encodeBatch } from '../data/encode-parquet.js';
-import { ChunkOutput, PageScratch } from '../data/parquet/pages.js';
-import { ValidityBuilder } from '../data/column-target.js';
+import { toArrowSchema } from '../data/arrow/arrow-schema.js';
+import { encodeBatch } from '../data/parquet/write/encode-parquet.js';
+import { ChunkOutput, PageScratch } from '../data/parquet/write/pages.js';
+import { ValidityBuilder } from '../data/arrow/column-target.js';
 import { toEsmRecord } from '../kafka/esm-batch.js';
 import { gatherJsonBatch } from '../mapping/fast/gather-json.js';
 import { DEFAULT_MAPPING } from '../mapping/mapping-config.js';

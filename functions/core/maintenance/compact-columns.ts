@@ -8,12 +8,12 @@
  */
 import type * as arrow from 'apache-arrow';
 import type { LoadedTable } from '../catalog/catalog.js';
-import { RunBuilder, runsOf, takeData } from '../data/arrow-take.js';
-import { collectBatchStats } from '../data/arrow-stats.js';
-import { recordBatchOf } from '../data/nested-data.js';
-import { type ArrowFile, projectFile, readArrowFile } from '../data/read-arrow-columns.js';
-import type { RecordBatchSource } from '../data/record-batch-source.js';
-import { type WriteDataFilesOptions, writeBatchSourceFiles } from '../data/write-data-file.js';
+import { RunBuilder, runsOf, takeData } from '../data/arrow/arrow-take.js';
+import { collectBatchStats } from '../data/arrow/arrow-stats.js';
+import { recordBatchOf } from '../data/arrow/nested-data.js';
+import { type ArrowFile, projectFile, readArrowFile } from '../data/parquet/read/read-arrow-columns.js';
+import type { RecordBatchSource } from '../data/arrow/record-batch-source.js';
+import { type WriteDataFilesOptions, writeBatchSourceFiles } from '../data/parquet/write/write-data-file.js';
 import type { FileScanTask } from '../scan/scan-plan.js';
 import type { DataFile, Schema, SortOrder } from '../spec/types.js';
 import { DeleteMasks } from './delete-mask.js';

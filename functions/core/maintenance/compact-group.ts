@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
-import { type WriteDataFilesOptions, writeDataFiles } from '../data/write-data-file.js';
+import { type WriteDataFilesOptions, writeDataFiles } from '../data/parquet/write/write-data-file.js';
 import { ValidationError } from '../errors.js';
 import { joinLocation } from '../io/location.js';
 import { planScan } from '../scan/plan-scan.js';

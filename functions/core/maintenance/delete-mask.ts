@@ -8,7 +8,7 @@
  * the column null.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { type ArrowFile, readArrowFile, readFieldValues } from '../data/read-arrow-columns.js';
+import { type ArrowFile, readArrowFile, readFieldValues } from '../data/parquet/read/read-arrow-columns.js';
 import { ValidationError } from '../errors.js';
 import { POSITION_DELETE_FILE_PATH_ID, POSITION_DELETE_POS_ID } from '../scan/delete-index.js';
 import type { FileScanTask } from '../scan/scan-plan.js';

@@ -15,7 +15,7 @@
  * with a data sequence number at most its own). Only delete files in the partitions the rewrite touched
  * (and unpartitioned ones) are considered, so the commit stays about those partitions.
  */
-import { readDataFile } from '../data/read-data-file.js';
+import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import type { FileIO } from '../io/file-io.js';
 import { isUnpartitioned, POSITION_DELETE_FILE_PATH_ID, partitionKey } from '../scan/delete-index.js';
 import { specById } from '../spec/metadata.js';

@@ -5,7 +5,7 @@
  * with (transforms, asc/desc, nulls first/last, stable).
  */
 import type * as arrow from 'apache-arrow';
-import { readColumnValues } from '../data/arrow-to-values.js';
+import { readColumnValues } from '../data/arrow/arrow-to-values.js';
 import { schemaFieldPaths } from '../spec/schema.js';
 import type { IcebergType, Schema, SortOrder, StructType, Value } from '../spec/types.js';
 import { sortIndices } from '../table/sort-rows.js';

@@ -18,7 +18,7 @@ import { canPromote, samePrimitive } from './evolution/promotions.js';
 import { reconcileSchema, type SchemaReconciliation } from './evolution/reconcile-schema.js';
 import type { DecodedRecord } from './decoded-record.js';
 import type { MappingConfig } from './mapping-config.js';
-import type { GatheredRows } from '../data/gathered-rows.js';
+import type { GatheredRows } from '../data/arrow/gathered-rows.js';
 import { compileMapping, type FittingGatherer, fieldAtPath } from './record-mapper.js';
 import type { ValueObject } from './value-paths.js';
 

@@ -6,7 +6,7 @@
  */
 import { RecordDecodeError, ValidationError } from '../errors.js';
 import type { IcebergType, PrimitiveType, Row, Schema, StructField, StructType } from '../spec/types.js';
-import { canGather, GatheredRows } from '../data/gathered-rows.js';
+import { canGather, GatheredRows } from '../data/arrow/gathered-rows.js';
 import { compileFittingColumns, LINEAGE_OF } from './fast/fitting-columns.js';
 import { compileFittingRow, NOT_FITTING } from './fast/fitting-row.js';
 import { canPromote, samePrimitive } from './evolution/promotions.js';

@@ -8,8 +8,8 @@
  * once and judged value by value.
  */
 import * as arrow from 'apache-arrow';
-import { readColumnValues } from '../data/arrow-to-values.js';
-import type { DataBatch } from '../data/data-batch.js';
+import { readColumnValues } from '../data/arrow/arrow-to-values.js';
+import type { DataBatch } from '../data/parquet/read/data-batch.js';
 import type { IcebergType, Row, StructType, Value } from '../spec/types.js';
 import { comparisonHolds, evaluatePredicate } from './evaluate-row.js';
 import type { BoundExpression, BoundPredicate, ComparisonOp } from './expression.js';

@@ -12,9 +12,11 @@
  * unsigned, millisecond or nanosecond times, columns inside lists or maps) is left out, which
  * evaluates as "might".
  */
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
-import type { ThriftType } from 'hyparquet/src/types.js';
-import { type ByteRange, type ByteSource, wholeSource } from '../data/byte-source.js';
+import {
+  decodeThriftAt as deserializeTCompactProtocol,
+  type ThriftValue as ThriftType,
+} from '../data/parquet/thrift/compact-reader.js';
+import { type ByteRange, type ByteSource, wholeSource } from '../data/parquet/read/byte-source.js';
 import {
   readFileFooter,
   type Thrift,
@@ -23,8 +25,8 @@ import {
   thriftList as list,
   thriftStruct as struct,
   thriftStructs as structs,
-} from '../data/file-footer.js';
-import type { RowSpan } from '../data/read-data-file.js';
+} from '../data/parquet/read/file-footer.js';
+import type { RowSpan } from '../data/parquet/read/read-data-file.js';
 import type { DataFile } from '../spec/types.js';
 import { fileMightMatch } from './evaluate-metrics.js';
 import type { BoundExpression, BoundPredicate } from './expression.js';

@@ -8,7 +8,7 @@
  * to a column makes the column null.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { readDataFile } from '../data/read-data-file.js';
+import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import { ValidationError } from '../errors.js';
 import { currentSchema } from '../spec/metadata.js';
 import type { DataFile, Row, StructType } from '../spec/types.js';

@@ -9,8 +9,8 @@
  * row groups its statistics leave, then the pages of the spans read (data/ranged-file.ts); the whole
  * file once only when a read needs more (most of its rows, a page index missing or failing its checks).
  */
-import { batchRows, type DataBatch } from '../data/data-batch.js';
-import { openDataFile, type RowSpan } from '../data/read-data-file.js';
+import { batchRows, type DataBatch } from '../data/parquet/read/data-batch.js';
+import { openDataFile, type RowSpan } from '../data/parquet/read/read-data-file.js';
 import type { FileIO } from '../io/file-io.js';
 import type { Row, StructType } from '../spec/types.js';
 import { columnBatchOf, selectRows } from './evaluate-columns.js';

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
-import type { GatheredRows } from '../data/gathered-rows.js';
-import { writeDataFiles } from '../data/write-data-file.js';
+import type { GatheredRows } from '../data/arrow/gathered-rows.js';
+import { writeDataFiles } from '../data/parquet/write/write-data-file.js';
 import { joinLocation } from '../io/location.js';
 import { currentSchema, defaultSpec, sortOrderById } from '../spec/metadata.js';
 import { partitionPath } from '../spec/transforms.js';

@@ -5,7 +5,7 @@
  */
 import type { S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import type { FileIO } from '../../../functions/core/io/file-io.js';
 import { S3FileIO } from '../../../functions/core/io/s3-file-io.js';
 import { bindExpression } from '../../../functions/core/scan/bind-expression.js';

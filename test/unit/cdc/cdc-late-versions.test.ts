@@ -9,7 +9,7 @@ import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
-import { readDataFile } from '../../../functions/core/data/read-data-file.js';
+import { readDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
 import { CDC_TOPIC, ITEMS_SCHEMA } from '../../support/cdc-stream.js';
 import { jsonEvent } from '../../support/json-event.js';

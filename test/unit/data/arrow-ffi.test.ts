@@ -4,9 +4,9 @@
  * into an offset child), so arrays parquet-wasm hands over sliced read the same as unsliced ones.
  */
 import { describe, expect, it } from 'vitest';
-import { readFfiBatches, UnsupportedArrowFormat } from '../../../functions/core/data/arrow-ffi.js';
-import { batchRows, type DataBatch } from '../../../functions/core/data/data-batch.js';
-import { getArrowFieldId } from '../../../functions/core/data/arrow-schema.js';
+import { readFfiBatches, UnsupportedArrowFormat } from '../../../functions/core/data/arrow/arrow-ffi.js';
+import { batchRows, type DataBatch } from '../../../functions/core/data/parquet/read/data-batch.js';
+import { getArrowFieldId } from '../../../functions/core/data/arrow/arrow-schema.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
 
 /** A bump allocator over one ArrayBuffer, 8-byte aligned, address 0 left unused (null). */

@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchRows, type DataBatch } from '../../../functions/core/data/data-batch.js';
-import { openDataFile } from '../../../functions/core/data/read-data-file.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { batchRows, type DataBatch } from '../../../functions/core/data/parquet/read/data-batch.js';
+import { openDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { allTypesRows, allTypesSchema } from './all-types-fixture.js';
 import { createTempWarehouse, type TempWarehouse } from './parquet-test-helpers.js';
 

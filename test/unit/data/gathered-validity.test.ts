@@ -5,8 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ValidityBuilder } from '../../../functions/core/data/column-target.js';
-import { Offsets, Validity } from '../../../functions/core/data/gathered-validity.js';
+import { ValidityBuilder } from '../../../functions/core/data/arrow/column-target.js';
+import { Offsets, Validity } from '../../../functions/core/data/arrow/gathered-validity.js';
 
 const ops = fc.array(
   fc.oneof(

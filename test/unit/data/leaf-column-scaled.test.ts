@@ -4,7 +4,7 @@
  * that is a safe integer, nothing at all otherwise, and no typed storage taken for a column without it.
  */
 import { describe, expect, it } from 'vitest';
-import { LeafColumn } from '../../../functions/core/data/leaf-column.js';
+import { LeafColumn } from '../../../functions/core/data/arrow/leaf-column.js';
 
 describe('LeafColumn.pushScaled', () => {
   it('appends what pushNumber appends for a safe product, past the first capacity', () => {

@@ -7,12 +7,12 @@
 import type * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toArrowSchema } from '../../../functions/core/data/arrow-schema.js';
-import { buildPrimitiveData } from '../../../functions/core/data/build-primitive-data.js';
-import { buildTypedLeaf } from '../../../functions/core/data/build-typed-data.js';
-import type { StatsSink } from '../../../functions/core/data/column-stats.js';
-import { type ColumnTarget, MASKED } from '../../../functions/core/data/column-target.js';
-import { LeafColumn } from '../../../functions/core/data/leaf-column.js';
+import { toArrowSchema } from '../../../functions/core/data/arrow/arrow-schema.js';
+import { buildPrimitiveData } from '../../../functions/core/data/arrow/build-primitive-data.js';
+import { buildTypedLeaf } from '../../../functions/core/data/arrow/build-typed-data.js';
+import type { StatsSink } from '../../../functions/core/data/arrow/column-stats.js';
+import { type ColumnTarget, MASKED } from '../../../functions/core/data/arrow/column-target.js';
+import { LeafColumn } from '../../../functions/core/data/arrow/leaf-column.js';
 import type { PrimitiveType } from '../../../functions/core/spec/types.js';
 import { plain } from '../evolution/fitting-arbitraries.js';
 

@@ -1,7 +1,11 @@
 /** Hostile page indexes for the reader tests: a file whose OffsetIndex says something else. */
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
-import { readFileFooter, thriftInt, thriftStructs } from '../../../functions/core/data/file-footer.js';
-import { CT, ThriftWriter } from '../../../functions/core/data/parquet/thrift-compact.js';
+import { deserializeTCompactProtocol } from '../../support/hyparquet-internals.js';
+import {
+  readFileFooter,
+  thriftInt,
+  thriftStructs,
+} from '../../../functions/core/data/parquet/read/file-footer.js';
+import { CT, ThriftWriter } from '../../../functions/core/data/parquet/thrift/compact-writer.js';
 
 /** A page location as [offset, compressed_page_size, first_row_index]. */
 export type PageLocationTuple = number[];

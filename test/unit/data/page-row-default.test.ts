@@ -2,10 +2,14 @@
  * floe's default page-row limit is 5,000 rows (Iceberg's is 20,000): a point read decodes one page per
  * column, so pages are cut smaller by default, and a limit the caller passes still wins.
  */
+import { deserializeTCompactProtocol } from '../../support/hyparquet-internals.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileFooter, thriftInt, thriftStructs } from '../../../functions/core/data/file-footer.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
+import {
+  readFileFooter,
+  thriftInt,
+  thriftStructs,
+} from '../../../functions/core/data/parquet/read/file-footer.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 import { writeRows } from '../../../functions/core/table/write-rows.js';
 import { tempWarehouse } from '../../support/tables.js';

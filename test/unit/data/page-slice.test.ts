@@ -6,10 +6,14 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileFooter, type Thrift, thriftStructs } from '../../../functions/core/data/file-footer.js';
-import { slicePages } from '../../../functions/core/data/page-slice.js';
-import { openDataFile, readDataFile } from '../../../functions/core/data/read-data-file.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import {
+  readFileFooter,
+  type Thrift,
+  thriftStructs,
+} from '../../../functions/core/data/parquet/read/file-footer.js';
+import { slicePages } from '../../../functions/core/data/parquet/read/page-slice.js';
+import { openDataFile, readDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import type { Row } from '../../../functions/core/spec/types.js';
 import { allTypesRows, allTypesSchema } from './all-types-fixture.js';
 import { type PageLocationTuple, withOffsetIndex } from './lying-page-index.js';

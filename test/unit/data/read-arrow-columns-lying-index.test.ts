@@ -5,8 +5,11 @@
  * selection goes by the index, and refuses such a file: test/unit/scan/range-read.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readArrowFile, readWithParquetWasm } from '../../../functions/core/data/read-arrow-columns.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import {
+  readArrowFile,
+  readWithParquetWasm,
+} from '../../../functions/core/data/parquet/read/read-arrow-columns.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 import { withOffsetIndex } from './lying-page-index.js';
 import { type TempWarehouse, createTempWarehouse } from './parquet-test-helpers.js';

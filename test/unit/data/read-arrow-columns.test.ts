@@ -5,9 +5,9 @@
  */
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readColumnValues } from '../../../functions/core/data/arrow-to-values.js';
-import { projectFile, readArrowFile } from '../../../functions/core/data/read-arrow-columns.js';
-import { readDataFile } from '../../../functions/core/data/read-data-file.js';
+import { readColumnValues } from '../../../functions/core/data/arrow/arrow-to-values.js';
+import { projectFile, readArrowFile } from '../../../functions/core/data/parquet/read/read-arrow-columns.js';
+import { readDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
 import { ValidationError } from '../../../functions/core/errors.js';
 import type { Row, Schema } from '../../../functions/core/spec/types.js';
 import {

@@ -1,14 +1,14 @@
 /**
  * Which decoder a data file's read takes: every row of every column of a file floe wrote goes through
- * floe's own decoder (native-read/, as compaction reads), to the rows parquet-wasm gives for the same
+ * floe's own decoder (data/parquet/read/native/, as compaction reads), to the rows parquet-wasm gives for the same
  * file; a read of some rows or some columns, and any other writer's file, go through parquet-wasm.
  */
 import * as path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import * as native from '../../../functions/core/data/native-read/read-floe-parquet.js';
-import { batchRows } from '../../../functions/core/data/data-batch.js';
-import { openDataFile } from '../../../functions/core/data/read-data-file.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import * as native from '../../../functions/core/data/parquet/read/native/read-floe-parquet.js';
+import { batchRows } from '../../../functions/core/data/parquet/read/data-batch.js';
+import { openDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
 import { allTypesRows, allTypesSchema } from './all-types-fixture.js';
 import {
@@ -20,7 +20,7 @@ import {
   sqlString,
 } from './parquet-test-helpers.js';
 
-vi.mock('../../../functions/core/data/native-read/read-floe-parquet.js', async (original) => {
+vi.mock('../../../functions/core/data/parquet/read/native/read-floe-parquet.js', async (original) => {
   const actual = await original<typeof native>();
   return { ...actual, tryDecodeFloeParquet: vi.fn(actual.tryDecodeFloeParquet) };
 });

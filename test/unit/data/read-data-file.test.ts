@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readDataFile } from '../../../functions/core/data/read-data-file.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { readDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { NotFoundError, ValidationError } from '../../../functions/core/errors.js';
 import type { Row, Schema, Value } from '../../../functions/core/spec/types.js';
 import { allTypesRows, allTypesSchema } from './all-types-fixture.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { compareValues, decodeValue } from '../../../functions/core/spec/conversions.js';
 import type { DataFile, PrimitiveType, Row, Schema, Value } from '../../../functions/core/spec/types.js';
 import {

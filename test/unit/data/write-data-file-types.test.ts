@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { allTypesRows, allTypesSchema } from './all-types-fixture.js';
 import type { IcebergType } from '../../../functions/core/spec/types.js';
 import {

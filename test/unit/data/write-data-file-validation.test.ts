@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { TransientIOError, ValidationError } from '../../../functions/core/errors.js';
 import type { FileIO } from '../../../functions/core/io/file-io.js';
 import type { Row } from '../../../functions/core/spec/types.js';

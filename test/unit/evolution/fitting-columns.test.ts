@@ -6,11 +6,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toArrowSchema } from '../../../functions/core/data/arrow-schema.js';
-import { buildRecordBatch } from '../../../functions/core/data/build-record-batch.js';
-import type { StatsSink } from '../../../functions/core/data/column-stats.js';
-import { encodeBatch } from '../../../functions/core/data/encode-parquet.js';
-import { GatheredRows } from '../../../functions/core/data/gathered-rows.js';
+import { toArrowSchema } from '../../../functions/core/data/arrow/arrow-schema.js';
+import { buildRecordBatch } from '../../../functions/core/data/arrow/build-record-batch.js';
+import type { StatsSink } from '../../../functions/core/data/arrow/column-stats.js';
+import { encodeBatch } from '../../../functions/core/data/parquet/write/encode-parquet.js';
+import { GatheredRows } from '../../../functions/core/data/arrow/gathered-rows.js';
 import { compileFittingColumns } from '../../../functions/core/mapping/fast/fitting-columns.js';
 import { compileFittingRow, NOT_FITTING } from '../../../functions/core/mapping/fast/fitting-row.js';
 import {

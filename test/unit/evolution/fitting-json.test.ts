@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GatheredRows } from '../../../functions/core/data/gathered-rows.js';
+import { GatheredRows } from '../../../functions/core/data/arrow/gathered-rows.js';
 import { compileFittingColumns } from '../../../functions/core/mapping/fast/fitting-columns.js';
 import {
   KAFKA_FIELD,

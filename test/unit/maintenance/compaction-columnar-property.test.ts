@@ -10,8 +10,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Catalog, LoadedTable } from '../../../functions/core/catalog/catalog.js';
-import { readDataFile } from '../../../functions/core/data/read-data-file.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { readDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { joinLocation } from '../../../functions/core/io/location.js';
 import { compactGroup, type GroupOutcome } from '../../../functions/core/maintenance/compact-group.js';
 import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';

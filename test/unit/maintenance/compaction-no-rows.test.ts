@@ -12,7 +12,7 @@ import {
   groupResultLocation,
   readGroupResult,
 } from '../../../functions/core/maintenance/rewrite-run-files.js';
-import { readDataFile } from '../../../functions/core/data/read-data-file.js';
+import { readDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
 import { currentSchema } from '../../../functions/core/spec/metadata.js';
 import { liveEntries } from '../../support/readers.js';
 import { tempWarehouse } from '../../support/tables.js';
@@ -43,16 +43,17 @@ vi.mock('../../../functions/core/scan/read-scan.js', async (importOriginal) => {
     readScanRows: forbidden('readScanRows', m.readScanRows),
   };
 });
-vi.mock('../../../functions/core/data/read-data-file.js', async (importOriginal) => {
-  const m = await importOriginal<typeof import('../../../functions/core/data/read-data-file.js')>();
+vi.mock('../../../functions/core/data/parquet/read/read-data-file.js', async (importOriginal) => {
+  const m =
+    await importOriginal<typeof import('../../../functions/core/data/parquet/read/read-data-file.js')>();
   return { ...m, readDataFile: forbidden('readDataFile', m.readDataFile) };
 });
 vi.mock('../../../functions/core/table/sort-rows.js', async (importOriginal) => {
   const m = await importOriginal<typeof import('../../../functions/core/table/sort-rows.js')>();
   return { ...m, sortRows: forbidden('sortRows', m.sortRows) };
 });
-vi.mock('../../../functions/core/data/build-record-batch.js', async (importOriginal) => {
-  const m = await importOriginal<typeof import('../../../functions/core/data/build-record-batch.js')>();
+vi.mock('../../../functions/core/data/arrow/build-record-batch.js', async (importOriginal) => {
+  const m = await importOriginal<typeof import('../../../functions/core/data/arrow/build-record-batch.js')>();
   return { ...m, buildRecordBatch: forbidden('buildRecordBatch', m.buildRecordBatch) };
 });
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
-import { readDataFile } from '../../../functions/core/data/read-data-file.js';
+import { readDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
 import { commitRewrite } from '../../../functions/core/maintenance/commit-rewrite.js';
 import { compactGroup, type GroupOutcome } from '../../../functions/core/maintenance/compact-group.js';
 import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
-import { readArrowFile } from '../../../functions/core/data/read-arrow-columns.js';
+import { readArrowFile } from '../../../functions/core/data/parquet/read/read-arrow-columns.js';
 import { compactColumns } from '../../../functions/core/maintenance/compact-columns.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { currentSchema } from '../../../functions/core/spec/metadata.js';

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Catalog, LoadedTable } from '../../../functions/core/catalog/catalog.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { joinLocation } from '../../../functions/core/io/location.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';

@@ -9,10 +9,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toArrowSchema } from '../../../functions/core/data/arrow-schema.js';
-import { buildRecordBatch } from '../../../functions/core/data/build-record-batch.js';
-import type { StatsSink } from '../../../functions/core/data/column-stats.js';
-import type { GatheredColumn, GatheredRows } from '../../../functions/core/data/gathered-rows.js';
+import { toArrowSchema } from '../../../functions/core/data/arrow/arrow-schema.js';
+import { buildRecordBatch } from '../../../functions/core/data/arrow/build-record-batch.js';
+import type { StatsSink } from '../../../functions/core/data/arrow/column-stats.js';
+import type { GatheredColumn, GatheredRows } from '../../../functions/core/data/arrow/gathered-rows.js';
 import { decodeJsonRecords } from '../../../functions/core/mapping/decoded-record.js';
 import { gatherJsonBatch } from '../../../functions/core/mapping/fast/gather-json.js';
 import { mapBatch } from '../../../functions/core/mapping/map-batch.js';

@@ -10,9 +10,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchRows } from '../../../functions/core/data/data-batch.js';
-import { openDataFile } from '../../../functions/core/data/read-data-file.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { batchRows } from '../../../functions/core/data/parquet/read/data-batch.js';
+import { openDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { LocalFileIO } from '../../../functions/core/io/local-file-io.js';
 import {
   columnBatchOf,

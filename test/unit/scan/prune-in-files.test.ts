@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { LocalFileIO } from '../../../functions/core/io/local-file-io.js';
 import { bindExpression } from '../../../functions/core/scan/bind-expression.js';
 import type { Expression, Literal } from '../../../functions/core/scan/expression.js';

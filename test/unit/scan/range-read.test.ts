@@ -14,9 +14,9 @@ import {
   type Thrift,
   thriftInt,
   thriftStructs,
-} from '../../../functions/core/data/file-footer.js';
-import { COALESCE_GAP, TAIL_BYTES } from '../../../functions/core/data/ranged-file.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+} from '../../../functions/core/data/parquet/read/file-footer.js';
+import { COALESCE_GAP, TAIL_BYTES } from '../../../functions/core/data/parquet/read/ranged-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { ValidationError } from '../../../functions/core/errors.js';
 import type { FileIO } from '../../../functions/core/io/file-io.js';
 import { bindExpression } from '../../../functions/core/scan/bind-expression.js';

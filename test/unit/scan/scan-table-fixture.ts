@@ -6,7 +6,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
-import { writeDataFiles } from '../../../functions/core/data/write-data-file.js';
+import { writeDataFiles } from '../../../functions/core/data/parquet/write/write-data-file.js';
 import { LocalFileIO } from '../../../functions/core/io/local-file-io.js';
 import { readManifestList, writeManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import { writeManifest } from '../../../functions/core/manifest/manifest-writer.js';

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
-import { readDataFile } from '../../../functions/core/data/read-data-file.js';
-import { GatheredRows } from '../../../functions/core/data/gathered-rows.js';
+import { readDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
+import { GatheredRows } from '../../../functions/core/data/arrow/gathered-rows.js';
 import { compileFittingColumns } from '../../../functions/core/mapping/fast/fitting-columns.js';
 import { compileFittingRow, NOT_FITTING } from '../../../functions/core/mapping/fast/fitting-row.js';
 import { parsePartitionExpression, parseSortOrder } from '../../../functions/core/spec/partition-spec.js';

@@ -1,7 +1,7 @@
 /**
  * The fast path of fitting-row.ts, gathering columns instead of building row objects: a decoded value
  * that fits the schema as it is (the same test and the same conversions as compileFittingRow) is
- * appended to gathered columns (data/gathered-rows.ts); one that does not leaves them as they were
+ * appended to gathered columns (data/arrow/gathered-rows.ts); one that does not leaves them as they were
  * and answers false. test/unit/evolution/fitting-columns.test.ts checks both give the same rows.
  */
 import {
@@ -15,7 +15,7 @@ import {
   type StructColumn,
   truncateColumn,
   Validity,
-} from '../../data/gathered-rows.js';
+} from '../../data/arrow/gathered-rows.js';
 import type { IcebergType, StructType, Value } from '../../spec/types.js';
 import { isFieldObject, ownValue } from '../value-paths.js';
 import type { RawRecord } from '../../records/esm-event.js';

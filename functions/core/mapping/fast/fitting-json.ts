@@ -3,7 +3,7 @@
  * over a record's bytes appends its values to gathered columns, with no JSON.parse, no string for the
  * text, no object per record or nested struct, and no projection copy. Strings are copied byte for
  * byte into the column's UTF-8 buffer; numbers, decimals and canonical timestamps become exact doubles
- * in its typed storage (data/leaf-column.ts). A text it takes gives exactly what decoding the bytes
+ * in its typed storage (data/arrow/leaf-column.ts). A text it takes gives exactly what decoding the bytes
  * (parse-json.ts) and compileFittingColumns' append would give; for anything else (invalid JSON or
  * UTF-8, a key that is not a field, a repeated key, an escaped key, a number of 16+ characters, a
  * value of the wrong kind) it answers false and the record takes the general path, which decides and
@@ -18,8 +18,8 @@
  * rounded as V8 rounds them (test/unit/evolution/fitting-json.test.ts holds the two equal on
  * generated schemas and texts).
  */
-import type { GatheredColumn, LeafColumn, ListColumn, StructColumn } from '../../data/gathered-rows.js';
-import { appendAbsent } from '../../data/gathered-rows.js';
+import type { GatheredColumn, LeafColumn, ListColumn, StructColumn } from '../../data/arrow/gathered-rows.js';
+import { appendAbsent } from '../../data/arrow/gathered-rows.js';
 import type { IcebergType, StructType } from '../../spec/types.js';
 import {
   CLOSE_BRACE,

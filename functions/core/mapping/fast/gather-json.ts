@@ -8,7 +8,7 @@
  *
  * Taken with the plain mapping only (the value's fields are the columns).
  */
-import { appendValue } from '../../data/gathered-rows.js';
+import { appendValue } from '../../data/arrow/gathered-rows.js';
 import { currentSchema } from '../../spec/metadata.js';
 import type { RawRecord } from '../../records/esm-event.js';
 import { BatchRecord } from '../../records/record-columns.js';

@@ -5,8 +5,8 @@
  * a position (spaceEnd, nullAt, nextItem) check it against `end` first (an out-of-bounds read gives
  * undefined and makes the loads generic).
  */
-import type { GatheredColumn } from '../../data/gathered-rows.js';
-import { utf8Text } from '../../data/leaf-column.js';
+import type { GatheredColumn } from '../../data/arrow/gathered-rows.js';
+import { utf8Text } from '../../data/arrow/leaf-column.js';
 import { utf8SequenceLength } from './byte-values.js';
 
 /** Appends the (non-null) value at the cursor to a column; false when it does not fit. */

@@ -4,8 +4,8 @@
  * numbers, decimals and canonical timestamps as exact doubles), else through compilePrimitive's
  * conversion of the value JSON.parse gives; false when the value does not fit the column as it is.
  */
-import type { LeafColumn } from '../../data/gathered-rows.js';
-import { utf8Text } from '../../data/leaf-column.js';
+import type { LeafColumn } from '../../data/arrow/gathered-rows.js';
+import { utf8Text } from '../../data/arrow/leaf-column.js';
 import { decimalParams } from '../../spec/conversions.js';
 import type { PrimitiveType } from '../../spec/types.js';
 import { plainDecimalBytes, readIsoTimestamp, TIMESTAMP_MICROS } from './byte-values.js';

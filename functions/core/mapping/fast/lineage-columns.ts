@@ -11,7 +11,7 @@ import {
   type LeafColumn,
   type ListColumn,
   type StructColumn,
-} from '../../data/gathered-rows.js';
+} from '../../data/arrow/gathered-rows.js';
 import type { RawRecord } from '../../records/esm-event.js';
 import { BatchRecord } from '../../records/record-columns.js';
 import { kafkaLineageRow } from '../../records/kafka-lineage.js';

@@ -3,20 +3,23 @@
  * other writers' files and for floe files whose bytes do not add up (truncated, a lying page size, a
  * dictionary index out of range, levels running past their page) — never rows the bytes do not hold.
  */
+import { deserializeTCompactProtocol } from '../../../support/hyparquet-internals.js';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { parquetMetadata } from 'hyparquet';
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeBatch } from '../../../../functions/core/data/encode-parquet.js';
+import { encodeBatch } from '../../../../functions/core/data/parquet/write/encode-parquet.js';
 import {
   decodeFloeParquet,
   mayBeFloeParquet,
   NotNativeError,
-} from '../../../../functions/core/data/native-read/read-floe-parquet.js';
-import { loadParquetWasm } from '../../../../functions/core/data/parquet-wasm.js';
-import { encodeBatchAsParquet } from '../../../../functions/core/data/parquet/write-batch.js';
-import { readArrowFile, readWithParquetWasm } from '../../../../functions/core/data/read-arrow-columns.js';
+} from '../../../../functions/core/data/parquet/read/native/read-floe-parquet.js';
+import { loadParquetWasm } from '../../../../functions/core/data/parquet/parquet-wasm.js';
+import { encodeBatchAsParquet } from '../../../../functions/core/data/parquet/write/write-batch.js';
+import {
+  readArrowFile,
+  readWithParquetWasm,
+} from '../../../../functions/core/data/parquet/read/read-arrow-columns.js';
 import { ValidationError } from '../../../../functions/core/errors.js';
 import type { Row, Schema } from '../../../../functions/core/spec/types.js';
 import { allTypesRows, allTypesSchema } from '../all-types-fixture.js';

@@ -1,5 +1,5 @@
 /**
- * floe's own Parquet reader (native-read/) against parquet-wasm on files floe's writer wrote: random
+ * floe's own Parquet reader (data/parquet/read/native/) against parquet-wasm on files floe's writer wrote: random
  * Iceberg schemas (every primitive floe maps, structs, lists of primitives and of structs, maps,
  * optional and required at every level) and random rows (nulls at every level, empty lists, NaN and
  * -0, multi-byte and empty strings), cut into several row groups, pages and batches. The tables must
@@ -8,11 +8,11 @@
 import type * as arrow from 'apache-arrow';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { toArrowSchema } from '../../../../functions/core/data/arrow-schema.js';
-import { encodeParquetFile } from '../../../../functions/core/data/encode-parquet.js';
-import { decodeFloeParquet } from '../../../../functions/core/data/native-read/read-floe-parquet.js';
-import { encodeBatchAsParquet } from '../../../../functions/core/data/parquet/write-batch.js';
-import { readWithParquetWasm } from '../../../../functions/core/data/read-arrow-columns.js';
+import { toArrowSchema } from '../../../../functions/core/data/arrow/arrow-schema.js';
+import { encodeParquetFile } from '../../../../functions/core/data/parquet/write/encode-parquet.js';
+import { decodeFloeParquet } from '../../../../functions/core/data/parquet/read/native/read-floe-parquet.js';
+import { encodeBatchAsParquet } from '../../../../functions/core/data/parquet/write/write-batch.js';
+import { readWithParquetWasm } from '../../../../functions/core/data/parquet/read/read-arrow-columns.js';
 import type { IcebergType, Row, Schema, StructField, Value } from '../../../../functions/core/spec/types.js';
 import { batchOf } from '../parquet/read-back.js';
 import { tableShape } from './arrow-shape.js';

@@ -1,10 +1,9 @@
+import { deserializeTCompactProtocol, readRleBitPackedHybrid } from '../../../support/hyparquet-internals.js';
 import fc from 'fast-check';
-import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
 import { describe, expect, it } from 'vitest';
-import { ByteSink } from '../../../../functions/core/data/parquet/byte-sink.js';
-import { bitWidth, encodeHybrid } from '../../../../functions/core/data/parquet/rle-hybrid.js';
-import { CT, ThriftWriter } from '../../../../functions/core/data/parquet/thrift-compact.js';
+import { ByteSink } from '../../../../functions/core/data/parquet/write/byte-sink.js';
+import { bitWidth, encodeHybrid } from '../../../../functions/core/data/parquet/write/rle-hybrid.js';
+import { CT, ThriftWriter } from '../../../../functions/core/data/parquet/thrift/compact-writer.js';
 
 /** hyparquet's decoder (not ours) reads back `count` values. */
 function decodeHybrid(bytes: Uint8Array, width: number, count: number): number[] {

@@ -6,13 +6,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type LeafLevels, shredBatch } from '../../../../functions/core/data/parquet/levels.js';
+import { type LeafLevels, shredBatch } from '../../../../functions/core/data/parquet/write/levels.js';
 import {
   estimateBytes,
   pageBreaks,
   plainWidth,
-} from '../../../../functions/core/data/parquet/plain-values.js';
-import { toParquetSchema } from '../../../../functions/core/data/parquet/parquet-schema.js';
+} from '../../../../functions/core/data/parquet/write/plain-values.js';
+import { toParquetSchema } from '../../../../functions/core/data/parquet/write/parquet-schema.js';
 import type { Row } from '../../../../functions/core/spec/types.js';
 import { schemaOf } from '../parquet-test-helpers.js';
 import { batchOf } from './read-back.js';

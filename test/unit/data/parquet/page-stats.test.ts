@@ -6,12 +6,15 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chunkStats } from '../../../../functions/core/data/parquet/chunk-stats.js';
-import { tryDictionaryChunk } from '../../../../functions/core/data/parquet/dictionary.js';
-import { shredBatch } from '../../../../functions/core/data/parquet/levels.js';
-import { PageScratch } from '../../../../functions/core/data/parquet/pages.js';
-import { toParquetSchema } from '../../../../functions/core/data/parquet/parquet-schema.js';
-import { dictionaryPageStats, plainPageStats } from '../../../../functions/core/data/parquet/page-stats.js';
+import { chunkStats } from '../../../../functions/core/data/parquet/write/chunk-stats.js';
+import { tryDictionaryChunk } from '../../../../functions/core/data/parquet/write/dictionary.js';
+import { shredBatch } from '../../../../functions/core/data/parquet/write/levels.js';
+import { PageScratch } from '../../../../functions/core/data/parquet/write/pages.js';
+import { toParquetSchema } from '../../../../functions/core/data/parquet/write/parquet-schema.js';
+import {
+  dictionaryPageStats,
+  plainPageStats,
+} from '../../../../functions/core/data/parquet/write/page-stats.js';
 import type { Row } from '../../../../functions/core/spec/types.js';
 import { schemaOf } from '../parquet-test-helpers.js';
 import { batchOf } from './read-back.js';

@@ -3,6 +3,7 @@
  * physical values, converted independently of floe's reader) and DuckDB (in-process), plus the batch
  * builder the writer is fed from.
  */
+import { deserializeTCompactProtocol, readRleBitPackedHybrid } from '../../../support/hyparquet-internals.js';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,10 +17,8 @@ import {
 } from '@duckdb/node-api';
 import type * as arrow from 'apache-arrow';
 import { type FileMetaData, parquetMetadata, parquetReadObjects, type SchemaElement } from 'hyparquet';
-import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
-import { deserializeTCompactProtocol } from 'hyparquet/src/thrift.js';
-import { toArrowSchema } from '../../../../functions/core/data/arrow-schema.js';
-import { buildRecordBatch } from '../../../../functions/core/data/build-record-batch.js';
+import { toArrowSchema } from '../../../../functions/core/data/arrow/arrow-schema.js';
+import { buildRecordBatch } from '../../../../functions/core/data/arrow/build-record-batch.js';
 import { decimalParams } from '../../../../functions/core/spec/conversions.js';
 import type { IcebergType, Row, StructType, Value } from '../../../../functions/core/spec/types.js';
 import { afterAll, beforeAll } from 'vitest';

@@ -4,7 +4,7 @@
  */
 import { readColumnIndex, readOffsetIndex } from 'hyparquet';
 import { describe, expect, it } from 'vitest';
-import { encodeBatchAsParquet } from '../../../../functions/core/data/parquet/write-batch.js';
+import { encodeBatchAsParquet } from '../../../../functions/core/data/parquet/write/write-batch.js';
 import type { Row, StructType } from '../../../../functions/core/spec/types.js';
 import { sqlString } from '../parquet-test-helpers.js';
 import { batchOf, duckAndDir, hyparquetRows, metadataOf } from './read-back.js';

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readFooterMetrics } from '../../../../functions/core/data/parquet-footer.js';
+import { readFooterMetrics } from '../../../../functions/core/data/parquet/write/footer-metrics.js';
 import {
   type ArrowParquetOptions,
   encodeBatchAsParquet,
-} from '../../../../functions/core/data/parquet/write-batch.js';
+} from '../../../../functions/core/data/parquet/write/write-batch.js';
 import type { Row, Value } from '../../../../functions/core/spec/types.js';
 import { schemaOf, sqlString } from '../parquet-test-helpers.js';
 import { batchOf, fromDuck, hyparquetRows, duckAndDir } from './read-back.js';

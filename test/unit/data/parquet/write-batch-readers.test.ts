@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import * as arrow from 'apache-arrow';
 import { Compression, Table as WasmTable, WriterPropertiesBuilder, writeParquet } from 'parquet-wasm';
-import { readFooterMetrics } from '../../../../functions/core/data/parquet-footer.js';
+import { readFooterMetrics } from '../../../../functions/core/data/parquet/write/footer-metrics.js';
 import {
   type ArrowParquetOptions,
   encodeBatchAsParquet,
-} from '../../../../functions/core/data/parquet/write-batch.js';
-import { readDataFile } from '../../../../functions/core/data/read-data-file.js';
+} from '../../../../functions/core/data/parquet/write/write-batch.js';
+import { readDataFile } from '../../../../functions/core/data/parquet/read/read-data-file.js';
 import { LocalFileIO } from '../../../../functions/core/io/local-file-io.js';
 import { allTypesRows, allTypesSchema } from '../all-types-fixture.js';
 import { sqlString } from '../parquet-test-helpers.js';

@@ -4,7 +4,7 @@ import { ValidationError } from '../../../../functions/core/errors.js';
 import {
   encodeBatchAsParquet,
   nativeParquetAvailable,
-} from '../../../../functions/core/data/parquet/write-batch.js';
+} from '../../../../functions/core/data/parquet/write/write-batch.js';
 import type { Row, Schema } from '../../../../functions/core/spec/types.js';
 import { schemaOf, sqlString } from '../parquet-test-helpers.js';
 import { batchOf, metadataOf, duckAndDir } from './read-back.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ZstdContext } from '../../../../functions/core/data/parquet/zstd-context.js';
+import { ZstdContext } from '../../../../functions/core/data/parquet/write/zstd-context.js';
 
 const OPTIONS: zlib.ZstdOptions = { params: { [zlib.constants.ZSTD_c_compressionLevel]: 1 } };
 
