@@ -2,9 +2,9 @@
  * The common case of esm-event.ts' record decoding, straight into a batch's columns
  * (record-columns.ts): a record whose fields are all as the ESM sends them (a safe-integer offset, the
  * topic and partition its key names, canonical base64, headers of byte arrays, no schema registry
- * metadata). Anything else answers false
- * with the columns as they were, and the record is decoded by decodeRecord, which explains what is
- * wrong; for a record this takes, both give the same fields (test/unit/ingest/esm-columns.test.ts).
+ * metadata). Anything else answers false with the columns as they were, and the record is decoded by
+ * decodeRecord, which explains what is wrong; for a record this takes, both give the same fields
+ * (test/unit/ingest/esm-columns.test.ts).
  */
 import { RecordColumns } from './record-columns.js';
 import { decodeShortBase64, SHORT_BASE64 } from './short-base64.js';
