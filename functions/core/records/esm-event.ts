@@ -173,11 +173,11 @@ const DIGITS = /^\d+$/;
 /** What a key `topic-partition` names: its partition text must be the digits of a partition number. */
 function groupFallback(groupKey: string): GroupFallback {
   const dash = groupKey.lastIndexOf('-');
-  const digits = dash > 0 ? groupKey.slice(dash + 1) : '';
+  const digits = dash >= 0 ? groupKey.slice(dash + 1) : '';
   const partition = DIGITS.test(digits) ? Number(digits) : -1;
   return {
     key: groupKey,
-    topic: dash > 0 ? groupKey.slice(0, dash) : groupKey,
+    topic: dash >= 0 ? groupKey.slice(0, dash) : groupKey,
     partition: isPartition(partition) ? partition : -1,
   };
 }

@@ -106,12 +106,11 @@ function placeOf(
     if (partition !== undefined) place = { topic, partition };
   } else if (given !== undefined) {
     const prefix = g.key.slice(0, -`-${given}`.length);
-    if (prefix.length > 0 && g.key === `${prefix}-${given}`)
-      place = { topic: prefix, partition: given as number };
+    if (g.key === `${prefix}-${given}`) place = { topic: prefix, partition: given as number };
   } else {
     // Neither given: the key's last '-' splits it (a topic may hold '-', a partition never does)
     const dash = g.key.lastIndexOf('-');
-    const partition = dash > 0 ? partitionIn(g.key.slice(dash + 1)) : undefined;
+    const partition = dash >= 0 ? partitionIn(g.key.slice(dash + 1)) : undefined;
     if (partition !== undefined) place = { topic: g.key.slice(0, dash), partition };
   }
   const offset = offsetOf(g.offset, exact);
