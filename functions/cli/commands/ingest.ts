@@ -2,13 +2,19 @@ import { readFile } from 'node:fs/promises';
 import { parseIdentifier } from '../../core/catalog/catalog.js';
 import { ValidationError } from '../../core/errors.js';
 import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-event.js';
+import { parseEventJson } from '../../core/records/event-json.js';
 import { INGEST_MODES, type IngestMode, parseRoutes, type TableRoute } from '../../core/routing/routes.js';
 import { parseEvolutionPolicy } from '../../core/mapping/evolution/evolution-policy.js';
 import { parseSchema } from '../../core/spec/schema.js';
 import { openCatalog } from '../catalog-options.js';
 import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 
-export async function readJsonFile(path: string, what: string): Promise<unknown> {
+/** @param parse parseEventJson for a file holding an ESM event (its offsets read exactly) */
+export async function readJsonFile(
+  path: string,
+  what: string,
+  parse: (text: string) => unknown = JSON.parse,
+): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -18,7 +24,7 @@ export async function readJsonFile(path: string, what: string): Promise<unknown>
     );
   }
   try {
-    return JSON.parse(text);
+    return parse(text);
   } catch (error) {
     throw new ValidationError(`${what} ${path} is not valid JSON: ${(error as Error).message}`);
   }
@@ -131,7 +137,7 @@ async function routesFor(values: ParsedOptions, events: unknown[]): Promise<Tabl
 
 export async function runIngest(values: ParsedOptions, files: string[]): Promise<number> {
   if (files.length === 0) throw new UsageError('ingest needs at least one event file');
-  const events = await Promise.all(files.map((f) => readJsonFile(f, 'event file')));
+  const events = await Promise.all(files.map((f) => readJsonFile(f, 'event file', parseEventJson)));
   const routes = await routesFor(values, events);
   const { catalog, lock } = await openCatalog(values, { withLock: true });
   for (let i = 0; i < files.length; i++) {

@@ -16,6 +16,7 @@ import { deliverWithRetry } from '../../core/kafka/deliver-with-retry.js';
 import { ESM_MAX_BATCH_SIZE } from '../../core/kafka/esm-batch.js';
 import { type FailureRecord, parseFailureRecord } from '../../core/kafka/failure-record.js';
 import { createKafka } from '../../core/kafka/kafka-client.js';
+import { parseEventJson } from '../../core/records/event-json.js';
 import { UsageError } from '../options.js';
 import { readJsonFile } from './ingest.js';
 import {
@@ -170,8 +171,8 @@ export async function runRedriveFailed(args: string[]): Promise<number> {
         let failure: FailureRecord;
         try {
           const json = doc.startsWith('s3://')
-            ? JSON.parse(Buffer.from(await resolveFileIO(doc).read(doc)).toString('utf8'))
-            : await readJsonFile(doc, 'on-failure record');
+            ? parseEventJson(Buffer.from(await resolveFileIO(doc).read(doc)).toString('utf8'))
+            : await readJsonFile(doc, 'on-failure record', parseEventJson);
           failure = parseFailureRecord(json, doc);
         } catch (error) {
           totals.failed += 1;
@@ -200,7 +201,7 @@ export async function runRedriveFailed(args: string[]): Promise<number> {
               let failure: FailureRecord;
               try {
                 const text = Buffer.from(r.value ?? '', 'base64').toString('utf8');
-                failure = parseFailureRecord(JSON.parse(text), what);
+                failure = parseFailureRecord(parseEventJson(text), what);
               } catch (error) {
                 totals.failed += 1;
                 totals.problems.push(error instanceof Error ? `${what}: ${error.message}` : String(error));

@@ -13,11 +13,13 @@ import {
   parsePartitionOffsets,
   valueSchema,
 } from '../../core/records/replay-records.js';
+import { checkReplayBounds } from '../../core/replay/check-bounds.js';
 import { type ReplaySummary, runReplay } from '../../core/replay/run-replay.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
 import { stringifyJson } from '../../core/spec/json-codec.js';
 import { currentSchema } from '../../core/spec/metadata.js';
 import type { Row, StructType } from '../../core/spec/types.js';
+import { readCommittedOffsets } from '../../core/table/source-offsets.js';
 import { openCatalog } from '../catalog-options.js';
 import { toDisplayRow } from '../format-value.js';
 import { parseInteger } from '../flag-values.js';
@@ -160,6 +162,12 @@ export async function runReplayCommand(args: string[]): Promise<number> {
 
   const { catalog } = await openCatalog(values as ParsedOptions);
   const table = await catalog.loadTable(parseIdentifier(values.table));
+  try {
+    checkReplayBounds(bounds, readCommittedOffsets(table.metadata));
+  } catch (error) {
+    if (error instanceof ValidationError) throw new UsageError(`replay: ${error.message}`);
+    throw error;
+  }
   const status = new StatusLine();
   const controller = new AbortController();
   const release = stopOnSignals(controller, (signal) =>

@@ -3,6 +3,7 @@
  * Tables commit independently (each exactly once by its own offsets); the event succeeds only when
  * all of them did, so a failure anywhere makes the ESM redeliver and the committed tables skip it.
  */
+import { createHash } from 'node:crypto';
 import { ValidationError } from '../errors.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { Catalog } from '../catalog/catalog.js';
@@ -35,15 +36,25 @@ export interface IngestEventReport {
   tables: TableIngestReport[];
 }
 
-/** The batch id: deterministic from topic-partitions and their offset ranges. */
+/**
+ * The batch id: deterministic from topic-partitions and their offset ranges, and from the records as
+ * delivered of those that have no offset (a dead letter placed nowhere: two batches of such letters
+ * alone are told apart by what they hold, a redelivery of one is recognised).
+ */
 export function batchIdOf(records: RawRecord[]): string {
   type Range = { topic: string; partition: number; span: OffsetSpan };
   const ranges = new Map<string, Range>();
+  let unplaced: string[] | undefined;
   // The last record's range: a batch holds each topic-partition's records together.
   let range: Range | undefined;
   for (let i = 0; i < records.length; i++) {
     const r = records[i];
     const { topic, partition } = r;
+    const n = offsetNumber(r);
+    if (n < 0) {
+      unplaced ??= [];
+      unplaced.push(String(JSON.stringify(r.original)));
+    }
     if (range === undefined || range.topic !== topic || range.partition !== partition) {
       const key = `${topic}\u0000${partition}`;
       range = ranges.get(key);
@@ -52,9 +63,9 @@ export function batchIdOf(records: RawRecord[]): string {
         ranges.set(key, range);
       }
     }
-    range.span.add(offsetNumber(r), r);
+    range.span.add(n, r);
   }
-  return computeBatchId(
+  const id = computeBatchId(
     [...ranges.values()].map(({ topic, partition, span }) => ({
       topic,
       partition,
@@ -62,6 +73,8 @@ export function batchIdOf(records: RawRecord[]): string {
       last: span.last,
     })),
   );
+  if (unplaced === undefined) return id;
+  return createHash('sha256').update(id).update(unplaced.sort().join('\n')).digest('hex').slice(0, 32);
 }
 
 /**

@@ -6,6 +6,7 @@
  * make it take effect once however often it is redriven.
  */
 import { ValidationError } from '../errors.js';
+import { parseEventJson } from '../records/event-json.js';
 
 export interface FailureRecord {
   /** `RetryAttemptsExhausted`, `MaximumPayloadSizeExceeded`, `RecordAgeExceeded`, ... when given. */
@@ -34,7 +35,7 @@ export function parseFailureRecord(document: unknown, what: string): FailureReco
   let payload = document.payload;
   if (typeof payload === 'string') {
     try {
-      payload = JSON.parse(payload);
+      payload = parseEventJson(payload);
     } catch {
       throw new ValidationError(`${what}: its payload is text that is not JSON`);
     }

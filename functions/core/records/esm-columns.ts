@@ -1,9 +1,10 @@
 /**
  * The common case of esm-event.ts' record decoding, straight into a batch's columns
- * (record-columns.ts): a record whose fields are all as the ESM sends them (a safe-integer offset,
- * canonical base64, headers of byte arrays, no schema registry metadata). Anything else answers false
- * with the columns as they were, and the record is decoded by decodeRecord, which explains what is
- * wrong; for a record this takes, both give the same fields (test/unit/ingest/esm-columns.test.ts).
+ * (record-columns.ts): a record whose fields are all as the ESM sends them (a safe-integer offset, the
+ * topic and partition its key names, canonical base64, headers of byte arrays, no schema registry
+ * metadata). Anything else answers false with the columns as they were, and the record is decoded by
+ * decodeRecord, which explains what is wrong; for a record this takes, both give the same fields
+ * (test/unit/ingest/esm-columns.test.ts).
  */
 import { RecordColumns } from './record-columns.js';
 import { decodeShortBase64, SHORT_BASE64 } from './short-base64.js';
@@ -27,8 +28,13 @@ export function canonicalBase64Length(text: string): number {
   return (len / 4) * 3 - pad;
 }
 
-/** A group's key `topic-partition`: the topic and partition of its records that lack their own. */
+/**
+ * A group's key `topic-partition` (a topic may hold '-', a partition never does): the topic and
+ * partition it names, which its records must carry (or lack, and take these). partition -1: the key
+ * names none.
+ */
 export interface GroupFallback {
+  key: string;
   topic: string;
   partition: number;
 }
@@ -142,12 +148,12 @@ export function decodeIntoColumns(raw: unknown, group: GroupFallback, cols: Reco
   const r = raw as Record<string, unknown>;
   const offset = r.offset;
   if (typeof offset !== 'number' || !Number.isSafeInteger(offset) || offset < 0) return false;
+  // The record's partition and topic are the ones its key names (the key's partition is valid or -1).
   const p = r.partition;
-  let partition: number;
-  if (p === undefined || p === null) partition = group.partition;
-  else if (isPartition(p) && !Object.is(p, -0)) partition = p;
-  else return false;
-  if (!isPartition(partition) || Object.is(partition, -0)) return false;
+  const partition = group.partition;
+  if (partition < 0 || (p !== undefined && p !== null && (p !== partition || Object.is(p, -0)))) return false;
+  const t = r.topic;
+  if (t !== undefined && t !== null && t !== group.topic) return false;
   const ts = r.timestamp;
   let timestamp = 0;
   if (ts !== undefined && ts !== null) {
@@ -165,7 +171,7 @@ export function decodeIntoColumns(raw: unknown, group: GroupFallback, cols: Reco
     return undo(cols, usedBefore, headersBefore);
   if (!writeHeaders(cols, r.headers)) return undo(cols, usedBefore, headersBefore);
   cols.headerEnd[i] = cols.headerCount;
-  cols.topic[i] = RecordColumns.indexIn(cols.topics, typeof r.topic === 'string' ? r.topic : group.topic);
+  cols.topic[i] = RecordColumns.indexIn(cols.topics, group.topic);
   cols.timestampType[i] = RecordColumns.indexIn(
     cols.timestampTypes,
     typeof r.timestampType === 'string' ? r.timestampType : 'NO_TIMESTAMP_TYPE',

@@ -14,6 +14,7 @@ import {
   isPartition,
   mixesAlphabets,
 } from './esm-columns.js';
+import { isRawJson } from './event-json.js';
 import { BatchRecord, offsetNumber, RecordColumns, type RecordStorage } from './record-columns.js';
 
 export interface KafkaHeader {
@@ -167,27 +168,65 @@ function decodeHeaders(raw: unknown, slab: ByteSlab): KafkaHeader[] {
 
 /** Kafka offsets are int64s ≥ 0 (the lineage and DLQ `offset` columns are Iceberg longs). */
 const MAX_OFFSET = 2n ** 63n - 1n;
+const DIGITS = /^\d+$/;
 
+/** What a key `topic-partition` names: its partition text must be the digits of a partition number. */
 function groupFallback(groupKey: string): GroupFallback {
   const dash = groupKey.lastIndexOf('-');
+  const digits = dash >= 0 ? groupKey.slice(dash + 1) : '';
+  const partition = DIGITS.test(digits) ? Number(digits) : -1;
   return {
-    topic: dash > 0 ? groupKey.slice(0, dash) : groupKey,
-    partition: dash > 0 ? Number(groupKey.slice(dash + 1)) : -1,
+    key: groupKey,
+    topic: dash >= 0 ? groupKey.slice(0, dash) : groupKey,
+    partition: isPartition(partition) ? partition : -1,
   };
+}
+
+/** A field as given, for messages: its JSON text (an exactly parsed number's own digits). */
+function given(value: unknown): string {
+  return value === undefined ? 'undefined' : JSON.stringify(value);
+}
+
+/**
+ * A record's offset, or why it has none. floe's own parse (event-json.ts) hands a number that is not a
+ * safe integer over as its text; a plain number past 2^53 was rounded by whoever parsed the event (the
+ * Lambda runtime does, before the handler), so its value is not known.
+ */
+function offsetOf(offset: unknown): bigint | string {
+  if (typeof offset === 'number') {
+    if (Number.isSafeInteger(offset) && offset >= 0) return BigInt(offset);
+    if (offset > Number.MAX_SAFE_INTEGER && Number.isInteger(offset))
+      return `record offset ${offset} cannot be read exactly: it is past 2^53, and the event was parsed into doubles before floe saw it (the Lambda runtime parses it), which rounds such a number`;
+  }
+  const text = typeof offset === 'string' ? offset : isRawJson(offset) ? offset.rawJSON : undefined;
+  if (text !== undefined && DIGITS.test(text) && BigInt(text) <= MAX_OFFSET) return BigInt(text);
+  return `record offset ${given(offset)} is not a Kafka offset (an integer from 0 to 9223372036854775807)`;
+}
+
+/** A record's partition, or why it has none: its own, which must be the one its key names, else the key's. */
+function partitionOf(r: Record<string, unknown>, group: GroupFallback): number | string {
+  const partition = r.partition;
+  const absent = partition === undefined || partition === null;
+  if (!absent && !isPartition(partition))
+    return `record partition ${given(partition)} is not a Kafka partition number (an integer from 0 to 2147483647)`;
+  const topic = r.topic;
+  if (topic !== undefined && topic !== null && typeof topic !== 'string')
+    return `record topic ${given(topic)} is not a string`;
+  const key = JSON.stringify(group.key);
+  if (group.partition < 0)
+    return `event.records[${key}] names no partition (its keys are "topic-partition"), so the record's cannot be checked against it`;
+  if ((!absent && partition !== group.partition) || (typeof topic === 'string' && topic !== group.topic))
+    return `record ${given(topic ?? group.topic)} partition ${given(absent ? group.partition : partition)} is under event.records[${key}], which names topic ${JSON.stringify(group.topic)} partition ${group.partition}`;
+  return group.partition;
 }
 
 function decodeRecord(raw: unknown, group: GroupFallback, slab: ByteSlab): RawRecord {
   const r = (raw ?? {}) as Record<string, unknown>;
-  const fallbackTopic = group.topic;
-  const fallbackPartition = group.partition;
   const record: RawRecord = {
-    topic: typeof r.topic === 'string' ? r.topic : fallbackTopic,
-    // A bad one is reported below; until then (and for the DLQ row) the group key's, else -1.
-    partition: isPartition(r.partition)
-      ? r.partition
-      : isPartition(fallbackPartition)
-        ? fallbackPartition
-        : -1,
+    topic: typeof r.topic === 'string' ? r.topic : group.topic,
+    // Set below once the record is placed; -1 (no partition, no offset) when it cannot be, so that a
+    // dead letter claims no offset that no valid record holds (its values as given are in `original`).
+    partition: -1,
     offset: -1n,
     // Checked below (a malformed one makes the record a dead letter); 0 until then, and when absent.
     timestamp: Number.isSafeInteger(r.timestamp) ? (r.timestamp as number) : 0,
@@ -199,26 +238,17 @@ function decodeRecord(raw: unknown, group: GroupFallback, slab: ByteSlab): RawRe
   try {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
       throw new ValidationError('record is not an object');
-    if (typeof r.offset === 'number' && Number.isSafeInteger(r.offset) && r.offset >= 0)
-      record.offset = BigInt(r.offset);
-    else if (typeof r.offset === 'string' && /^\d+$/.test(r.offset) && BigInt(r.offset) <= MAX_OFFSET)
-      record.offset = BigInt(r.offset);
-    else
-      throw new ValidationError(
-        `record offset ${JSON.stringify(r.offset)} is not a Kafka offset (an integer from 0 to 9223372036854775807)`,
-      );
+    const partition = partitionOf(r, group);
+    const offset = offsetOf(r.offset);
+    // A partition of its own with an offset that is not one still names where the record came from.
+    if (typeof partition === 'number') record.partition = partition;
+    if (typeof offset === 'string') throw new ValidationError(offset);
+    if (typeof partition === 'string') throw new ValidationError(partition);
+    record.offset = offset;
     if (r.timestamp !== undefined && r.timestamp !== null && !Number.isSafeInteger(r.timestamp)) {
       // Lineage and the DLQ keep it as µs: a fraction or a magnitude past 2^53 ms has no exact µs.
       throw new ValidationError(
-        `record timestamp ${JSON.stringify(r.timestamp)} is not an integer number of epoch milliseconds`,
-      );
-    }
-    if (
-      (r.partition !== undefined && r.partition !== null && !isPartition(r.partition)) ||
-      record.partition < 0
-    ) {
-      throw new ValidationError(
-        `record partition ${JSON.stringify(r.partition)} is not a Kafka partition number (an integer from 0 to 2147483647)`,
+        `record timestamp ${given(r.timestamp)} is not an integer number of epoch milliseconds`,
       );
     }
     if (r.key !== undefined && r.key !== null) {

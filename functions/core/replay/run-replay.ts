@@ -31,6 +31,7 @@ import {
   targetPartition,
   withinBounds,
 } from '../records/replay-records.js';
+import { checkReplayBounds } from './check-bounds.js';
 import { readInOffsetOrder } from './read-in-offset-order.js';
 import { alreadyReplayed, type Checkpoint } from '../records/replay-source.js';
 
@@ -95,7 +96,8 @@ interface Pending {
 
 /**
  * Runs a replay to the end of the table's rows (and, with `follow`, until the signal aborts).
- * @throws ValidationError for a table without lineage, or `same` partitioning into too few partitions
+ * @throws ValidationError for a table without lineage, `same` partitioning into too few partitions, or
+ *   offset bounds that select nothing or name what the table does not hold (check-bounds.ts)
  * @throws LakeError (retryable) when producing fails: rerun to continue
  */
 export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> {
@@ -105,6 +107,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   const partitionCount = targetOffsets.length;
   if (partitionCount === 0) throw new ValidationError(`topic ${options.toTopic} has no partitions`);
   const committed = readCommittedOffsets(options.table.metadata);
+  if (options.bounds) checkReplayBounds(options.bounds, committed);
   if (partitioning === 'same') {
     // Fail before anything is sent, not at the first row of a partition the target lacks.
     for (const partitions of committed.values()) {

@@ -174,4 +174,40 @@ describeWithMoto('the bundled ingest function under aws-lambda-ric', () => {
     const offsets = readCommittedOffsets((await load(ORDERS_TABLE)).metadata);
     expect([...(offsets.get('orders')?.keys() ?? [])].sort()).toEqual([0, 1, 2, 3, 4, 5]);
   });
+
+  it('dead-letters a record of partition -1 under "orders--1" and an offset the runtime rounded, claiming neither', async () => {
+    // Prepare: as text, so the runtime's own JSON.parse reads 2^63-1 (a double rounds it); then the
+    // genuine record at orders/1 offset 7, which the hostile one must not have claimed
+    const sample = (event('events/orders-batch-1.json').records as Record<string, Record<string, unknown>[]>)[
+      'orders-1'
+    ][0];
+    const record = (partition: number, offset: string) =>
+      JSON.stringify({ ...sample, partition, offset: 0 }).replace('"offset":0', `"offset":${offset}`);
+    const hostile =
+      '{"eventSource":"aws:kafka","records":{' +
+      `"orders--1":[${record(-1, '7')}],"orders-1":[${record(1, '9223372036854775807')}]}}`;
+    const genuine = `{"eventSource":"aws:kafka","records":{"orders-1":[${record(1, '7')}]}}`;
+    const lettersBefore = await duckdbCount(`${ORDERS_TABLE}__dlq`);
+    // Act
+    const first = payloadOf(await fn.invoke(hostile));
+    const second = payloadOf(await fn.invoke(genuine));
+    // Assess: both dead-lettered with their values as given; the genuine record lands
+    expect(first.tables[0]).toMatchObject({ rowsWritten: 0, deadLettered: 2 });
+    expect(second.tables[0]).toMatchObject({ status: 'committed', rowsWritten: 1, skippedAsReplayed: 0 });
+    expect(await duckdbCount(ORDERS_TABLE)).toBe(10_359);
+    expect(await duckdbCount(`${ORDERS_TABLE}__dlq`)).toBe(lettersBefore + 2);
+    const dlq = await load(`${ORDERS_TABLE}__dlq`);
+    const files = (await liveEntries(dlq)).map((e) => sqlString(e.data_file.file_path));
+    const letters = await duckdbQuery(
+      `SELECT "partition", "offset", error FROM read_parquet([${files.join(', ')}]) WHERE "offset" = -1 ORDER BY error`,
+    );
+    expect(letters.map((l) => [Number(l.partition), Number(l.offset), l.error])).toEqual([
+      [
+        1,
+        -1,
+        'record offset 9223372036854776000 cannot be read exactly: it is past 2^53, and the event was parsed into doubles before floe saw it (the Lambda runtime parses it), which rounds such a number',
+      ],
+      [-1, -1, 'record partition -1 is not a Kafka partition number (an integer from 0 to 2147483647)'],
+    ]);
+  });
 });

@@ -141,6 +141,39 @@ describe.skipIf(!kcatAvailable())('floe replay against a Kafka broker', () => {
     checkExactlyOnceInOrder(await readTopic(kafka, out), new Map([[topic, expected]]));
   });
 
+  it('refuses offset bounds that make no sense with exit 2 before producing, so a corrected rerun skips nothing', async () => {
+    // Prepare: partitions 0..3 hold offsets 0..49 (partition p holds id 4·offset + p)
+    const topic = `nonsense-${randomUUID()}`;
+    const out = `out-${randomUUID()}`;
+    const { dir, schemaFile } = await makeWarehouse();
+    const kafka = kafkaClient(broker.bootstrapServers);
+    await produceSource(kafka, topic, 0, 200);
+    await backfill(broker.bootstrapServers, topic, dir, TABLE, schemaFile);
+    // Act: an end before its start, a partition the table lacks, a start past its last offset
+    const refused = [];
+    for (const bounds of [
+      ['--from-offsets', '0:30', '--to-offsets', '0:20'],
+      ['--from-offsets', '9:10'],
+      ['--from-offsets', '1:50'],
+    ]) {
+      const p = spawnFloe(replayArgs(dir, out, ...bounds));
+      refused.push({ ...(await exitOf(p)), output: p.output() });
+    }
+    const corrected = spawnFloe(replayArgs(dir, out, '--from-offsets', '0:20'));
+    const { code } = await exitOf(corrected);
+    // Assess: each refused with what the table holds; the corrected run lands all it selects, once
+    expect(refused.map((r) => r.code)).toEqual([2, 2, 2]);
+    expect(refused[0].output).toContain('--to-offsets 0:20 is not after --from-offsets 0:30');
+    expect(refused[1].output).toContain(
+      'the table holds no partition 9 (the table holds partitions 0, 1, 2, 3)',
+    );
+    expect(refused[2].output).toContain(`the table holds ${topic}/1 offsets 0..49`);
+    expect(code, corrected.output()).toBe(0);
+    const expected = range(0, 200).filter((id) => id % 4 !== 0 || id >= 80);
+    expect(corrected.output()).toContain(`done: ${expected.length} rows produced`);
+    checkExactlyOnceInOrder(await readTopic(kafka, out), new Map([[topic, expected]]));
+  });
+
   it('--follow continues with the records produced after the last commit, until SIGTERM', async () => {
     // Prepare
     const topic = `follow-${randomUUID()}`;

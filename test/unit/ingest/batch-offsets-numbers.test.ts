@@ -108,7 +108,9 @@ describe('a batch checked by offset numbers', () => {
           spans.set(e.topic, parts.set(e.partition, [[e.first, e.last]]));
         }
         expect(offsetsOf(records)).toEqual(spans);
-        expect(batchIdOf(records)).toBe(computeBatchId(extremes(records)));
+        // A record placed nowhere (offset -1) adds what it holds to the id (batch-offsets.test.ts)
+        if (records.every((r) => r.offset >= 0n))
+          expect(batchIdOf(records)).toBe(computeBatchId(extremes(records)));
         const got = splitDuplicates(records);
         const byKey = splitDuplicatesByKey(records);
         expect(got.unique.length).toBe(byKey.unique.length);

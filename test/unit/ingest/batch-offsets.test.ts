@@ -108,7 +108,8 @@ describe('per-batch bookkeeping', () => {
     fc.assert(
       fc.property(batchArb, (records) => {
         expect(offsetsOf(records)).toEqual(formerOffsetsOf(records));
-        expect(batchIdOf(records)).toBe(formerBatchIdOf(records));
+        // A record placed nowhere (offset -1) adds what it holds to the id (test below)
+        if (records.every((r) => r.offset >= 0n)) expect(batchIdOf(records)).toBe(formerBatchIdOf(records));
         const got = splitDuplicates(records);
         const want = splitDuplicatesByKey(records);
         expect(got.unique).toEqual(want.unique);
@@ -117,6 +118,21 @@ describe('per-batch bookkeeping', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('tells batches of records placed nowhere apart by what they hold, and knows a redelivery of one', () => {
+    // Prepare: two batches of one dead letter each with no partition and no offset (-1, -1)
+    const unplaced = (original: unknown) =>
+      rawRecord({ partition: -1, offset: -1n, decodeError: 'x', original });
+    const a = [unplaced({ partition: -1, offset: 0, value: 'YQ==' })];
+    const b = [unplaced({ partition: 3, offset: 0, value: 'YQ==' })];
+    const placed = [rawRecord({ partition: 0, offset: 5n })];
+
+    // Act, Assess
+    expect(batchIdOf(a)).not.toBe(batchIdOf(b));
+    expect(batchIdOf(a)).toBe(batchIdOf([unplaced({ partition: -1, offset: 0, value: 'YQ==' })]));
+    expect(batchIdOf([...placed, ...a])).not.toBe(batchIdOf([...placed, ...b]));
+    expect(batchIdOf(placed)).toBe(formerBatchIdOf(placed));
   });
 
   it('finds a repeat in a topic-partition that comes back later in the batch', () => {

@@ -87,11 +87,35 @@ const recordArb = fc.record(
   { requiredKeys: [] },
 );
 
-const eventArb = fc.dictionary(
-  fc.constantFrom('orders-0', 'orders-1', 'b-2', 'nodash', 'x--3'),
-  fc.oneof({ weight: 10, arbitrary: fc.array(recordArb, { maxLength: 8 }) }, fc.array(fc.constant(null))),
-  { maxKeys: 4 },
-);
+/** Mostly a record of the topic and partition its key names (the ESM's), else as generated. */
+const keyedRecordArb = (key: string) =>
+  fc.tuple(recordArb, fc.nat(9)).map(([record, n]) => {
+    const dash = key.lastIndexOf('-');
+    if (n < 2 || record === null || typeof record !== 'object') return record;
+    const placed: Record<string, unknown> = { ...record, topic: key.slice(0, dash) };
+    if (n > 3 && 'partition' in placed) placed.partition = Number(key.slice(dash + 1));
+    return placed;
+  });
+
+const eventArb = fc
+  .uniqueArray(
+    fc
+      .oneof(
+        { weight: 6, arbitrary: fc.constantFrom('orders-0', 'orders-1', 'b-2', 'x--3') },
+        fc.constantFrom('nodash', 'x-', 'orders-2147483648', 'orders--1'),
+      )
+      .chain((key) =>
+        fc.tuple(
+          fc.constant(key),
+          fc.oneof(
+            { weight: 10, arbitrary: fc.array(keyedRecordArb(key), { maxLength: 8 }) },
+            fc.array(fc.constant(null)),
+          ),
+        ),
+      ),
+    { maxLength: 4, selector: ([key]) => key },
+  )
+  .map((groups) => Object.fromEntries(groups));
 
 /** What a record reads as, getters included. */
 function fields(r: RawRecord) {

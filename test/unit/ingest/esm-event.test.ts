@@ -106,7 +106,7 @@ describe('decodeEsmEvent', () => {
     ]);
   });
 
-  it('refuses partitions and offsets the int and long lineage columns cannot hold, keeping the group key partition', () => {
+  it('refuses partitions and offsets the int and long lineage columns cannot hold; a record with no valid partition is placed nowhere', () => {
     // Arrange
     const event = awsSample();
     const good = event.records['mytopic-0'][0];
@@ -122,19 +122,20 @@ describe('decodeEsmEvent', () => {
     // Act
     const { records } = decodeEsmEvent(event);
 
-    // Assess: the group key's partition (0) stands in for the DLQ row and the offsets.
+    // Assess: a bad partition leaves the record at partition -1, offset -1 (it claims no offset; its
+    // values as given are in the message and its original); a bad offset keeps its valid partition.
     const partitionError = (p: string) =>
       `record partition ${p} is not a Kafka partition number (an integer from 0 to 2147483647)`;
     expect(records.map((r) => [r.partition, r.offset, r.decodeError])).toEqual([
+      [-1, -1n, partitionError('2147483648')],
+      [-1, -1n, partitionError('-1e+300')],
+      [-1, -1n, partitionError('"0"')],
       [
         0,
         -1n,
         'record offset "9223372036854775808" is not a Kafka offset (an integer from 0 to 9223372036854775807)',
       ],
       [0, 15n, undefined],
-      [0, 16n, partitionError('2147483648')],
-      [0, 17n, partitionError('-1e+300')],
-      [0, 18n, partitionError('"0"')],
       [0, 19n, undefined],
       [0, 9223372036854775807n, undefined],
     ]);
