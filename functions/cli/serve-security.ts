@@ -8,6 +8,9 @@
  * `--client-credentials-file` or `FLOE_SERVE_CLIENT_CREDENTIALS`. `--token` is refused with a message
  * saying so rather than accepted with a warning, which would still leave the token in `ps` for as long
  * as the server runs.
+ *
+ * HTTPS takes `--https-cert`/`--https-key`: `--tls-cert`/`--tls-key` already name the Kafka
+ * connection's client certificate (kafka-options.ts), which `floe serve --live` takes as `floe run` does.
  */
 import { readFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
@@ -22,8 +25,8 @@ export const SERVE_SECURITY_FLAGS = {
   'token-file': { type: 'string' },
   'client-credentials-file': { type: 'string' },
   'token-ttl': { type: 'string' },
-  'tls-cert': { type: 'string' },
-  'tls-key': { type: 'string' },
+  'https-cert': { type: 'string' },
+  'https-key': { type: 'string' },
   insecure: { type: 'boolean' },
 } as const;
 
@@ -32,8 +35,8 @@ export interface ServeSecurityValues {
   'token-file'?: string;
   'client-credentials-file'?: string;
   'token-ttl'?: string;
-  'tls-cert'?: string;
-  'tls-key'?: string;
+  'https-cert'?: string;
+  'https-key'?: string;
   insecure?: boolean;
 }
 
@@ -119,28 +122,28 @@ export async function serveSecurityFrom(
     throw new UsageError('--token-ttl goes with client credentials (the tokens floe serve issues)');
   const auth =
     tokens.length + clients.length > 0 ? new ServeAuth({ tokens, clients, tokenTtlSeconds }) : undefined;
-  const cert = values['tls-cert'];
-  const key = values['tls-key'];
+  const cert = values['https-cert'];
+  const key = values['https-key'];
   if ((cert === undefined) !== (key === undefined))
-    throw new UsageError('--tls-cert and --tls-key go together');
+    throw new UsageError('--https-cert and --https-key go together');
   const tls =
     cert !== undefined && key !== undefined
       ? {
-          cert: Buffer.from(await readSecretFile(cert, '--tls-cert')),
-          key: Buffer.from(await readSecretFile(key, '--tls-key')),
+          cert: Buffer.from(await readSecretFile(cert, '--https-cert')),
+          key: Buffer.from(await readSecretFile(key, '--https-key')),
         }
       : undefined;
   const loopback = isLoopbackHost(host);
   if (!loopback && !auth && !tls && !values.insecure) {
     throw new UsageError(
-      `--host ${host} is reachable from other machines: give a token (--token-file or ${TOKEN_ENV}), client credentials (--client-credentials-file or ${CLIENTS_ENV}) or --tls-cert/--tls-key, or say --insecure to serve every table's metadata to anyone`,
+      `--host ${host} is reachable from other machines: give a token (--token-file or ${TOKEN_ENV}), client credentials (--client-credentials-file or ${CLIENTS_ENV}) or --https-cert/--https-key, or say --insecure to serve every table's metadata to anyone`,
     );
   }
   const warning = (url: string): string | undefined => {
     if (!auth)
       return `warning: ${url} is open: anyone who reaches it reads every table's metadata (see --token-file)`;
     if (!tls && !loopback)
-      return `warning: ${url} is not encrypted: tokens and client secrets cross the network in clear (see --tls-cert)`;
+      return `warning: ${url} is not encrypted: tokens and client secrets cross the network in clear (see --https-cert)`;
     return undefined;
   };
   return { auth, tls, warning };

@@ -76,7 +76,7 @@ export const SERVE_USAGE = `usage: floe serve <catalog> --port P [--host 127.0.0
            [--live --bootstrap-servers HOST:PORT[,...] [--topics T | --routes FILE] [--cache-ttl 10m]
             [--cache-dir DIR] [Kafka connection flags as for floe run]]
            [--token-file PATH] [--client-credentials-file PATH [--token-ttl 1h]]
-           [--tls-cert PEM --tls-key PEM] [--insecure]
+           [--https-cert PEM --https-key PEM] [--insecure]
   a read-only Iceberg REST catalog (GET /v1/config, namespaces, tables; writes refused with 403).
   --live: each table carries one extra snapshot holding its Kafka tail (files under
   <table location>/floe-live/, or --cache-dir, which must be storage the engines read)
@@ -85,7 +85,8 @@ export const SERVE_USAGE = `usage: floe serve <catalog> --port P [--host 127.0.0
   --client-credentials-file PATH: client_id:client_secret lines (or ${CLIENTS_ENV}); clients get
     expiring tokens from POST /v1/oauth/tokens (OAuth2 client credentials), as engines' credential=id:secret
   --token-ttl: lifetime of those tokens (default 1h)
-  --tls-cert / --tls-key: serve HTTPS with this PEM certificate (chain) and key
+  --https-cert / --https-key: serve HTTPS with this PEM certificate (chain) and key (--tls-cert and
+    --tls-key are the Kafka connection's client certificate, as for floe run)
   --insecure: allow a non-loopback --host with neither authentication nor TLS
 `;
 

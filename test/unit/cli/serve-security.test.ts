@@ -67,7 +67,7 @@ describe('floe serve: the security flags', () => {
 
   it.each([
     [{ 'token-file': '/nonexistent/floe-token' }, 'cannot be read'],
-    [{ 'tls-cert': '/x.pem' }, 'go together'],
+    [{ 'https-cert': '/x.pem' }, 'go together'],
     [{ 'token-ttl': '1h' }, 'goes with client credentials'],
   ])('refuses %j', async (values, message) => {
     await expect(serveSecurityFrom(values, '127.0.0.1', {})).rejects.toThrow(message);
