@@ -134,7 +134,7 @@ describe.skipIf(!kcatAvailable())('floe serve --live, exposed', () => {
       expect((await fetch(`${served.uri}${TABLE_URL}`)).status).toBe(401);
       const wrong = await fetch(`${served.uri}${TABLE_URL}`, { headers: { authorization: 'Bearer not-it' } });
       expect(wrong.status).toBe(401);
-      expect((await wrong.json()).error.type).toBe('NotAuthorizedException');
+      expect(((await wrong.json()) as { error: { type: string } }).error.type).toBe('NotAuthorizedException');
       await expect(
         new RestCatalog({ uri: served.uri }).loadTable({ namespace: ['app'], name: 'events' }),
       ).rejects.toThrow();
