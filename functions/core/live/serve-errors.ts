@@ -8,7 +8,7 @@
  *   from filesystems and clients carry absolute paths, hosts and object keys.
  * Every message that does go out passes through `redactPaths`.
  */
-import { describeError, LakeError, NoSuchTableError, ValidationError } from '../errors.js';
+import { LakeError, NoSuchTableError, ValidationError } from '../errors.js';
 import { redact } from '../redact.js';
 import { type RestAnswer, restError } from './rest-routes.js';
 
@@ -119,6 +119,3 @@ export function failureAnswer(error: unknown, log?: (error: unknown) => void): R
     `floe serve could not answer (${redactPaths(name)}); the server's log has the details`,
   );
 }
-
-/** For logs: the whole error, paths included (the operator's own machine). Never throws. */
-export const describeServeError = (error: unknown): string => redact(describeError(error));
