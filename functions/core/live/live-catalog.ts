@@ -114,7 +114,10 @@ export class LiveCatalog {
    */
   async loadTable(id: TableIdentifier): Promise<{ metadataLocation: string; metadata: TableMetadata }> {
     const name = formatIdentifier(id);
-    const tail = await this.positions.run(name, () => this.readPosition(id));
+    // Keyed by the levels themselves: formatted names are ambiguous (`a.b`+`c` and `a`+`b.c`).
+    const tail = await this.positions.run(JSON.stringify([id.namespace, id.name]), () =>
+      this.readPosition(id),
+    );
     const key = tailKeyOf(tail);
     const now = Date.now();
     const version = await this.versionAt(key, tail, now);
