@@ -58,7 +58,7 @@ export async function measureConcurrentLoads(
     const failed = answers.filter((a) => a.status !== 200);
     if (failed.length > 0)
       throw new Error(
-        `${failed.length} of ${loads} loads failed, e.g. ${failed[0]!.status} ${failed[0]!.text.slice(0, 300)}`,
+        `${failed.length} of ${loads} loads failed (${wall.toFixed(0)} ms, peak RSS ${peak.toFixed(0)} MiB), e.g. ${failed[0]!.status} ${failed[0]!.text.slice(0, 300)}`,
       );
     const locations = new Set(
       answers.map((a) => (JSON.parse(a.text) as { 'metadata-location': string })['metadata-location']),

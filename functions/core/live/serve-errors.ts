@@ -107,7 +107,8 @@ export function failureAnswer(error: unknown, log?: (error: unknown) => void): R
   const transient = error instanceof LakeError ? error.retryable : isTransientKafkaFailure(error);
   if (transient) {
     const message = error instanceof Error ? error.message : String(error);
-    return answer(503, 'ServiceUnavailableException', `${redactPaths(message)} (retrying may help)`, {
+    const said = /retry/i.test(message) ? message : `${message} (retrying may help)`;
+    return answer(503, 'ServiceUnavailableException', redactPaths(said), {
       'retry-after': String(RETRY_AFTER_SECONDS),
     });
   }
