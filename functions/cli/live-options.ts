@@ -13,6 +13,7 @@ import { readCommittedOffsets } from '../core/table/source-offsets.js';
 import { readJsonFile, routeFromOptions } from './commands/ingest.js';
 import { connectionFromOptions, KAFKA_CONNECTION_FLAGS, type KafkaCommandOptions } from './kafka-options.js';
 import { OPTIONS, type ParsedOptions, UsageError } from './options.js';
+import { SERVE_SECURITY_FLAGS } from './serve-security.js';
 
 const LIVE_FLAGS = {
   live: { type: 'boolean' },
@@ -21,6 +22,7 @@ const LIVE_FLAGS = {
   host: { type: 'string' },
   'cache-dir': { type: 'string' },
   'cache-ttl': { type: 'string' },
+  ...SERVE_SECURITY_FLAGS,
 } as const;
 
 function liveOptions() {

@@ -10,12 +10,15 @@
  *   (the tail read from Kafka, mapped, written as Parquet + manifests to the live cache); load_cached_ms:
  *   the same load again (the cache reused). Each trial adds one record to the tail, so every first load
  *   writes a new cache folder; the serve process is warmed by a load before the tail is produced.
+ * - concurrent_*: `concurrent_loads` (200) load-table requests at once on a serve process of its own over
+ *   the same table and tail (live-concurrent.ts): wall time, the process's RSS before and its peak.
  * - scan_live_ms: `readLiveTable` in this process over the same table and tail (cold rows + the tail
  *   read and mapped), and one `floe scan --live --json` as a child process (node + tsx start included).
  */
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { measureConcurrentLoads } from './live-concurrent.js';
 import { median } from './stats.js';
 
 export interface LiveFigures {
@@ -36,6 +39,10 @@ export interface LiveFigures {
   tail: string;
   /** Data files of the live snapshot (first load). */
   live_data_files: number;
+  /** Load-table requests sent at once (concurrent_ms_<n>_tail, concurrent_peak_rss_mb_<n>_tail). */
+  concurrent_loads: number;
+  /** RSS of that serve process right before the concurrent loads. */
+  concurrent_rss_before_mb: number;
   load_trials: number;
   /**
    * load_ms_<n>_tail, load_cpu_ms_<n>_tail (the serve process), load_ms_<n>_tail_cached,
@@ -69,7 +76,13 @@ const ID = { namespace: ['app'], name: 'events' };
 const COMMITTED = 1_000;
 
 export async function runLiveRead(
-  settings: { tailRecords: number; freshnessTrials: number; loadTrials: number; scanRepeats: number },
+  settings: {
+    tailRecords: number;
+    freshnessTrials: number;
+    loadTrials: number;
+    scanRepeats: number;
+    concurrentLoads: number;
+  },
   progress: (line: string) => void,
 ): Promise<LiveFigures | { skipped: string }> {
   // Imported here: report.ts imports this file for liveText, and the bench's other sections need none of it.
@@ -182,6 +195,12 @@ export async function runLiveRead(
     } finally {
       await tailServe.stop();
     }
+    progress(`live: ${settings.concurrentLoads} concurrent loads on a fresh serve process`);
+    const concurrent = await measureConcurrentLoads(
+      () => startServe(big.dir, ['--live', '--bootstrap-servers', bootstrap]),
+      settings.concurrentLoads,
+      settings.tailRecords + settings.loadTrials - 1,
+    );
 
     progress(`live: readLiveTable × ${settings.scanRepeats}, one floe scan --live`);
     const values = parseLiveArgs(
@@ -228,6 +247,8 @@ export async function runLiveRead(
       [`scan_live_ms_${tail}_tail`]: median(scanMs),
       [`scan_live_cpu_ms_${tail}_tail`]: median(scanCpu),
       [`scan_live_cli_ms_${tail}_tail`]: cliMs,
+      [`concurrent_ms_${tail}_tail`]: concurrent.wall_ms,
+      [`concurrent_peak_rss_mb_${tail}_tail`]: concurrent.peak_rss_mb,
     };
     return {
       freshness_ms: median(freshness),
@@ -240,6 +261,8 @@ export async function runLiveRead(
       tail,
       live_data_files: liveFiles,
       load_trials: settings.loadTrials,
+      concurrent_loads: concurrent.loads,
+      concurrent_rss_before_mb: concurrent.rss_before_mb,
       ...perTail,
     };
   } finally {
@@ -276,6 +299,12 @@ export function liveText(
           t('load_ms', true),
           t('load_cpu_ms', true),
           'serve process CPU',
+        ],
+        [
+          `${f.concurrent_loads} concurrent loads, same table and tail, fresh serve process`,
+          t('concurrent_ms'),
+          Number.NaN,
+          `peak RSS ${t('concurrent_peak_rss_mb').toFixed(0)} MiB (${f.concurrent_rss_before_mb.toFixed(0)} MiB before)`,
         ],
         [
           `readLiveTable, ${f.tail_records}-record tail`,

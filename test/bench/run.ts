@@ -187,8 +187,14 @@ async function main(): Promise<number> {
       const { runLiveRead } = await import('./live-read.js');
       const live = await runLiveRead(
         quick
-          ? { tailRecords: 1_000, freshnessTrials: 5, loadTrials: 2, scanRepeats: 2 }
-          : { tailRecords: RECORDS, freshnessTrials: 11, loadTrials: 3, scanRepeats: 3 },
+          ? { tailRecords: 1_000, freshnessTrials: 5, loadTrials: 2, scanRepeats: 2, concurrentLoads: 200 }
+          : {
+              tailRecords: RECORDS,
+              freshnessTrials: 11,
+              loadTrials: 3,
+              scanRepeats: 3,
+              concurrentLoads: 200,
+            },
         progress,
       );
       if ('skipped' in live) report.sections_skipped.live = live.skipped;

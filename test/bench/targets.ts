@@ -2,6 +2,7 @@
  * The issue's targets, checked against the figures of this run (never in tests: timings are the
  * machine's). Each is reported met / not met / not measured beside its value.
  */
+import { tailFigure } from './live-read.js';
 import type { BenchReport } from './report.js';
 
 export interface TargetCheck {
@@ -34,5 +35,11 @@ export function checkTargets(r: BenchReport): TargetCheck[] {
     atLeast('scan.filter_ratio_compacted', r.scan?.filter_ratio_compacted, 0.5),
     atLeast('scan.point_ratio_compacted', r.scan?.point_ratio_compacted, 1.0),
     atMost('memory.peak_rss_mb', r.memory?.peak_rss_mb, 160),
+    // 200 concurrent loads of one table share one tail read: the serve process stays bounded.
+    atMost(
+      `live.concurrent_peak_rss_mb_${r.live?.tail ?? '10k'}_tail`,
+      r.live ? tailFigure(r.live, 'concurrent_peak_rss_mb') : undefined,
+      300,
+    ),
   ];
 }

@@ -1,8 +1,10 @@
 /**
  * The tables `floe serve --live` hands out: each loaded from the catalog, its hotset read and written
- * as one live snapshot (live-snapshot.ts). A live version is reused while its tail is unchanged and
- * younger than the TTL; cache folders of other tails are swept once they are older than the TTL.
+ * as one live snapshot (live-snapshot.ts). A live version is reused while its tail is unchanged (the
+ * same metadata file, route and watermarks) and younger than the TTL; cache folders of other tails are
+ * swept once they are older than the TTL.
  */
+import { createHash } from 'node:crypto';
 import type { KafkaConnection } from '../kafka/kafka-client.js';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
@@ -12,8 +14,11 @@ import type { FileIO } from '../io/file-io.js';
 import { LIVE_CACHE_MAX_TTL_MS } from '../io/confined-delete.js';
 import { joinLocation, normalizeLocation } from '../io/location.js';
 import type { TableIdentifier, TableMetadata } from '../spec/types.js';
-import { defaultCacheRoot, type LiveVersion, liveCacheKey, writeLiveVersion } from './live-snapshot.js';
+import { fetchWatermarks, type PartitionWatermarks } from '../kafka/read-range.js';
+import { defaultCacheRoot, type LiveVersion, writeLiveVersion } from './live-snapshot.js';
 import { readHotset } from './read-hotset.js';
+import { asKafkaFailure } from './serve-errors.js';
+import { FreshFlight, SingleFlight } from './single-flight.js';
 
 export interface LiveCatalogOptions {
   catalog: Catalog;
@@ -28,10 +33,32 @@ export interface LiveCatalogOptions {
 }
 
 interface CachedVersion {
-  /** Shared by concurrent loads of the same tail, so it is written once. */
+  /** The table (formatted identifier) it is a version of. */
+  table: string;
+  /** Shared by concurrent loads of the same tail, so the tail is read and written once. */
   version: Promise<LiveVersion>;
   createdMs: number;
-  cacheKey: string;
+  /** The cache folder's key, once written. */
+  cacheKey?: string;
+}
+
+/** Where a table's tail is: what a load reads, fixed before anything is read. */
+interface TailPosition {
+  table: LoadedTable;
+  route: TableRoute;
+  watermarks: PartitionWatermarks[];
+}
+
+/**
+ * The key of what a load would serve: the table's metadata file (so its committed offsets and
+ * schema), the route it is mapped with, and each partition's watermarks. Loads with the same key read
+ * the same records and write the same files. Never throws.
+ */
+function tailKeyOf(tail: TailPosition): string {
+  const route = JSON.stringify(tail.route, (_, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  const marks = tail.watermarks.map((w) => `${w.topic}\u0000${w.partition}\u0000${w.low}\u0000${w.high}`);
+  const text = JSON.stringify([tail.table.metadataLocation, route, marks]);
+  return `${formatIdentifier(tail.table.identifier)}/${createHash('sha256').update(text).digest('hex').slice(0, 32)}`;
 }
 
 /**
@@ -65,47 +92,98 @@ export async function sweepLiveCache(
   return removed;
 }
 
-/** Loads tables with their live snapshot on top. */
+/**
+ * Loads tables with their live snapshot on top. Concurrent loads share work (single-flight.ts): where
+ * a table's tail is (metadata, route, watermarks) is read once for every load that arrived before the
+ * read started, and the tail itself is read, mapped and written once per position.
+ */
 export class LiveCatalog {
   private readonly cache = new Map<string, CachedVersion>();
   private readonly ttlMs: number;
+  private readonly positions = new FreshFlight<string, TailPosition>();
+  private readonly sweeps = new SingleFlight<string, string[]>();
 
   constructor(private readonly options: LiveCatalogOptions) {
     this.ttlMs = Math.min(options.ttlMs ?? 10 * 60 * 1000, LIVE_CACHE_MAX_TTL_MS);
   }
 
   /**
-   * @throws NoSuchTableError; LakeError (retryable) when Kafka does not answer in time; ValidationError
-   *   when the table's route does not fit it; whatever writing the cache throws
+   * @throws NoSuchTableError; KafkaUnavailableError or LakeError (retryable) when Kafka cannot be
+   *   reached or does not answer in time; ValidationError when the table's route does not fit it;
+   *   whatever writing the cache throws
    */
   async loadTable(id: TableIdentifier): Promise<{ metadataLocation: string; metadata: TableMetadata }> {
+    const name = formatIdentifier(id);
+    // Keyed by the levels themselves: formatted names are ambiguous (`a.b`+`c` and `a`+`b.c`).
+    const tail = await this.positions.run(JSON.stringify([id.namespace, id.name]), () =>
+      this.readPosition(id),
+    );
+    const key = tailKeyOf(tail);
+    const now = Date.now();
+    const version = await this.versionAt(key, tail, now);
+    const root = this.cacheRootOf(tail.table);
+    const keep = new Set(
+      [...this.cache.values()]
+        .filter((c) => c.table === name && now - c.createdMs < this.ttlMs && c.cacheKey !== undefined)
+        .map((c) => c.cacheKey!),
+    );
+    await this.sweeps
+      .run(root, () => sweepLiveCache(tail.table.io, root, this.ttlMs, now, keep))
+      .catch((error: unknown) =>
+        this.options.onWarning?.(`sweeping the live cache ${root}: ${describeError(error)}`),
+      );
+    return { metadataLocation: version.metadataLocation, metadata: version.metadata };
+  }
+
+  private cacheRootOf(table: LoadedTable): string {
+    return this.options.cacheRoot?.(table) ?? defaultCacheRoot(table);
+  }
+
+  /** @throws as loadTable, before the tail is read */
+  private async readPosition(id: TableIdentifier): Promise<TailPosition> {
     const table = await this.options.catalog.loadTable(id);
     const route = await this.options.routeFor(table);
-    const hotset = await readHotset({ table, route, kafka: this.options.kafka });
-    const root = this.options.cacheRoot?.(table) ?? defaultCacheRoot(table);
-    const key = `${formatIdentifier(id)}/${liveCacheKey(table, hotset)}`;
-    const now = Date.now();
-    let cached = this.cache.get(key);
-    if (!cached || now - cached.createdMs >= this.ttlMs || !(await this.stillThere(table, cached))) {
-      const version = writeLiveVersion(table, hotset, root);
-      const entry: CachedVersion = { version, createdMs: now, cacheKey: key.slice(key.lastIndexOf('/') + 1) };
-      this.cache.set(key, entry);
-      // A failed write is not kept: the next load tries again.
-      version.catch(() => {
-        if (this.cache.get(key) === entry) this.cache.delete(key);
-      });
-      cached = entry;
+    const watermarks = await fetchWatermarks(this.options.kafka, route.topics).catch((error: unknown) => {
+      throw asKafkaFailure(error, `reading the watermarks of ${route.topics.join(', ')}`);
+    });
+    return { table, route, watermarks };
+  }
+
+  /** The live version at `key`: cached while fresh and still on storage, else read and written once. */
+  private async versionAt(key: string, tail: TailPosition, now: number): Promise<LiveVersion> {
+    const cached = this.cache.get(key);
+    if (cached && now - cached.createdMs < this.ttlMs && (await this.stillThere(tail.table, cached))) {
+      return cached.version;
     }
-    const version = await cached.version;
-    const keep = new Set(
-      [...this.cache.entries()]
-        .filter(([k, c]) => k.startsWith(`${formatIdentifier(id)}/`) && now - c.createdMs < this.ttlMs)
-        .map(([, c]) => c.cacheKey),
+    // Another load may have replaced the entry while this one checked it.
+    const current = this.cache.get(key);
+    if (current && current !== cached) return current.version;
+    const { table, route, watermarks } = tail;
+    const version = readHotset({ table, route, kafka: this.options.kafka, watermarks })
+      .catch((error: unknown) => {
+        throw asKafkaFailure(error, `reading the tail of ${formatIdentifier(table.identifier)}`);
+      })
+      .then((hotset) => writeLiveVersion(table, hotset, this.cacheRootOf(table)));
+    const entry: CachedVersion = { table: formatIdentifier(table.identifier), version, createdMs: now };
+    this.cache.set(key, entry);
+    version.then(
+      (v) => {
+        entry.cacheKey = v.cacheKey;
+      },
+      // A failed read or write is not kept: the next load tries again.
+      () => {
+        if (this.cache.get(key) === entry) this.cache.delete(key);
+      },
     );
-    await sweepLiveCache(table.io, root, this.ttlMs, now, keep).catch((error: unknown) =>
-      this.options.onWarning?.(`sweeping the live cache ${root}: ${describeError(error)}`),
-    );
-    return { metadataLocation: version.metadataLocation, metadata: version.metadata };
+    this.forgetStale(now);
+    return version;
+  }
+
+  /** Drops entries past their TTL, so the map does not grow with every tail ever served. */
+  private forgetStale(now: number): void {
+    for (const [key, entry] of this.cache) {
+      if (now - entry.createdMs >= this.ttlMs) this.cache.delete(key);
+    }
   }
 
   /** Whether a cached version's files are still there (a sweep by another process may have removed them). */

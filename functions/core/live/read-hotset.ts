@@ -47,6 +47,8 @@ export interface ReadHotsetOptions {
   kafka: KafkaConnection;
   /** Passed to collectRanges. @default 30,000 */
   timeoutMs?: number;
+  /** The watermarks to read up to, when the caller already fetched them. @default fetched here */
+  watermarks?: PartitionWatermarks[];
 }
 
 /** Consumed messages as the ingest path's records, by way of the very ESM shape it decodes. */
@@ -79,7 +81,7 @@ export async function readHotset(options: ReadHotsetOptions): Promise<Hotset> {
   const { table, route, kafka } = options;
   const md = table.metadata;
   const committed = readCommittedOffsets(md);
-  const watermarks = await fetchWatermarks(kafka, route.topics);
+  const watermarks = options.watermarks ?? (await fetchWatermarks(kafka, route.topics));
   const ranges = planHotRanges(committed, watermarks);
   const messages = await collectRanges(kafka, ranges, { timeoutMs: options.timeoutMs });
   const records = toRawRecords(messages);

@@ -9,9 +9,12 @@
  * register, transactions) and is refused. The config names no `prefix`, so clients use these paths.
  */
 import type { TableIdentifier } from '../spec/types.js';
+import { identifierProblem } from './identifiers.js';
 
 export type RestRoute =
   | { kind: 'config' }
+  /** The spec's OAuth2 token endpoint (client credentials); answered by serve-auth.ts. */
+  | { kind: 'oauth-tokens' }
   | { kind: 'list-namespaces'; parent?: string[] }
   | { kind: 'namespace'; namespace: string[]; head: boolean }
   | { kind: 'list-tables'; namespace: string[] }
@@ -20,6 +23,15 @@ export type RestRoute =
   | { kind: 'refused'; operation: string }
   | { kind: 'not-found'; message: string }
   | { kind: 'bad-request'; message: string };
+
+/** An answer to one request. */
+export interface RestAnswer {
+  status: number;
+  /** JSON text; absent for HEAD and 204. */
+  body?: string;
+  /** Extra headers (`Retry-After`, `WWW-Authenticate`, ...), lower-case names. */
+  headers?: Record<string, string>;
+}
 
 /** The spec's error body. */
 export interface RestErrorBody {
@@ -42,11 +54,18 @@ function decodeSegment(text: string): string | undefined {
   }
 }
 
-function namespaceOf(segment: string): string[] | undefined {
+/** The namespace a path segment names, or why it names none. */
+function namespaceOf(segment: string): string[] | { problem: string } {
   const decoded = decodeSegment(segment);
-  if (decoded === undefined) return undefined;
+  if (decoded === undefined) return { problem: 'the namespace is not valid percent-encoding' };
   const levels = decoded.split(SEPARATOR);
-  return levels.some((l) => l === '') ? undefined : levels;
+  const problem = identifierProblem(levels);
+  return problem ? { problem } : levels;
+}
+
+/** A request path as echoed in a message: cut, so a 10 kB path does not come back whole. */
+function shortPath(path: string): string {
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 }
 
 /** The write operations of the spec, by method and path shape, named as the spec's operationIds. */
@@ -79,8 +98,11 @@ export function routeRestRequest(method: string, path: string, search = ''): Res
   const m = method.toUpperCase();
   const segments = path.replace(/\/+$/, '').split('/').filter(Boolean);
   if (segments[0] !== 'v1')
-    return { kind: 'not-found', message: `no such path ${path} (the API is under /v1)` };
+    return { kind: 'not-found', message: `no such path ${shortPath(path)} (the API is under /v1)` };
   const parts = segments.slice(1);
+  if (parts.length === 2 && parts[0] === 'oauth' && parts[1] === 'tokens') {
+    return m === 'POST' ? { kind: 'oauth-tokens' } : { kind: 'refused', operation: `${m} /v1/oauth/tokens` };
+  }
   if (parts.length === 1 && parts[0] === 'config') {
     return m === 'GET' ? { kind: 'config' } : { kind: 'refused', operation: `${m} /v1/config` };
   }
@@ -89,23 +111,28 @@ export function routeRestRequest(method: string, path: string, search = ''): Res
   // Metrics reports change nothing the catalog serves; a reader may send them: refused all the same.
   if (m === 'POST' && parts.length === 5 && parts[4] === 'metrics')
     return { kind: 'refused', operation: 'reportMetrics' };
-  if (m !== 'GET' && m !== 'HEAD') return { kind: 'refused', operation: `${m} ${path}` };
+  if (m !== 'GET' && m !== 'HEAD') return { kind: 'refused', operation: `${m} ${shortPath(path)}` };
   const head = m === 'HEAD';
-  if (parts[0] !== 'namespaces') return { kind: 'not-found', message: `no such path ${path}` };
+  if (parts[0] !== 'namespaces') return { kind: 'not-found', message: `no such path ${shortPath(path)}` };
   if (parts.length === 1) {
     const parent = new URLSearchParams(search).get('parent');
     if (parent === null || parent === '') return { kind: 'list-namespaces' };
     const levels = parent.split(SEPARATOR);
-    if (levels.some((l) => l === ''))
-      return { kind: 'bad-request', message: `bad parent namespace '${parent}'` };
+    const problem = identifierProblem(levels);
+    if (problem) return { kind: 'bad-request', message: `bad parent namespace: ${problem}` };
     return { kind: 'list-namespaces', parent: levels };
   }
   const namespace = namespaceOf(parts[1]);
-  if (!namespace) return { kind: 'bad-request', message: `bad namespace '${parts[1]}' in ${path}` };
+  if (!Array.isArray(namespace))
+    return { kind: 'bad-request', message: `bad namespace: ${namespace.problem}` };
   if (parts.length === 2) return { kind: 'namespace', namespace, head };
-  if (parts[2] !== 'tables') return { kind: 'not-found', message: `no such path ${path}` };
+  if (parts[2] !== 'tables') return { kind: 'not-found', message: `no such path ${shortPath(path)}` };
   if (parts.length === 3) return { kind: 'list-tables', namespace };
+  if (parts.length !== 4) return { kind: 'not-found', message: `no such path ${shortPath(path)}` };
   const name = decodeSegment(parts[3]);
-  if (parts.length === 4 && name) return { kind: 'table', id: { namespace, name }, head };
-  return { kind: 'not-found', message: `no such path ${path}` };
+  if (name === undefined)
+    return { kind: 'bad-request', message: 'bad table name: it is not valid percent-encoding' };
+  const problem = identifierProblem(namespace, name);
+  if (problem) return { kind: 'bad-request', message: `bad table name: ${problem}` };
+  return { kind: 'table', id: { namespace, name }, head };
 }

@@ -8,10 +8,14 @@
  * 405 is declared by no operation of the spec, so clients would treat it as an unknown server error.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { describeError, LakeError, NoSuchTableError, ValidationError } from '../errors.js';
+import { createServer as createTlsServer } from 'node:https';
 import { serializeTableMetadata } from '../spec/metadata.js';
 import type { TableIdentifier, TableMetadata } from '../spec/types.js';
-import { type RestRoute, restError, routeRestRequest } from './rest-routes.js';
+import { type RestAnswer, type RestRoute, restError, routeRestRequest } from './rest-routes.js';
+import { noTokenEndpoint, type ServeAuth } from './serve-auth.js';
+import { failureAnswer } from './serve-errors.js';
+
+export type { RestAnswer } from './rest-routes.js';
 
 /** What the server serves. Methods throw NoSuchTableError / NoSuchNamespaceError for absent things. */
 export interface ServedCatalog {
@@ -34,32 +38,25 @@ export const SERVED_ENDPOINTS = [
   'HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}',
 ];
 
-export interface RestAnswer {
-  status: number;
-  /** JSON text; absent for HEAD and 204. */
-  body?: string;
-}
-
 const json = (status: number, value: unknown): RestAnswer => ({ status, body: JSON.stringify(value) });
-
-function failure(error: unknown): RestAnswer {
-  if (error instanceof NoSuchTableError)
-    return json(404, restError(404, 'NoSuchTableException', error.message));
-  if (error instanceof ValidationError)
-    return json(400, restError(400, 'BadRequestException', error.message));
-  if (error instanceof LakeError && error.retryable) {
-    return json(503, restError(503, 'ServiceUnavailableException', `${error.message} (retrying may help)`));
-  }
-  return json(500, restError(500, 'InternalServerError', describeError(error)));
-}
 
 const noNamespace = (ns: string[]) =>
   json(404, restError(404, 'NoSuchNamespaceException', `namespace ${ns.join('.')} does not exist`));
 
-/** Answers one routed request. Never throws: failures are the spec's error bodies. */
-export async function answerRoute(catalog: ServedCatalog, route: RestRoute): Promise<RestAnswer> {
+/**
+ * Answers one routed request. Never throws: failures are the spec's error bodies (serve-errors.ts);
+ * the detail of a 500 goes to `log` only.
+ */
+export async function answerRoute(
+  catalog: ServedCatalog,
+  route: RestRoute,
+  log?: (error: unknown) => void,
+): Promise<RestAnswer> {
   try {
     switch (route.kind) {
+      case 'oauth-tokens':
+        // Answered by the server before routing reaches here when it checks credentials.
+        return noTokenEndpoint();
       case 'config':
         return json(200, { defaults: {}, overrides: {}, endpoints: SERVED_ENDPOINTS });
       case 'list-namespaces': {
@@ -102,33 +99,98 @@ export async function answerRoute(catalog: ServedCatalog, route: RestRoute): Pro
         return json(404, restError(404, 'NotFoundException', route.message));
     }
   } catch (error) {
-    return failure(error);
+    return failureAnswer(error, log);
   }
 }
 
-async function handle(catalog: ServedCatalog, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export interface RestServerOptions {
+  port: number;
+  host: string;
+  /** Errors answered with 500, with their detail (paths included): for the server's own log. */
+  onError?: (error: unknown) => void;
+  /** Who may read; absent: anyone who reaches the port. */
+  auth?: ServeAuth;
+  /** PEM certificate chain and key: the server speaks HTTPS only. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+}
+
+/** The largest token request read (a form of four short fields). */
+const MAX_TOKEN_REQUEST_BYTES = 16 * 1024;
+
+/** The request's body as text, or undefined past `maxBytes` (the rest is drained, not kept). */
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= maxBytes) chunks.push(chunk as Buffer);
+  }
+  return size > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8');
+}
+
+async function answerRequest(
+  catalog: ServedCatalog,
+  options: RestServerOptions,
+  req: IncomingMessage,
+  route: RestRoute,
+): Promise<RestAnswer> {
+  const auth = options.auth;
+  if (route.kind === 'oauth-tokens') {
+    const body = await readBody(req, MAX_TOKEN_REQUEST_BYTES);
+    if (!auth?.issuesTokens) return noTokenEndpoint();
+    if (body === undefined)
+      return json(400, { error: 'invalid_request', error_description: 'the request is too large' });
+    return auth.answerTokenRequest({
+      contentType: req.headers['content-type'],
+      authorization: req.headers.authorization,
+      body,
+    });
+  }
   // A request body (a commit) is never read: drain it so the connection stays usable.
   req.resume();
+  const refused = auth?.check(req.headers.authorization);
+  if (refused) return refused;
+  return answerRoute(catalog, route, options.onError);
+}
+
+async function handle(
+  catalog: ServedCatalog,
+  options: RestServerOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
-  const answer = await answerRoute(catalog, routeRestRequest(method, url.pathname, url.search));
+  const answer = await answerRequest(
+    catalog,
+    options,
+    req,
+    routeRestRequest(method, url.pathname, url.search),
+  );
   const body = method === 'HEAD' || answer.status === 204 ? undefined : answer.body;
-  res.writeHead(answer.status, body === undefined ? {} : { 'content-type': 'application/json' });
+  const headers = {
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...answer.headers,
+  };
+  res.writeHead(answer.status, headers);
   res.end(body);
 }
 
-/** Starts the server; resolves once it listens. @throws Error when the port cannot be bound */
-export async function startRestServer(
-  catalog: ServedCatalog,
-  options: { port: number; host: string; onError?: (error: unknown) => void },
-): Promise<Server> {
-  const server = createServer((req, res) => {
-    handle(catalog, req, res).catch((error: unknown) => {
+/**
+ * Starts the server (HTTPS when `tls` is given); resolves once it listens.
+ * @throws Error when the port cannot be bound or the certificate and key do not load
+ */
+export async function startRestServer(catalog: ServedCatalog, options: RestServerOptions): Promise<Server> {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    handle(catalog, options, req, res).catch((error: unknown) => {
       options.onError?.(error);
       if (!res.headersSent) res.writeHead(500);
       res.end();
     });
-  });
+  };
+  const server: Server = options.tls
+    ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
+    : createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
