@@ -15,7 +15,8 @@ import { formatIdentifier } from '../catalog/catalog.js';
 import type { TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
 import type { DataFile, SnapshotOperation, TableIdentifier } from '../spec/types.js';
 import type { CommitResult } from '../table/commit-loop.js';
-import { commitFilesOnce, type Prepared, type Stale } from '../table/commit-files-once.js';
+import type { Prepared, Stale } from '../table/actions/table-action.js';
+import { commitFilesOnce } from '../table/commit-files-once.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import {
   BATCH_ID_KEY,
@@ -97,7 +98,7 @@ export async function commitBatch<T extends BatchFiles>(
         return fresh.length === 0 ? undefined : write(table, fresh);
       },
       paths: (files) => [...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path),
-      prepare: async (base, files): Promise<Prepared> => {
+      prepare: async (base, files): Promise<Prepared<Stale>> => {
         const committed = readCommittedOffsets(base.metadata);
         if (overlaps(files.used, committed)) {
           return {

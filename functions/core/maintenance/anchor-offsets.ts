@@ -8,7 +8,8 @@
 import type { Catalog } from '../catalog/catalog.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { TableIdentifier } from '../spec/types.js';
-import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
+import type { Noop } from '../table/actions/table-action.js';
+import { type CommitOptions, commitAction } from '../table/commit-loop.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import { findInAncestry, OFFSETS_KEY } from '../table/source-offsets.js';
 import { carriedFloeSummary } from './carried-summary.js';
@@ -17,8 +18,6 @@ export interface AnchorResult {
   status: 'anchored' | 'not-needed';
   snapshotId: string | null;
 }
-
-class NotNeeded extends Error {}
 
 /**
  * Commits an offsets anchor when the current snapshot lacks floe's offsets and an ancestor has them.
@@ -29,38 +28,33 @@ export async function anchorCommittedOffsets(
   id: TableIdentifier,
   options: CommitOptions = {},
 ): Promise<AnchorResult> {
-  try {
-    const result = await commitWithRetry(
-      catalog,
-      id,
-      {
-        prepare: async (base) => {
-          const current = currentSnapshot(base.metadata);
-          const offsets = findInAncestry(base.metadata, OFFSETS_KEY);
-          if (!current || current.summary[OFFSETS_KEY] !== undefined || offsets === undefined) {
-            throw new NotNeeded();
-          }
-          // prepareSnapshot carries the offsets (and the other carried keys) up from the ancestry.
-          return prepareSnapshot(base, {
-            operation: 'replace',
-            addedDataFiles: [],
-            addedDeleteFiles: [],
-            summary: {
-              ...carriedFloeSummary(base.metadata),
-              [OFFSETS_KEY]: offsets,
-              'floe.offsets-anchor': 'true',
-            },
-          });
-        },
+  const outcome = await commitAction<Noop<'not-needed'>>(
+    catalog,
+    id,
+    {
+      prepare: async (base) => {
+        const current = currentSnapshot(base.metadata);
+        const offsets = findInAncestry(base.metadata, OFFSETS_KEY);
+        if (!current || current.summary[OFFSETS_KEY] !== undefined || offsets === undefined) {
+          return { kind: 'noop', reason: 'not-needed' };
+        }
+        // prepareSnapshot carries the offsets (and the other carried keys) up from the ancestry.
+        const change = await prepareSnapshot(base, {
+          operation: 'replace',
+          addedDataFiles: [],
+          addedDeleteFiles: [],
+          summary: {
+            ...carriedFloeSummary(base.metadata),
+            [OFFSETS_KEY]: offsets,
+            'floe.offsets-anchor': 'true',
+          },
+        });
+        return { kind: 'change', change };
       },
-      options,
-    );
-    return {
-      status: 'anchored',
-      snapshotId: result.snapshotId === undefined ? null : String(result.snapshotId),
-    };
-  } catch (error) {
-    if (error instanceof NotNeeded) return { status: 'not-needed', snapshotId: null };
-    throw error;
-  }
+    },
+    options,
+  );
+  if (outcome.kind === 'noop') return { status: 'not-needed', snapshotId: null };
+  const { snapshotId } = outcome.result;
+  return { status: 'anchored', snapshotId: snapshotId === undefined ? null : String(snapshotId) };
 }

@@ -20,8 +20,8 @@ import { ValidationError } from '../errors.js';
 import { TableArea } from '../io/confined-delete.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { TableIdentifier, TableMetadata } from '../spec/types.js';
-import type { CommitOptions } from '../table/commit-loop.js';
-import { commitChange } from '../table/commit-files-once.js';
+import type { Noop } from '../table/actions/table-action.js';
+import { type CommitOptions, commitAction } from '../table/commit-loop.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import { carriedFloeSummary, MAINTENANCE_RUN_KEY } from './carried-summary.js';
 import type { GroupOutcome } from './compact-group.js';
@@ -122,7 +122,7 @@ export async function commitRewrite(
   let last: RewriteValidation | undefined;
   // What each attempt's snapshot holds: an earlier attempt may be the one that lands (late).
   const attempts = new Map<bigint, { validation: RewriteValidation; operation: 'replace' | 'overwrite' }>();
-  const outcome = await commitChange<StopReason>(
+  const outcome = await commitAction<Noop<StopReason>>(
     catalog,
     id,
     {
@@ -170,7 +170,7 @@ export async function commitRewrite(
   );
   if (outcome.kind !== 'committed') {
     // A rewrite never answers stale: it validates against every base itself.
-    const reason = outcome.kind === 'noop' ? outcome.reason : 'abandoned';
+    const reason = outcome.reason;
     const refused = await deleteAll(table, [...abandonedOutputs(groups, last), ...runFiles]);
     return {
       ...emptyResult(reason),

@@ -18,8 +18,8 @@ import { TableArea } from '../io/confined-delete.js';
 import { normalizeLocation } from '../io/location.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { Snapshot, TableIdentifier, TableMetadata } from '../spec/types.js';
-import type { CommitOptions } from '../table/commit-loop.js';
-import { commitChange } from '../table/commit-files-once.js';
+import type { Noop } from '../table/actions/table-action.js';
+import { type CommitOptions, commitAction } from '../table/commit-loop.js';
 import { type ExpireSelection, selectExpiredSnapshots } from './expire-selection.js';
 import type { MaintenanceSettings } from './maintenance-settings.js';
 import { type DeleteRefusals, reportRefusals } from './delete-refusals.js';
@@ -96,7 +96,7 @@ export async function expireSnapshots(
     return out;
   }
   let selection: ExpireSelection | undefined;
-  const expired = await commitChange<'nothing-to-expire'>(
+  const expired = await commitAction<Noop<'nothing-to-expire'>>(
     catalog,
     id,
     {
@@ -125,10 +125,11 @@ export async function expireSnapshots(
     },
     options,
   );
-  // Expiry never answers stale: it selects again on every base.
-  if (expired.kind !== 'committed') return expireReport('nothing-to-expire');
+  // Expiry never answers stale: it selects again on every base, and the last selection is the one that
+  // committed (a change without a snapshot is found only by its own swap succeeding).
+  if (expired.kind !== 'committed' || selection === undefined) return expireReport('nothing-to-expire');
   const committed = expired.result;
-  const chosen = selection!;
+  const chosen = selection;
   const out = expireReport('expired', chosen);
   const planned = await planDeletes(committed.table, chosen.expire, committed.table.metadata.snapshots);
   // No metadata points at these any more: a crash half-way leaves the rest to orphan removal.

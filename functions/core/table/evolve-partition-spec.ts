@@ -5,7 +5,7 @@
  * as Iceberg Java does, so partition summaries and filters stay comparable across specs.
  */
 import type { Catalog } from '../catalog/catalog.js';
-import { currentSchema } from '../spec/metadata.js';
+import { currentSchema, defaultSpec } from '../spec/metadata.js';
 import { parsePartitionExpression } from '../spec/partition-spec.js';
 import type { PartitionSpec, TableIdentifier } from '../spec/types.js';
 import { type CommitOptions, type CommitResult, commitWithRetry } from './commit-loop.js';
@@ -21,7 +21,6 @@ export async function evolvePartitionSpec(
   expression: string,
   options: CommitOptions = {},
 ): Promise<CommitResult & { spec: PartitionSpec }> {
-  let spec: PartitionSpec | undefined;
   const result = await commitWithRetry(
     catalog,
     id,
@@ -44,7 +43,7 @@ export async function evolvePartitionSpec(
             : { ...f, 'field-id': ++nextId };
         });
         const existing = specs.find((s) => JSON.stringify(s.fields) === JSON.stringify(fields));
-        spec = existing ?? { ...parsed, fields };
+        const spec = existing ?? { ...parsed, fields };
         const requirements = [
           { type: 'assert-table-uuid' as const, uuid: md['table-uuid'] },
           { type: 'assert-default-spec-id' as const, 'default-spec-id': md['default-spec-id'] },
@@ -67,5 +66,6 @@ export async function evolvePartitionSpec(
     },
     options,
   );
-  return { ...result, spec: spec! };
+  // The table as committed says which spec is the default now (a catalog may number a new one itself).
+  return { ...result, spec: defaultSpec(result.table.metadata) };
 }
