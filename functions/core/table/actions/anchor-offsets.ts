@@ -5,14 +5,14 @@
  * older floe snapshots expire and the walk ends empty-handed. Anchoring commits a snapshot with no data
  * change (same manifests, operation `replace`) that carries the offsets and the batch id again at the top.
  */
-import type { Catalog } from '../catalog/catalog.js';
-import { currentSnapshot } from '../spec/metadata.js';
-import type { TableIdentifier } from '../spec/types.js';
-import type { Noop } from '../table/actions/table-action.js';
-import { type CommitOptions, commitAction } from '../table/commit-loop.js';
-import { prepareSnapshot } from '../table/snapshot-producer.js';
-import { findInAncestry, OFFSETS_KEY } from '../table/source-offsets.js';
-import { carriedFloeSummary } from './carried-summary.js';
+import type { Catalog } from '../../catalog/catalog.js';
+import { currentSnapshot } from '../../spec/metadata.js';
+import type { TableIdentifier } from '../../spec/types.js';
+import type { Noop } from './table-action.js';
+import { type CommitOptions, commitAction } from '../commit-loop.js';
+import { prepareSnapshot } from '../snapshot-producer.js';
+import { findInAncestry, OFFSETS_KEY } from '../source-offsets.js';
+import { carriedFloeSummary } from '../carried-summary.js';
 
 export interface AnchorResult {
   status: 'anchored' | 'not-needed';

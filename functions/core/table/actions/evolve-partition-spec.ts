@@ -4,11 +4,11 @@
  * new spec shares with an earlier one (same source column and transform) keeps its field id and name,
  * as Iceberg Java does, so partition summaries and filters stay comparable across specs.
  */
-import type { Catalog } from '../catalog/catalog.js';
-import { currentSchema, defaultSpec } from '../spec/metadata.js';
-import { parsePartitionExpression } from '../spec/partition-spec.js';
-import type { PartitionSpec, TableIdentifier } from '../spec/types.js';
-import { type CommitOptions, type CommitResult, commitWithRetry } from './commit-loop.js';
+import type { Catalog } from '../../catalog/catalog.js';
+import { currentSchema, defaultSpec } from '../../spec/metadata.js';
+import { parsePartitionExpression } from '../../spec/partition-spec.js';
+import type { PartitionSpec, TableIdentifier } from '../../spec/types.js';
+import { type CommitOptions, type CommitResult, commitWithRetry } from '../commit-loop.js';
 
 /**
  * Makes `expression` the table's default partition spec (unchanged if it already is).

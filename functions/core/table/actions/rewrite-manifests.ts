@@ -9,25 +9,25 @@
  * entries; otherwise it is carried as it is (a table already in shape commits nothing).
  */
 import { randomUUID } from 'node:crypto';
-import { type Catalog, formatIdentifier, type LoadedTable } from '../catalog/catalog.js';
-import { CommitStateUnknownError } from '../errors.js';
-import { joinLocation } from '../io/location.js';
-import { writeManifest } from '../manifest/manifest-writer.js';
-import { compareValues } from '../spec/conversions.js';
-import { currentSchema, currentSnapshot, specById } from '../spec/metadata.js';
+import { type Catalog, formatIdentifier, type LoadedTable } from '../../catalog/catalog.js';
+import { CommitStateUnknownError } from '../../errors.js';
+import { joinLocation } from '../../io/location.js';
+import { writeManifest } from '../../manifest/manifest-writer.js';
+import { compareValues } from '../../spec/conversions.js';
+import { currentSchema, currentSnapshot, specById } from '../../spec/metadata.js';
 import type {
   ManifestEntry,
   ManifestFile,
   PartitionSpec,
   SnapshotId,
   TableIdentifier,
-} from '../spec/types.js';
-import type { Noop } from '../table/actions/table-action.js';
-import { type CommitOptions, commitAction } from '../table/commit-loop.js';
-import { prepareSnapshot } from '../table/snapshot-producer.js';
-import { avroCodec, intProperty } from '../table/table-properties.js';
-import { carriedFloeSummary } from './carried-summary.js';
-import { type ManifestWithEntries, readSnapshotManifests } from '../table/snapshot-manifests.js';
+} from '../../spec/types.js';
+import type { Noop } from './table-action.js';
+import { type CommitOptions, commitAction } from '../commit-loop.js';
+import { prepareSnapshot } from '../snapshot-producer.js';
+import { avroCodec, intProperty } from '../table-properties.js';
+import { carriedFloeSummary } from '../carried-summary.js';
+import { type ManifestWithEntries, readSnapshotManifests } from '../snapshot-manifests.js';
 
 export interface RewriteManifestsResult {
   status: 'rewritten' | 'nothing-to-rewrite' | 'dry-run';
