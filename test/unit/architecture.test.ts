@@ -1,6 +1,6 @@
 /**
  * The shape of functions/core, checked: folders import each other in one direction (no cycle between
- * folders), AWS SDK clients only in the adapters, and small files.
+ * folders), AWS SDK clients only in the adapters, small files, and no exception used as a stop signal.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -15,6 +15,17 @@ const AWS_ADAPTER_FILES = ['formats/glue-schema-source.ts'];
 const MAX_LINES = 400;
 /** Files over MAX_LINES, each with its reason. */
 const LONG_FILES: Record<string, string> = {};
+
+/**
+ * Classes thrown and caught by `instanceof` in their own file that are real errors, not stop signals,
+ * each with its reason (`file: Class`).
+ */
+const CAUGHT_AT_HOME: Record<string, string> = {
+  'formats/schema-registry-client.ts: RegistryAuthError':
+    'a refused credential: caught only to stop the retries, it leaves the file as the TransientIOError it is',
+  'formats/schema-registry-client.ts: RegistryNotFound':
+    "the registry's own 404, turned into the loaders' RecordDecodeError; not yet a LakeError kind",
+};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -81,6 +92,24 @@ function findCycle(edges: Map<string, Set<string>>): string[] | undefined {
   return undefined;
 }
 
+/**
+ * `file: Class` for every class declared in a file that the same file both throws and catches by
+ * `instanceof`: an exception used to stop a loop or carry an answer out of a callback (a sentinel),
+ * where a result (`change | noop | stale`, table/actions/table-action.ts) says the same without one.
+ */
+function sentinelClasses(): string[] {
+  return files.flatMap((f) =>
+    [...f.text.matchAll(/\bclass\s+([A-Z]\w*)/g)]
+      .map((m) => m[1]!)
+      .filter(
+        (name) =>
+          new RegExp(`\\bthrow\\s+new\\s+${name}\\b`).test(f.text) &&
+          new RegExp(`\\binstanceof\\s+${name}\\b`).test(f.text),
+      )
+      .map((name) => `${f.name}: ${name}`),
+  );
+}
+
 describe('functions/core architecture', () => {
   it('has no import cycle between its folders', () => {
     expect(findCycle(folderEdges())).toBeUndefined();
@@ -101,5 +130,9 @@ describe('functions/core architecture', () => {
       .map((f) => f.name)
       .filter((name) => !(name in LONG_FILES));
     expect(long).toEqual([]);
+  });
+
+  it('throws no exception it catches itself to stop a loop (a sentinel), but the listed ones', () => {
+    expect(sentinelClasses().filter((entry) => !(entry in CAUGHT_AT_HOME))).toEqual([]);
   });
 });
