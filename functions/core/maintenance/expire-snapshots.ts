@@ -12,12 +12,11 @@
  * (against the snapshots that would remain) and stops before deleting.
  */
 import type { Catalog } from '../catalog/catalog.js';
-import type { TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { TableArea } from '../io/confined-delete.js';
 import { normalizeLocation } from '../io/location.js';
-import { currentSnapshot } from '../spec/metadata.js';
 import type { Snapshot, TableIdentifier, TableMetadata } from '../spec/types.js';
+import { removeSnapshots } from '../table/actions/expire-snapshots.js';
 import type { Noop } from '../table/actions/table-action.js';
 import { type CommitOptions, commitAction } from '../table/commit-loop.js';
 import { type ExpireSelection, selectExpiredSnapshots } from './expire-selection.js';
@@ -103,24 +102,7 @@ export async function expireSnapshots(
       prepare: async (base) => {
         const md = base.metadata;
         selection = selectExpiredSnapshots(md, settingsOf(md), now);
-        if (selection.expire.length === 0 && selection.expiredRefs.length === 0)
-          return { kind: 'noop', reason: 'nothing-to-expire' };
-        const main = currentSnapshot(md);
-        const requirements: TableRequirement[] = [
-          { type: 'assert-table-uuid', uuid: md['table-uuid'] },
-          { type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': main ? main['snapshot-id'] : null },
-        ];
-        const updates: TableUpdate[] = selection.expiredRefs.map((name) => ({
-          action: 'remove-snapshot-ref' as const,
-          'ref-name': name,
-        }));
-        if (selection.expire.length > 0) {
-          updates.push({
-            action: 'remove-snapshots',
-            'snapshot-ids': selection.expire.map((s) => s['snapshot-id']),
-          });
-        }
-        return { kind: 'change', change: { requirements, updates } };
+        return removeSnapshots(md, selection);
       },
     },
     options,
