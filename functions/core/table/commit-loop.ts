@@ -1,6 +1,6 @@
 /**
  * The one commit loop. Every table change floe makes (append, row delta, rewrite, expiry, schema
- * evolution) goes through here:
+ * evolution: the actions of actions/, one file per kind) goes through here:
  *
  *   lock → base (the caller's table if still current, else a load) → [already committed? done]
  *     → prepare(base) → catalog.commitTable(…, base), whose swap is conditional on that base
