@@ -1,7 +1,7 @@
 import { parseIdentifier } from '../../core/catalog/catalog.js';
 import { currentSchema } from '../../core/spec/metadata.js';
 import { formatPartitionSpec } from '../../core/spec/partition-spec.js';
-import { evolvePartitionSpec } from '../../core/table/evolve-partition-spec.js';
+import { evolvePartitionSpec } from '../../core/table/actions/evolve-partition-spec.js';
 import { openCatalog } from '../catalog-options.js';
 import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 

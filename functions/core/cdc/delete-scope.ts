@@ -12,6 +12,7 @@ import type { TableRequirement, TableUpdate } from '../catalog/requirements-upda
 import { readManifestList } from '../manifest/manifest-list.js';
 import { isUnpartitioned } from '../scan/delete-index.js';
 import { currentSnapshot, defaultSpec } from '../spec/metadata.js';
+import { addSpec } from '../table/actions/evolve-partition-spec.js';
 import type { PartitionSpec } from '../spec/types.js';
 
 export interface DeleteScope {
@@ -52,16 +53,14 @@ export async function planDeleteScope(table: LoadedTable, keyIds: readonly numbe
     'spec-id': Math.max(...md['partition-specs'].map((s) => s['spec-id'])) + 1,
     fields: [],
   };
+  // Another writer evolving the specs meanwhile would take this spec id: commit only on the specs
+  // this one was planned against.
+  const change = addSpec(md, added);
   return {
     kind: 'unpartitioned',
     spec: added,
-    preUpdates: [{ action: 'add-spec', spec: added }],
-    // Another writer evolving the specs meanwhile would take this spec id: commit only on the specs
-    // this one was planned against.
-    preRequirements: [
-      { type: 'assert-last-assigned-partition-id', 'last-assigned-partition-id': md['last-partition-id'] },
-      { type: 'assert-default-spec-id', 'default-spec-id': md['default-spec-id'] },
-    ],
+    preUpdates: change.updates,
+    preRequirements: change.requirements,
   };
 }
 

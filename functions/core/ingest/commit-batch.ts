@@ -13,10 +13,12 @@
 import type { LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import type { TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
-import type { DataFile, SnapshotOperation, TableIdentifier } from '../spec/types.js';
+import type { DataFile, TableIdentifier } from '../spec/types.js';
 import type { CommitResult } from '../table/commit-loop.js';
-import { commitFilesOnce, type Prepared, type Stale } from '../table/commit-files-once.js';
-import { prepareSnapshot } from '../table/snapshot-producer.js';
+import { appendFiles } from '../table/actions/append-files.js';
+import { rowDelta } from '../table/actions/row-delta.js';
+import type { Prepared, Stale } from '../table/actions/table-action.js';
+import { commitFilesOnce } from '../table/commit-files-once.js';
 import {
   BATCH_ID_KEY,
   encodeOffsets,
@@ -59,12 +61,6 @@ export interface BatchOutcome<T extends BatchFiles> {
   skipped: number;
 }
 
-/** Iceberg Java's RowDelta rule: only data → append, only deletes → delete, both → overwrite. */
-function operationOf(files: BatchFiles): SnapshotOperation {
-  if (files.deleteFiles.length === 0) return 'append';
-  return files.dataFiles.length === 0 ? 'delete' : 'overwrite';
-}
-
 /**
  * Writes files for the records of `records` not yet committed (through `write`) and commits them
  * with the batch's offsets (`covered`; by default the spans of `records`, offsetsOf, reaching back to
@@ -97,7 +93,7 @@ export async function commitBatch<T extends BatchFiles>(
         return fresh.length === 0 ? undefined : write(table, fresh);
       },
       paths: (files) => [...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path),
-      prepare: async (base, files): Promise<Prepared> => {
+      prepare: async (base, files): Promise<Prepared<Stale>> => {
         const committed = readCommittedOffsets(base.metadata);
         if (overlaps(files.used, committed)) {
           return {
@@ -109,10 +105,8 @@ export async function commitBatch<T extends BatchFiles>(
         last = { committed, batchOffsets };
         const extra = files.checkBase ? await files.checkBase(base) : { kind: 'fits' as const };
         if (extra.kind === 'stale') return extra;
-        const change = await prepareSnapshot(base, {
-          operation: operationOf(files),
-          addedDataFiles: files.dataFiles,
-          addedDeleteFiles: files.deleteFiles,
+        const snapshot = {
+          dataFiles: files.dataFiles,
           preUpdates: extra.preUpdates,
           preRequirements: extra.preRequirements,
           summary: {
@@ -120,8 +114,11 @@ export async function commitBatch<T extends BatchFiles>(
             [BATCH_ID_KEY]: idOf(files),
             [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, batchOffsets)),
           },
-        });
-        return { kind: 'change', change };
+        };
+        // Rows alone are an append; rows with their deletes (CDC, upsert, aggregate) a row delta.
+        return files.deleteFiles.length === 0
+          ? appendFiles(base, snapshot)
+          : rowDelta(base, { ...snapshot, deleteFiles: files.deleteFiles });
       },
     },
     {

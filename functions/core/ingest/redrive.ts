@@ -14,8 +14,9 @@ import type { Expression } from '../scan/expression.js';
 import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
 import type { DataFile, Row, TableIdentifier } from '../spec/types.js';
-import { commitFilesOnce, type Prepared } from '../table/commit-files-once.js';
-import { prepareSnapshot } from '../table/snapshot-producer.js';
+import { appendFiles } from '../table/actions/append-files.js';
+import type { Prepared, Stale } from '../table/actions/table-action.js';
+import { commitFilesOnce } from '../table/commit-files-once.js';
 import {
   containsOffset,
   decodeOffsetRanges,
@@ -174,7 +175,7 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
         return { files, rec, good, batchId };
       },
       paths: (written) => written.files.map((f) => f.file_path),
-      prepare: async (base, written): Promise<Prepared> => {
+      prepare: async (base, written): Promise<Prepared<Stale>> => {
         const baseDone = decodeOffsetSet(findInAncestry(base.metadata, REDRIVEN_KEY));
         if (written.good.some((r) => hasOffset(baseDone, r.topic, r.partition, r.offset))) {
           return { kind: 'stale', reason: 'another redrive committed some of these dead letters meanwhile' };
@@ -182,18 +183,15 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
         if (!reconciliationStillApplies(base.metadata, written.rec)) {
           return { kind: 'stale', reason: 'the table schema changed while the dead letters were mapped' };
         }
-        const change = await prepareSnapshot(base, {
-          operation: 'append',
+        return appendFiles(base, {
           preUpdates: written.rec.updates,
           preRequirements: written.rec.requirements,
-          addedDataFiles: written.files,
-          addedDeleteFiles: [],
+          dataFiles: written.files,
           summary: {
             [BATCH_ID_KEY]: written.batchId,
             [REDRIVEN_KEY]: encodeOffsetSet(addOffsets(baseDone, written.good)),
           },
         });
-        return { kind: 'change', change };
       },
     },
     { lock: options.lock },

@@ -1,6 +1,7 @@
 /**
  * Commits a compaction run: one snapshot that replaces every accepted group's files with the files it
- * wrote — `replace`, or `overwrite` when deletes were applied (or delete files left dangling are removed).
+ * wrote (the rewrite-files action, table/actions/rewrite-files.ts) — `replace`, or `overwrite` when
+ * deletes were applied (or delete files left dangling are removed).
  * Through the one commit loop: on a conflict the groups are validated again on the fresh base
  * (rewrite-validation.ts), so a group that lost a race is abandoned, never merged wrongly.
  *
@@ -20,13 +21,12 @@ import { ValidationError } from '../errors.js';
 import { TableArea } from '../io/confined-delete.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import type { TableIdentifier, TableMetadata } from '../spec/types.js';
-import type { CommitOptions } from '../table/commit-loop.js';
-import { commitChange } from '../table/commit-files-once.js';
-import { prepareSnapshot } from '../table/snapshot-producer.js';
-import { carriedFloeSummary, MAINTENANCE_RUN_KEY } from './carried-summary.js';
+import { rewriteFiles, rewriteOperation } from '../table/actions/rewrite-files.js';
+import type { Noop } from '../table/actions/table-action.js';
+import { type CommitOptions, commitAction } from '../table/commit-loop.js';
+import { carriedFloeSummary, MAINTENANCE_RUN_KEY } from '../table/carried-summary.js';
 import type { GroupOutcome } from './compact-group.js';
 import { type DeleteRefusals, reportRefusals } from './delete-refusals.js';
-import { markRemoved } from './mark-removed.js';
 import { groupResultLocation, planLocation, readGroupResult, type RewritePlan } from './rewrite-run-files.js';
 import { type GroupToCommit, type RewriteValidation, validateRewrite } from './rewrite-validation.js';
 import { mapLimited } from '../table/map-limited.js';
@@ -122,7 +122,7 @@ export async function commitRewrite(
   let last: RewriteValidation | undefined;
   // What each attempt's snapshot holds: an earlier attempt may be the one that lands (late).
   const attempts = new Map<bigint, { validation: RewriteValidation; operation: 'replace' | 'overwrite' }>();
-  const outcome = await commitChange<StopReason>(
+  const outcome = await commitAction<Noop<StopReason>>(
     catalog,
     id,
     {
@@ -138,39 +138,26 @@ export async function commitRewrite(
           const reason = validation.alreadyCommitted.length > 0 ? 'already-committed' : 'abandoned';
           return { kind: 'noop', reason };
         }
-        const remove = new Set([
-          ...validation.accepted.flatMap((g) => g.plan.files),
-          ...validation.danglingDeletes,
-        ]);
-        const operation =
-          validation.danglingDeletes.size > 0 || validation.accepted.some((g) => g.deletesApplied)
-            ? 'overwrite'
-            : 'replace';
-        const loaded = new Map(manifests.map((m) => [m.manifest.manifest_path, m]));
-        const written: string[] = [];
-        const prepared = await prepareSnapshot(base, {
-          operation,
+        const rewrite = {
+          removedDataFiles: validation.accepted.flatMap((g) => g.plan.files),
+          removedDeleteFiles: validation.danglingDeletes,
           addedDataFiles: validation.accepted.flatMap((g) => g.added),
-          addedDeleteFiles: [],
-          summary: { ...carriedFloeSummary(base.metadata), [MAINTENANCE_RUN_KEY]: plan.runId },
+          deletesApplied: validation.accepted.some((g) => g.deletesApplied),
           dataSequenceNumber: startingSeq,
-          parentManifests: manifests.map((m) => m.manifest),
-          rewriteExisting: async (b, carried, snapshotId) => {
-            const marked = await markRemoved(b, carried, loaded, snapshotId, remove);
-            written.push(...marked.written);
-            return marked;
-          },
-        });
-        prepared.attemptFiles.push(...written);
-        attempts.set(prepared.snapshot['snapshot-id'], { validation, operation });
-        return { kind: 'change', change: prepared };
+          manifests,
+          summary: { ...carriedFloeSummary(base.metadata), [MAINTENANCE_RUN_KEY]: plan.runId },
+        };
+        const prepared = await rewriteFiles(base, rewrite);
+        const operation = rewriteOperation(rewrite);
+        attempts.set(prepared.change.snapshot['snapshot-id'], { validation, operation });
+        return prepared;
       },
     },
     { ...options, base: table },
   );
   if (outcome.kind !== 'committed') {
     // A rewrite never answers stale: it validates against every base itself.
-    const reason = outcome.kind === 'noop' ? outcome.reason : 'abandoned';
+    const reason = outcome.reason;
     const refused = await deleteAll(table, [...abandonedOutputs(groups, last), ...runFiles]);
     return {
       ...emptyResult(reason),

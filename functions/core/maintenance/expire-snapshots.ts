@@ -12,14 +12,13 @@
  * (against the snapshots that would remain) and stops before deleting.
  */
 import type { Catalog } from '../catalog/catalog.js';
-import type { TableRequirement, TableUpdate } from '../catalog/requirements-updates.js';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { TableArea } from '../io/confined-delete.js';
 import { normalizeLocation } from '../io/location.js';
-import { currentSnapshot } from '../spec/metadata.js';
 import type { Snapshot, TableIdentifier, TableMetadata } from '../spec/types.js';
-import type { CommitOptions } from '../table/commit-loop.js';
-import { commitChange } from '../table/commit-files-once.js';
+import { removeSnapshots } from '../table/actions/expire-snapshots.js';
+import type { Noop } from '../table/actions/table-action.js';
+import { type CommitOptions, commitAction } from '../table/commit-loop.js';
 import { type ExpireSelection, selectExpiredSnapshots } from './expire-selection.js';
 import type { MaintenanceSettings } from './maintenance-settings.js';
 import { type DeleteRefusals, reportRefusals } from './delete-refusals.js';
@@ -96,39 +95,23 @@ export async function expireSnapshots(
     return out;
   }
   let selection: ExpireSelection | undefined;
-  const expired = await commitChange<'nothing-to-expire'>(
+  const expired = await commitAction<Noop<'nothing-to-expire'>>(
     catalog,
     id,
     {
       prepare: async (base) => {
         const md = base.metadata;
         selection = selectExpiredSnapshots(md, settingsOf(md), now);
-        if (selection.expire.length === 0 && selection.expiredRefs.length === 0)
-          return { kind: 'noop', reason: 'nothing-to-expire' };
-        const main = currentSnapshot(md);
-        const requirements: TableRequirement[] = [
-          { type: 'assert-table-uuid', uuid: md['table-uuid'] },
-          { type: 'assert-ref-snapshot-id', ref: 'main', 'snapshot-id': main ? main['snapshot-id'] : null },
-        ];
-        const updates: TableUpdate[] = selection.expiredRefs.map((name) => ({
-          action: 'remove-snapshot-ref' as const,
-          'ref-name': name,
-        }));
-        if (selection.expire.length > 0) {
-          updates.push({
-            action: 'remove-snapshots',
-            'snapshot-ids': selection.expire.map((s) => s['snapshot-id']),
-          });
-        }
-        return { kind: 'change', change: { requirements, updates } };
+        return removeSnapshots(md, selection);
       },
     },
     options,
   );
-  // Expiry never answers stale: it selects again on every base.
-  if (expired.kind !== 'committed') return expireReport('nothing-to-expire');
+  // Expiry never answers stale: it selects again on every base, and the last selection is the one that
+  // committed (a change without a snapshot is found only by its own swap succeeding).
+  if (expired.kind !== 'committed' || selection === undefined) return expireReport('nothing-to-expire');
   const committed = expired.result;
-  const chosen = selection!;
+  const chosen = selection;
   const out = expireReport('expired', chosen);
   const planned = await planDeletes(committed.table, chosen.expire, committed.table.metadata.snapshots);
   // No metadata points at these any more: a crash half-way leaves the rest to orphan removal.

@@ -13,7 +13,7 @@ import type { Catalog, CatalogMaintenance, LoadedTable, TableMaintenanceResult }
 import { isS3TablesLocation } from '../catalog/s3tables-names.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import type { TableIdentifier } from '../spec/types.js';
-import { anchorCommittedOffsets } from './anchor-offsets.js';
+import { anchorCommittedOffsets } from '../table/actions/anchor-offsets.js';
 import {
   alreadyCommitted,
   commitRewrite,
@@ -26,7 +26,7 @@ import { type MaintenanceSummary, summarizeRun } from './maintenance-summary.js'
 import { resolveSettings } from './maintenance-settings.js';
 import { planCompaction, readTableFileStats } from './plan-compaction.js';
 import { type OrphanResult, removeOrphanFiles, skippedOrphanRun } from './remove-orphans.js';
-import { type RewriteManifestsResult, rewriteManifests } from './rewrite-manifests.js';
+import { type RewriteManifestsResult, rewriteManifests } from '../table/actions/rewrite-manifests.js';
 import { newRunId, planLocation, readRewritePlan, writeRewritePlan } from './rewrite-run-files.js';
 import {
   type GroupRef,

@@ -1,86 +1,28 @@
 /**
  * The exactly-once round: every change floe commits for written files (a batch's rows, a DLQ's
- * letters, redriven dead letters) and every maintenance change goes through here, on top of the one
- * commit loop (commit-loop.ts):
+ * letters, redriven dead letters) goes through here, on top of the one commit loop (commit-loop.ts;
+ * maintenance commits its actions through that loop directly and cleans up after them itself):
  *
  *   write(base) → commit loop, whose prepare(base, files) answers
  *     change → committed (files are in the table) / already-committed (files are spare: deleted)
- *     noop   → nothing to commit on this base (the change is done, or there is nothing to do)
  *     stale  → the files no longer fit the base: delete them and write again on a fresh base (≤ 3 times)
  *   an unknown outcome (CommitStateUnknownError) keeps the files: they may be in the table
  *   any other failure deletes them (through the one delete guard, io/confined-delete.ts)
  *
- * `prepare` says what happened instead of throwing: the loop is stopped by a result, not a sentinel.
+ * `prepare` says what happened instead of throwing (table/actions/table-action.ts): the loop is stopped
+ * by a result, not a sentinel.
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { CommitStateUnknownError, LakeError } from '../errors.js';
 import { TableArea } from '../io/confined-delete.js';
 import type { TableIdentifier } from '../spec/types.js';
-import type { CommitOptions, CommitResult, PreparedChange } from './commit-loop.js';
-import { commitWithRetry } from './commit-loop.js';
-
-/** The files no longer fit the base being committed on (another writer moved it meanwhile). */
-export interface Stale {
-  kind: 'stale';
-  reason: string;
-}
-
-/** Nothing to commit on this base; `reason` tells the caller why. */
-export interface Noop<R extends string> {
-  kind: 'noop';
-  reason: R;
-}
-
-/** What `prepare` answers for one base. */
-export type Prepared<R extends string = never> = { kind: 'change'; change: PreparedChange } | Noop<R> | Stale;
-
-export type ChangeOutcome<R extends string = never> =
-  | { kind: 'committed'; result: CommitResult }
-  | Noop<R>
-  | Stale;
+import type { Prepared, Stale } from './actions/table-action.js';
+import { type CommitOptions, type CommitOutcome, type CommitResult, commitAction } from './commit-loop.js';
 
 /** A stale base after the last rewrite: the batch is retryable (a redelivery starts over). */
 export class StaleBaseError extends LakeError {
   constructor(message: string) {
     super(message, { retryable: true });
-  }
-}
-
-/** Carries a noop/stale answer out of the commit loop; never leaves this file. */
-class Answered extends Error {
-  constructor(readonly answer: Noop<string> | Stale) {
-    super(answer.reason);
-  }
-}
-
-/**
- * Commits the change `prepare` builds on each base, or stops with its noop/stale answer.
- * @throws as commitWithRetry (an answer while an attempt may still land is CommitStateUnknownError)
- */
-export async function commitChange<R extends string = never>(
-  catalog: Catalog,
-  id: TableIdentifier,
-  action: { batchId?: string; prepare(base: LoadedTable, attempt: number): Promise<Prepared<R>> },
-  options: CommitOptions = {},
-): Promise<ChangeOutcome<R>> {
-  try {
-    const result = await commitWithRetry(
-      catalog,
-      id,
-      {
-        batchId: action.batchId,
-        prepare: async (base, attempt) => {
-          const prepared = await action.prepare(base, attempt);
-          if (prepared.kind === 'change') return prepared.change;
-          throw new Answered(prepared);
-        },
-      },
-      options,
-    );
-    return { kind: 'committed', result };
-  } catch (error) {
-    if (error instanceof Answered) return error.answer as Noop<R> | Stale;
-    throw error;
   }
 }
 
@@ -93,8 +35,8 @@ export interface FilesRound<T> {
   write(base: LoadedTable): Promise<T | undefined>;
   /** The locations of what `write` wrote (deleted when they certainly did not land). */
   paths(files: T): string[];
-  /** Checks the files against a commit attempt's base and builds the change. */
-  prepare(base: LoadedTable, files: T, attempt: number): Promise<Prepared>;
+  /** Checks the files against a commit attempt's base and builds the change (or answers stale). */
+  prepare(base: LoadedTable, files: T, attempt: number): Promise<Prepared<Stale>>;
 }
 
 export type FilesOutcome<T> =
@@ -121,9 +63,9 @@ export async function commitFilesOnce<T>(
     const files = await round.write(table);
     if (files === undefined) return { kind: 'nothing-to-write' };
     const drop = () => deleteWritten(table, round.paths(files));
-    let outcome: ChangeOutcome;
+    let outcome: CommitOutcome<Stale>;
     try {
-      outcome = await commitChange(
+      outcome = await commitAction<Stale>(
         catalog,
         id,
         {

@@ -12,7 +12,7 @@ import { ValidationError } from '../../../functions/core/errors.js';
 import { expireSnapshots } from '../../../functions/core/maintenance/expire-snapshots.js';
 import { removeOrphansTask } from '../../../functions/core/maintenance/maintenance-tasks.js';
 import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
-import { markRemoved } from '../../../functions/core/maintenance/mark-removed.js';
+import { markRemoved } from '../../../functions/core/table/actions/mark-removed.js';
 import { removeOrphanFiles } from '../../../functions/core/maintenance/remove-orphans.js';
 import { readSnapshotManifests } from '../../../functions/core/table/snapshot-manifests.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';

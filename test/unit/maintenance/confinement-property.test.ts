@@ -28,7 +28,7 @@ import {
   removeOrphansTask,
   rewriteManifestsTask,
 } from '../../../functions/core/maintenance/maintenance-tasks.js';
-import { markRemoved } from '../../../functions/core/maintenance/mark-removed.js';
+import { markRemoved } from '../../../functions/core/table/actions/mark-removed.js';
 import { readSnapshotManifests } from '../../../functions/core/table/snapshot-manifests.js';
 import { readManifestList, writeManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import { readManifestEntries } from '../../../functions/core/manifest/manifest-reader.js';

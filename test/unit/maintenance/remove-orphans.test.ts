@@ -5,7 +5,7 @@ import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { expireSnapshots } from '../../../functions/core/maintenance/expire-snapshots.js';
 import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
-import { markRemoved } from '../../../functions/core/maintenance/mark-removed.js';
+import { markRemoved } from '../../../functions/core/table/actions/mark-removed.js';
 import { normalizeLocation, removeOrphanFiles } from '../../../functions/core/maintenance/remove-orphans.js';
 import { readSnapshotManifests } from '../../../functions/core/table/snapshot-manifests.js';
 import { readManifestList } from '../../../functions/core/manifest/manifest-list.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
-import { rewriteManifests } from '../../../functions/core/maintenance/rewrite-manifests.js';
+import { rewriteManifests } from '../../../functions/core/table/actions/rewrite-manifests.js';
 import { readManifestEntries } from '../../../functions/core/manifest/manifest-reader.js';
 import { readManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import { anchorCommittedOffsets } from '../../../functions/core/maintenance/anchor-offsets.js';
+import { anchorCommittedOffsets } from '../../../functions/core/table/actions/anchor-offsets.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import { commitWithRetry } from '../../../functions/core/table/commit-loop.js';
 import { prepareSnapshot } from '../../../functions/core/table/snapshot-producer.js';

@@ -6,7 +6,7 @@ import { parseExpression } from '../../../functions/core/scan/parse-expression.j
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
-import { evolvePartitionSpec } from '../../../functions/core/table/evolve-partition-spec.js';
+import { evolvePartitionSpec } from '../../../functions/core/table/actions/evolve-partition-spec.js';
 import { liveEntries } from '../../support/readers.js';
 import { tempWarehouse } from '../../support/tables.js';
 

@@ -1,9 +1,9 @@
 /**
  * Schema reconciliation of one batch: what the batch's projected records need from the table schema,
  * as one new schema and the requirements + updates that commit it in the same snapshot as the data
- * (pass them to prepareSnapshot's preRequirements / preUpdates). Records are judged in batch order
- * against a draft that already holds what earlier records added, so the first record decides a new
- * column's type and later records must fit it (or widen it compatibly).
+ * (table/actions/evolve-schema.ts; passed as the pre-updates of append-files or row-delta). Records are
+ * judged in batch order against a draft that already holds what earlier records added, so the first
+ * record decides a new column's type and later records must fit it (or widen it compatibly).
  *
  * The change commits with `assert-current-schema-id` and `assert-last-assigned-field-id` of the base:
  * if another writer evolved the table meanwhile the commit fails, and the caller must reconcile again
@@ -17,6 +17,7 @@ import { schemaFieldPaths } from '../../spec/schema.js';
 import { indexById, maxFieldId } from '../../spec/schema-index.js';
 import type { PrimitiveType, Schema, TableMetadata, Transform } from '../../spec/types.js';
 import { KAFKA_FIELD } from '../../records/kafka-lineage.js';
+import { evolveSchema } from '../../table/actions/evolve-schema.js';
 import { isFieldObject } from '../value-paths.js';
 import { type WalkContext, walkStruct } from './draft-walker.js';
 import type { EvolutionPolicy } from './evolution-policy.js';
@@ -191,14 +192,7 @@ export function reconcileSchema(
     schema,
     lastColumnId,
     changes,
-    updates: [
-      { action: 'add-schema', schema, 'last-column-id': lastColumnId },
-      { action: 'set-current-schema', 'schema-id': schemaId },
-    ],
-    requirements: [
-      { type: 'assert-current-schema-id', 'current-schema-id': base['schema-id'] },
-      { type: 'assert-last-assigned-field-id', 'last-assigned-field-id': baseLastColumnId },
-    ],
+    ...evolveSchema({ schemaId: base['schema-id'], lastColumnId: baseLastColumnId }, schema, lastColumnId),
     rejected,
   };
 }

@@ -9,17 +9,25 @@
  * entries; otherwise it is carried as it is (a table already in shape commits nothing).
  */
 import { randomUUID } from 'node:crypto';
-import type { Catalog, LoadedTable } from '../catalog/catalog.js';
-import { joinLocation } from '../io/location.js';
-import { writeManifest } from '../manifest/manifest-writer.js';
-import { compareValues } from '../spec/conversions.js';
-import { currentSchema, currentSnapshot, specById } from '../spec/metadata.js';
-import type { ManifestEntry, ManifestFile, PartitionSpec, TableIdentifier } from '../spec/types.js';
-import { type CommitOptions, commitWithRetry } from '../table/commit-loop.js';
-import { prepareSnapshot } from '../table/snapshot-producer.js';
-import { readCommitProperties, readWriteProperties } from '../spec/table-properties.js';
-import { carriedFloeSummary } from './carried-summary.js';
-import { type ManifestWithEntries, readSnapshotManifests } from '../table/snapshot-manifests.js';
+import { type Catalog, formatIdentifier, type LoadedTable } from '../../catalog/catalog.js';
+import { CommitStateUnknownError } from '../../errors.js';
+import { joinLocation } from '../../io/location.js';
+import { writeManifest } from '../../manifest/manifest-writer.js';
+import { compareValues } from '../../spec/conversions.js';
+import { currentSchema, currentSnapshot, specById } from '../../spec/metadata.js';
+import type {
+  ManifestEntry,
+  ManifestFile,
+  PartitionSpec,
+  SnapshotId,
+  TableIdentifier,
+} from '../../spec/types.js';
+import type { Noop } from './table-action.js';
+import { type CommitOptions, commitAction } from '../commit-loop.js';
+import { prepareSnapshot } from '../snapshot-producer.js';
+import { readCommitProperties, readWriteProperties } from '../../spec/table-properties.js';
+import { carriedFloeSummary } from '../carried-summary.js';
+import { type ManifestWithEntries, readSnapshotManifests } from '../snapshot-manifests.js';
 
 export interface RewriteManifestsResult {
   status: 'rewritten' | 'nothing-to-rewrite' | 'dry-run';
@@ -43,7 +51,8 @@ interface GroupDecision {
   entries: ManifestEntry[];
 }
 
-class NothingToRewrite extends Error {}
+/** A table already in shape: nothing to rewrite, and the plan that found so. */
+type InShape = Noop<'nothing-to-rewrite'> & { report: RewriteManifestsResult };
 
 function comparePartitions(spec: PartitionSpec, a: ManifestEntry, b: ManifestEntry): number {
   for (const field of spec.fields) {
@@ -100,7 +109,6 @@ export async function rewriteManifests(
   id: TableIdentifier,
   options: RewriteManifestsOptions = {},
 ): Promise<RewriteManifestsResult> {
-  let outcome: RewriteManifestsResult | undefined;
   const plan = async (base: LoadedTable) => {
     const snapshot = currentSnapshot(base.metadata);
     const manifests = snapshot ? await readSnapshotManifests(base.io, snapshot) : [];
@@ -109,7 +117,7 @@ export async function rewriteManifests(
     const rewritten = decisions.filter((d) => d.rewrite);
     const replaced = rewritten.reduce((s, d) => s + d.manifests.length, 0);
     const created = rewritten.reduce((s, d) => s + manifestsFor(d).count, 0);
-    outcome = {
+    const report: RewriteManifestsResult = {
       status: rewritten.length === 0 ? 'nothing-to-rewrite' : options.dryRun ? 'dry-run' : 'rewritten',
       snapshotId: null,
       manifestsBefore: manifests.length,
@@ -118,52 +126,56 @@ export async function rewriteManifests(
       manifestsCreated: created,
       entriesRewritten: rewritten.reduce((s, d) => s + d.entries.length, 0),
     };
-    return { decisions, rewritten };
+    return { decisions, rewritten, report };
   };
-  if (options.dryRun) {
-    await plan(await catalog.loadTable(id));
-    return outcome!;
-  }
-  try {
-    const result = await commitWithRetry(
-      catalog,
-      id,
-      {
-        prepare: async (base) => {
-          const { decisions, rewritten } = await plan(base);
-          if (rewritten.length === 0) throw new NothingToRewrite();
-          const written: string[] = [];
-          const prepared = await prepareSnapshot(base, {
-            operation: 'replace',
-            addedDataFiles: [],
-            addedDeleteFiles: [],
-            summary: {
-              ...carriedFloeSummary(base.metadata),
-              'manifests-created': String(outcome!.manifestsCreated),
-              'manifests-replaced': String(outcome!.manifestsReplaced),
-              'manifests-kept': String(outcome!.manifestsBefore - outcome!.manifestsReplaced),
-              'entries-processed': String(outcome!.entriesRewritten),
-            },
-            rewriteExisting: async (b, _carried, snapshotId) => {
-              const manifests: ManifestFile[] = [];
-              for (const d of decisions) {
-                if (!d.rewrite) manifests.push(...d.manifests.map((m) => m.manifest));
-                else manifests.push(...(await writeClustered(b, d, snapshotId, written)));
-              }
-              return { manifests, removed: [] };
-            },
-          });
-          prepared.attemptFiles.push(...written);
-          return prepared;
-        },
+  if (options.dryRun) return (await plan(await catalog.loadTable(id))).report;
+  // What each attempt's snapshot rewrote: the result reports the one that landed.
+  const reports = new Map<SnapshotId, RewriteManifestsResult>();
+  const outcome = await commitAction<InShape>(
+    catalog,
+    id,
+    {
+      prepare: async (base) => {
+        const { decisions, rewritten, report } = await plan(base);
+        if (rewritten.length === 0) return { kind: 'noop', reason: 'nothing-to-rewrite', report };
+        const written: string[] = [];
+        const prepared = await prepareSnapshot(base, {
+          operation: 'replace',
+          addedDataFiles: [],
+          addedDeleteFiles: [],
+          summary: {
+            ...carriedFloeSummary(base.metadata),
+            'manifests-created': String(report.manifestsCreated),
+            'manifests-replaced': String(report.manifestsReplaced),
+            'manifests-kept': String(report.manifestsBefore - report.manifestsReplaced),
+            'entries-processed': String(report.entriesRewritten),
+          },
+          rewriteExisting: async (b, _carried, snapshotId) => {
+            const manifests: ManifestFile[] = [];
+            for (const d of decisions) {
+              if (!d.rewrite) manifests.push(...d.manifests.map((m) => m.manifest));
+              else manifests.push(...(await writeClustered(b, d, snapshotId, written)));
+            }
+            return { manifests, removed: [] };
+          },
+        });
+        prepared.attemptFiles.push(...written);
+        reports.set(prepared.snapshot['snapshot-id'], report);
+        return { kind: 'change', change: prepared };
       },
-      options,
+    },
+    options,
+  );
+  if (outcome.kind === 'noop') return outcome.report;
+  const { snapshotId } = outcome.result;
+  const report = snapshotId === undefined ? undefined : reports.get(snapshotId);
+  if (report === undefined) {
+    // The loop reports only this call's own snapshots for an action without a batch id.
+    throw new CommitStateUnknownError(
+      `${formatIdentifier(id)}: the manifest rewrite committed, but as snapshot ${snapshotId}, not one it prepared`,
     );
-    return { ...outcome!, snapshotId: result.snapshotId === undefined ? null : String(result.snapshotId) };
-  } catch (error) {
-    if (error instanceof NothingToRewrite) return outcome!;
-    throw error;
   }
+  return { ...report, snapshotId: String(snapshotId) };
 }
 
 async function writeClustered(

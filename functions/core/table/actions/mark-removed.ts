@@ -6,13 +6,13 @@
  * dropped: they only mattered to the snapshot that deleted them.
  */
 import { randomUUID } from 'node:crypto';
-import type { LoadedTable } from '../catalog/catalog.js';
-import { joinLocation } from '../io/location.js';
-import { writeManifest } from '../manifest/manifest-writer.js';
-import { currentSchema, specById } from '../spec/metadata.js';
-import type { DataFile, ManifestEntry, ManifestFile } from '../spec/types.js';
-import { readWriteProperties } from '../spec/table-properties.js';
-import type { ManifestWithEntries } from '../table/snapshot-manifests.js';
+import type { LoadedTable } from '../../catalog/catalog.js';
+import { joinLocation } from '../../io/location.js';
+import { writeManifest } from '../../manifest/manifest-writer.js';
+import { currentSchema, specById } from '../../spec/metadata.js';
+import type { DataFile, ManifestEntry, ManifestFile } from '../../spec/types.js';
+import { readWriteProperties } from '../../spec/table-properties.js';
+import type { ManifestWithEntries } from '../snapshot-manifests.js';
 
 export interface MarkRemovedResult {
   manifests: ManifestFile[];

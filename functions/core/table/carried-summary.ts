@@ -4,7 +4,7 @@
  * latest batch id is carried here too, so expiring the ingestion snapshots behind a rewrite leaves the
  * newest batch recognisable (DESIGN.md, "Commit protocol").
  */
-import { BATCH_ID_KEY, findInAncestry } from '../table/source-offsets.js';
+import { BATCH_ID_KEY, findInAncestry } from './source-offsets.js';
 import type { TableMetadata } from '../spec/types.js';
 
 /** Marks the snapshot a compaction run committed, so a retried commit step recognises its own work. */

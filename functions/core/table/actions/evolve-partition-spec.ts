@@ -4,11 +4,34 @@
  * new spec shares with an earlier one (same source column and transform) keeps its field id and name,
  * as Iceberg Java does, so partition summaries and filters stay comparable across specs.
  */
-import type { Catalog } from '../catalog/catalog.js';
-import { currentSchema } from '../spec/metadata.js';
-import { parsePartitionExpression } from '../spec/partition-spec.js';
-import type { PartitionSpec, TableIdentifier } from '../spec/types.js';
-import { type CommitOptions, type CommitResult, commitWithRetry } from './commit-loop.js';
+import type { Catalog } from '../../catalog/catalog.js';
+import type { TableChange, TableRequirement } from '../../catalog/requirements-updates.js';
+import { currentSchema, defaultSpec } from '../../spec/metadata.js';
+import { parsePartitionExpression } from '../../spec/partition-spec.js';
+import type { PartitionSpec, TableIdentifier, TableMetadata } from '../../spec/types.js';
+import { type CommitOptions, type CommitResult, commitWithRetry } from '../commit-loop.js';
+
+/**
+ * What every change of the table's specs commits on: no other writer added a spec or changed the default
+ * meanwhile (a new spec would take the same spec id, its new fields the same field ids). Never throws.
+ */
+export function specsUnchanged(metadata: TableMetadata): TableRequirement[] {
+  return [
+    {
+      type: 'assert-last-assigned-partition-id',
+      'last-assigned-partition-id': metadata['last-partition-id'],
+    },
+    { type: 'assert-default-spec-id', 'default-spec-id': metadata['default-spec-id'] },
+  ];
+}
+
+/**
+ * A spec added to the table without becoming its default, committed with the files written in it (a CDC
+ * batch's unpartitioned deletes, cdc/delete-scope.ts). Never throws.
+ */
+export function addSpec(metadata: TableMetadata, spec: PartitionSpec): TableChange {
+  return { requirements: specsUnchanged(metadata), updates: [{ action: 'add-spec', spec }] };
+}
 
 /**
  * Makes `expression` the table's default partition spec (unchanged if it already is).
@@ -21,7 +44,6 @@ export async function evolvePartitionSpec(
   expression: string,
   options: CommitOptions = {},
 ): Promise<CommitResult & { spec: PartitionSpec }> {
-  let spec: PartitionSpec | undefined;
   const result = await commitWithRetry(
     catalog,
     id,
@@ -44,14 +66,9 @@ export async function evolvePartitionSpec(
             : { ...f, 'field-id': ++nextId };
         });
         const existing = specs.find((s) => JSON.stringify(s.fields) === JSON.stringify(fields));
-        spec = existing ?? { ...parsed, fields };
-        const requirements = [
-          { type: 'assert-table-uuid' as const, uuid: md['table-uuid'] },
-          { type: 'assert-default-spec-id' as const, 'default-spec-id': md['default-spec-id'] },
-          {
-            type: 'assert-last-assigned-partition-id' as const,
-            'last-assigned-partition-id': md['last-partition-id'],
-          },
+        const requirements: TableRequirement[] = [
+          { type: 'assert-table-uuid', uuid: md['table-uuid'] },
+          ...specsUnchanged(md),
         ];
         if (existing) {
           return { requirements, updates: [{ action: 'set-default-spec', 'spec-id': existing['spec-id'] }] };
@@ -59,7 +76,7 @@ export async function evolvePartitionSpec(
         return {
           requirements,
           updates: [
-            { action: 'add-spec', spec },
+            { action: 'add-spec', spec: { ...parsed, fields } },
             { action: 'set-default-spec', 'spec-id': -1 },
           ],
         };
@@ -67,5 +84,6 @@ export async function evolvePartitionSpec(
     },
     options,
   );
-  return { ...result, spec: spec! };
+  // The table as committed says which spec is the default now (a catalog may number a new one itself).
+  return { ...result, spec: defaultSpec(result.table.metadata) };
 }
