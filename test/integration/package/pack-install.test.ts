@@ -141,6 +141,43 @@ describe('the packed floe, installed', () => {
     expect(rows.every((row) => row.country === 'DE')).toBe(true);
   });
 
+  it('reads the same rows through the `floe` entry point in code of its own', () => {
+    // Prepare
+    writeFileSync(
+      join(app, 'scan.mjs'),
+      `import { EmbeddedCatalog, parseExpression, parseIdentifier, planScan, readScanRows } from 'floe';
+
+const catalog = new EmbeddedCatalog({ warehouse: 'wh' });
+const table = await catalog.loadTable(parseIdentifier('sales.orders'));
+const filter = parseExpression("country = 'DE'");
+const rows = await readScanRows(table, await planScan(table, { filter }), { filter });
+console.log(JSON.stringify(rows.map((row) => String(row.order_id)).sort()));
+`,
+    );
+    const cli = floe(
+      'scan',
+      '--warehouse',
+      'wh',
+      '--table',
+      'sales.orders',
+      '--where',
+      "country = 'DE'",
+      '--json',
+    );
+
+    // Act
+    const fromCode = JSON.parse(run(NODE, ['scan.mjs'], app).stdout) as string[];
+
+    // Assess
+    const fromCli = cli
+      .trim()
+      .split('\n')
+      .map((line) => String((JSON.parse(line) as { order_id: number }).order_id))
+      .sort();
+    expect(fromCode.length).toBeGreaterThan(0);
+    expect(fromCode).toEqual(fromCli);
+  });
+
   it('synthesizes a JavaScript CDK app importing floe/cdk, offline, with the prebuilt ingest bundle', () => {
     // Prepare
     writeFileSync(
