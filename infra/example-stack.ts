@@ -8,14 +8,15 @@
  * Settings come from CDK context (`-c key=value`) or the environment (FLOE_*), context first:
  * `mskClusterArn` / FLOE_MSK_CLUSTER_ARN, `topic` / FLOE_TOPIC, `table` / FLOE_TABLE_NAME. Without a
  * cluster ARN the app still synthesizes against a placeholder, so `cdk synth` works anywhere; deploying
- * that placeholder fails. infra/app.ts runs it (cdk.json points there).
+ * that placeholder fails. infra/app.ts runs it (cdk.json points there). It imports the construct from
+ * ./index.ts, which the package exports as `floe/cdk`: a user's app writes the same with that import.
  */
 import { App, CfnOutput, Duration, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { Construct } from 'constructs';
-import type { Schema } from '../functions/core/spec/types.js';
-import { KafkaToIceberg } from './kafka-to-iceberg.js';
+// the public entry point only (`floe/cdk` in a user's app), so the example shows what a user can write
+import { KafkaToIceberg, type Schema } from './index.js';
 
 /** An ARN of the right shape that points at nothing; deploying it fails loudly. */
 export const PLACEHOLDER_CLUSTER_ARN =

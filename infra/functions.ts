@@ -1,12 +1,20 @@
 /**
- * How every floe Lambda function is built: Node.js 22 on arm64, bundled by the local esbuild into a split
- * ESM bundle (`index.mjs` and the chunks it loads on first use: bundle-function.ts says why and how), with
- * its own role and log group (no managed policies: the role only gets what the caller grants).
+ * How every floe Lambda function is built: Node.js 22 on arm64, bundled by esbuild into a split ESM bundle
+ * (`index.mjs` and the chunks it loads on first use: bundle-function.ts says why and how), with its own
+ * role and log group (no managed policies: the role only gets what the caller grants).
  * NodejsFunction's own bundling always writes one file (`--outfile`), so the code is a local asset
  * bundling step of ours; test/unit/infra/bundling.test.ts runs such bundles under node.
+ *
+ * Where the bundle comes from depends on how floe is installed. The npm package ships each function
+ * bundled when the package was built (`lambda/<name>/` beside the compiled `infra/` and `functions/`:
+ * infra/package/build.ts), so a user's `cdk synth` copies that folder and needs neither esbuild (a
+ * devDependency) nor floe's TypeScript. A clone has no such folder: it bundles the sources at synth, so
+ * the repository's tests and its example app deploy exactly the code in the working tree.
  */
 import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AssetHashType, type ILocalBundling } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -14,10 +22,16 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { REPO_ROOT } from './bundle-function.js';
 import { acknowledgeRule, RUNTIME_REASON } from './nag.js';
 
-export { ESM_BANNER, PARQUET_WASM_PATH, REPO_ROOT } from './bundle-function.js';
+/**
+ * The root of floe's files: the repository in a clone, the package's `dist/` once installed (this file
+ * is `infra/functions.ts` or `dist/infra/functions.js`).
+ */
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Where the package keeps the functions bundled at build time: `lambda/<entry's name>/index.mjs`. */
+export const PREBUILT_DIR = path.join(REPO_ROOT, 'lambda');
 
 /** The child process's script: bundle-function.ts run as a program. */
 const BUNDLE_SCRIPT = path.join(REPO_ROOT, 'infra', 'bundle-function.ts');
@@ -74,14 +88,53 @@ class FloeLocalBundling implements ILocalBundling {
   }
 }
 
-/** The function's code: `entry` bundled on this machine when the stack is synthesized. */
+/**
+ * The copying step of an installed package: the prebuilt bundle and the asset files into CDK's output
+ * folder. Fields are data for the same reason as FloeLocalBundling's.
+ */
+class PrebuiltLocalBundling implements ILocalBundling {
+  constructor(
+    readonly prebuilt: string,
+    readonly assetFiles: Readonly<Record<string, string>>,
+  ) {}
+
+  tryBundle(outputDir: string): boolean {
+    cpSync(this.prebuilt, outputDir, { recursive: true });
+    for (const [name, from] of Object.entries(this.assetFiles)) cpSync(from, path.join(outputDir, name));
+    return true;
+  }
+}
+
+/**
+ * The folder of `entry`'s prebuilt bundle, when this floe is an installed package (undefined in a clone).
+ * Named after the entry file (`functions/handlers/ingest.ts` → `lambda/ingest`).
+ */
+export function prebuiltBundle(entry: string): string | undefined {
+  const dir = path.join(PREBUILT_DIR, path.basename(entry).replace(/\.[cm]?[jt]s$/, ''));
+  return existsSync(path.join(dir, 'index.mjs')) ? dir : undefined;
+}
+
+/** The function's code: the package's prebuilt bundle, or `entry` bundled now (see the file comment). */
 function floeCode(entry: string, assetFiles: Readonly<Record<string, string>>): lambda.Code {
+  const prebuilt = prebuiltBundle(entry);
+  if (prebuilt !== undefined) {
+    // the asset files (the routes) belong in the function's folder, so the prebuilt folder is copied
+    // with them rather than used as it is; the hash is again that of the output
+    return lambda.Code.fromAsset(prebuilt, {
+      assetHashType: AssetHashType.OUTPUT,
+      bundling: {
+        // required by CDK, never pulled: copying always succeeds locally
+        image: lambda.Runtime.NODEJS_22_X.bundlingImage,
+        local: new PrebuiltLocalBundling(prebuilt, assetFiles),
+      },
+    });
+  }
   // The asset's hash is that of the bundle (as NodejsFunction's), so a change anywhere in the code a
   // function reaches, or in its asset files, deploys it again; nothing else does.
   return lambda.Code.fromAsset(REPO_ROOT, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
-      // required by CDK, never pulled: the local step always bundles (esbuild is a dependency)
+      // required by CDK, never pulled: the local step always bundles (esbuild is a devDependency)
       image: lambda.Runtime.NODEJS_22_X.bundlingImage,
       local: new FloeLocalBundling(entry, assetFiles),
     },
@@ -89,7 +142,7 @@ function floeCode(entry: string, assetFiles: Readonly<Record<string, string>>): 
 }
 
 export interface FloeFunctionOptions {
-  /** Entry file (TypeScript). */
+  /** Entry file (TypeScript); its name also names the prebuilt bundle of an installed package. */
   readonly entry: string;
   /** Exported handler name. */
   readonly handler: string;

@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// `floe` entry point for a clone (`npx floe ...` after `npm ci`): runs the TypeScript CLI through tsx.
-import { register } from 'tsx/esm/api';
+// `floe` entry point. Installed from the package, it runs the compiled CLI (dist/, built by
+// infra/package/build.ts); in a clone (`npx floe ...` after `npm ci`), where main.ts sits beside this
+// file, it runs the TypeScript through tsx, so a clone never runs a stale build.
+import { existsSync } from 'node:fs';
 
-register();
-// `floe scan ... | head` closes the pipe early: that is the reader's choice, not an error.
-process.stdout.on('error', (error) => {
-  if (error.code === 'EPIPE') process.exit(0);
-  throw error;
-});
-const { main } = await import('./main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const fromSources = existsSync(new URL('./main.ts', import.meta.url));
+if (fromSources) {
+  const { register } = await import('tsx/esm/api');
+  register();
+}
+const { runCli } = await import(fromSources ? './main.ts' : '../../dist/functions/cli/main.js');
+await runCli(process.argv.slice(2));

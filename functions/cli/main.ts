@@ -3,22 +3,15 @@
  * or s3:// warehouse (`--warehouse DIR`), S3 Tables, or a REST catalog (catalog-options.ts). Parses
  * the command and its flags (options.ts), runs the command, maps errors to exit codes.
  */
-import { closeWindowProducers } from '../core/aggregate/emit-windows.js';
 import { describeError, LakeError } from '../core/errors.js';
 import { CATALOG_USAGE } from './catalog-options.js';
-import { runAlter } from './commands/alter.js';
-import { runDemo } from './commands/demo.js';
-import { runDlq } from './commands/dlq.js';
-import { runIngest } from './commands/ingest.js';
-import { runInspect } from './commands/inspect.js';
-import { runMaintain } from './commands/maintain.js';
-import { runReplayCommand } from './commands/replay.js';
-import { KAFKA_COMMANDS } from './commands/run.js';
-import { runScan } from './commands/scan.js';
-import { runLiveScan } from './commands/scan-live.js';
-import { runServe } from './commands/serve.js';
 import { hintFor } from './error-hints.js';
 import { parseOptions, UsageError } from './options.js';
+
+// Each command's module is imported when it runs, not up front: together they load most of floe and
+// its dependencies (Arrow, kafkajs, the AWS SDK, the SQL parser), ~1 s of CPU before `floe --help`
+// could print a line.
+const KAFKA_COMMAND_NAMES = new Set(['run', 'backfill', 'redrive-failed']);
 
 const USAGE = `usage: floe <command> <catalog> [options]
 
@@ -74,11 +67,15 @@ export async function main(argv: string[]): Promise<number> {
       return command ? 0 : 2;
     }
     // The Kafka commands (run, backfill, redrive-failed) parse their own flags.
-    if (Object.hasOwn(KAFKA_COMMANDS, command)) return await KAFKA_COMMANDS[command](rest);
+    if (KAFKA_COMMAND_NAMES.has(command)) {
+      const { KAFKA_COMMANDS } = await import('./commands/run.js');
+      return await KAFKA_COMMANDS[command]!(rest);
+    }
     // The live commands take the Kafka connection flags too, so they parse their own.
-    if (command === 'scan' && rest.includes('--live')) return await runLiveScan(rest);
-    if (command === 'serve') return await runServe(rest);
-    if (command === 'replay') return await runReplayCommand(rest);
+    if (command === 'scan' && rest.includes('--live'))
+      return await (await import('./commands/scan-live.js')).runLiveScan(rest);
+    if (command === 'serve') return await (await import('./commands/serve.js')).runServe(rest);
+    if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       process.stdout.write(USAGE);
@@ -86,19 +83,19 @@ export async function main(argv: string[]): Promise<number> {
     }
     switch (command) {
       case 'ingest':
-        return await runIngest(values, positionals);
+        return await (await import('./commands/ingest.js')).runIngest(values, positionals);
       case 'scan':
-        return await runScan(values);
+        return await (await import('./commands/scan.js')).runScan(values);
       case 'inspect':
-        return await runInspect(values);
+        return await (await import('./commands/inspect.js')).runInspect(values);
       case 'alter':
-        return await runAlter(values);
+        return await (await import('./commands/alter.js')).runAlter(values);
       case 'dlq':
-        return await runDlq(values, positionals);
+        return await (await import('./commands/dlq.js')).runDlq(values, positionals);
       case 'demo':
-        return await runDemo(values);
+        return await (await import('./commands/demo.js')).runDemo(values);
       case 'maintain':
-        return await runMaintain(values, positionals);
+        return await (await import('./commands/maintain.js')).runMaintain(values, positionals);
       default:
         throw new UsageError(`unknown command '${command}'`);
     }
@@ -121,12 +118,22 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+/**
+ * The process around `main`: the exit code, a reader closing the pipe early (`floe scan ... | head`:
+ * its choice, not an error), and the producer an aggregate route's emit keeps connected for the process,
+ * let go so the CLI exits. The `floe` bin (bin.mjs) and `tsx functions/cli/main.ts` both run this.
+ */
+export async function runCli(argv: string[]): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(0); // `floe scan ... | head` closed the pipe: not an error
+    if (error.code === 'EPIPE') process.exit(0);
     throw error;
   });
-  process.exitCode = await main(process.argv.slice(2));
-  // An aggregate route's emit keeps a producer connected for the process: let it go so the CLI exits.
+  process.exitCode = await main(argv);
+  // help ran no command, so there is no producer (and no reason to load the aggregate code)
+  const askedForHelp = argv.length === 0 || argv.some((arg) => ['help', '--help', '-h'].includes(arg));
+  if (askedForHelp) return;
+  const { closeWindowProducers } = await import('../core/aggregate/emit-windows.js');
   await closeWindowProducers();
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) await runCli(process.argv.slice(2));
