@@ -40,8 +40,10 @@ export {
   type CommitEvent,
   type CommitOptions,
   type CommitResult,
+  type CommitOutcome,
+  commitAction,
   commitWithRetry,
-  type PreparedChange,
   type RetryPolicy,
   retryPolicyFrom,
 } from './table/commit-loop.js';
+export type { Noop, Prepared, PreparedChange, Stale, TableAction } from './table/actions/table-action.js';
