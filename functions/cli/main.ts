@@ -12,6 +12,7 @@ import { runDlq } from './commands/dlq.js';
 import { runIngest } from './commands/ingest.js';
 import { runInspect } from './commands/inspect.js';
 import { runMaintain } from './commands/maintain.js';
+import { runRebaseOffsets } from './commands/rebase-offsets.js';
 import { runReplayCommand } from './commands/replay.js';
 import { KAFKA_COMMANDS } from './commands/run.js';
 import { runScan } from './commands/scan.js';
@@ -56,6 +57,8 @@ commands:
   dlq redrive <catalog> --table NS.NAME [--where EXPR] [--routes FILE] [--schema-evolution P]
       re-ingest the table's dead letters after a fix, each exactly once (failing ones stay); with
       --routes (the FLOE_TABLES JSON), the table's route decides format, mapping and evolution policy
+  rebase-offsets <catalog> --table NS.NAME --topic T [--partitions 0,1] --help
+      start a new offset epoch for a topic whose history changed (recreated, new cluster, failover)
   run | backfill | redrive-failed --help
       read Kafka yourself: a local event source mapping, a bounded backfill, redrive of failed batches
   replay <catalog> --table NS.NAME --bootstrap-servers ... --to-topic OUT [--where EXPR] [--follow] --help
@@ -79,6 +82,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'scan' && rest.includes('--live')) return await runLiveScan(rest);
     if (command === 'serve') return await runServe(rest);
     if (command === 'replay') return await runReplayCommand(rest);
+    if (command === 'rebase-offsets') return await runRebaseOffsets(rest);
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       process.stdout.write(USAGE);

@@ -136,7 +136,7 @@ class MarksLookup {
   private ranges: readonly OffsetRange[] | undefined = undefined;
   private aligned: (RangeMarks | undefined)[] = [];
 
-  constructor(private readonly state: CommittedState) {}
+  constructor(private readonly state: Pick<CommittedState, 'marks'>) {}
 
   /** The marks of range `k` of `ranges` (the record's topic-partition's), if it has some. */
   of(record: RawRecord, ranges: readonly OffsetRange[], k: number): RangeMarks | undefined {
@@ -153,7 +153,10 @@ class MarksLookup {
  * state (see the file comment). A record whose offset could not be read (-1) is always fresh: it carries
  * a decode error and goes to the DLQ; a replay of its batch is recognised by the batch id.
  */
-export function classifyBatch(records: RawRecord[], state: CommittedState): ClassifiedBatch {
+export function classifyBatch(
+  records: RawRecord[],
+  state: Pick<CommittedState, 'offsets' | 'marks'>,
+): ClassifiedBatch {
   let fresh: RawRecord[] | undefined;
   let replayed = 0;
   const conflicts: IdentityConflict[] = [];

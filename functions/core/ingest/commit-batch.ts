@@ -20,6 +20,7 @@ import type { DataFile, SnapshotOperation, TableIdentifier } from '../spec/types
 import type { CommitResult } from '../table/commit-loop.js';
 import { commitFilesOnce, type Prepared, type Stale } from '../table/commit-files-once.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
+import { epochSuffix } from '../table/offset-epochs.js';
 import { marksOf, type OffsetMarks } from '../table/offset-marks.js';
 import {
   BATCH_ID_KEY,
@@ -93,7 +94,10 @@ export async function commitBatch<T extends BatchFiles>(
   // What the last prepared attempt committed on, for the fragmentation warning after it landed.
   let last: { committed: SourceOffsets; batchOffsets: SourceOffsets } | undefined;
   let batchMarks: OffsetMarks | undefined;
-  const idOf = (files: T) => (typeof batchId === 'string' ? batchId : batchId(files));
+  const spans = offsetsOf(records);
+  // The same offsets in a later epoch are another batch (offset-epochs.ts): set per round, from its base.
+  let epoch = '';
+  const idOf = (files: T) => (typeof batchId === 'string' ? batchId : batchId(files)) + epoch;
   const outcome = await commitFilesOnce(
     options.catalog,
     id,
@@ -105,6 +109,7 @@ export async function commitBatch<T extends BatchFiles>(
         const { fresh, replayed, conflicts } = classifyBatch(records, state);
         if (conflicts.length > 0) throw new OffsetIdentityError(formatIdentifier(id), conflicts);
         skipped = replayed;
+        epoch = epochSuffix(state.epochs, spans);
         return fresh.length === 0 ? undefined : write(table, fresh, state);
       },
       paths: (files) => [...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path),
@@ -117,7 +122,7 @@ export async function commitBatch<T extends BatchFiles>(
             reason: `${formatIdentifier(id)}: another writer committed some of these offsets meanwhile`,
           };
         }
-        const batchOffsets = covered ?? extendToSpanStarts(offsetsOf(records), options.spanStarts, committed);
+        const batchOffsets = covered ?? extendToSpanStarts(spans, options.spanStarts, committed);
         last = { committed, batchOffsets };
         batchMarks ??= marksOf(records);
         const extra = files.checkBase ? await files.checkBase(base) : { kind: 'fits' as const };

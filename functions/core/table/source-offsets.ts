@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { ancestors } from '../spec/metadata.js';
 import type { SnapshotId, TableMetadata } from '../spec/types.js';
+import { decodeOffsetEpochs, type OffsetEpochs } from './offset-epochs.js';
 import { decodeOffsetMarks, encodeOffsetMarks, mergeMarks, type OffsetMarks } from './offset-marks.js';
 import { decodeOffsetRanges, encodeOffsetRanges, type OffsetRanges, unionOffsets } from './offset-ranges.js';
 
@@ -75,18 +76,22 @@ export interface CommittedState {
   offsets: SourceOffsets;
   /** Empty for ranges committed before marks existed: those are checked by offsets alone. */
   marks: OffsetMarks;
+  /** The closed offset epochs (offset-epochs.ts); empty for a table never rebased. */
+  epochs: OffsetEpochs;
 }
 
 /**
- * The committed offsets and their marks as of the table's current snapshot (each walked back like
+ * The committed offsets, their marks and the closed epochs as of the table's current snapshot (each walked back like
  * readCommittedOffsets).
  * @throws ValidationError when the summary holds text floe did not write
  */
 export function readCommittedState(metadata: TableMetadata): CommittedState {
   const marks = findInAncestry(metadata, MARKS_KEY);
+  const epochs = findInAncestry(metadata, EPOCHS_KEY);
   return {
     offsets: readCommittedOffsets(metadata),
     marks: marks === undefined ? new Map() : decodeOffsetMarks(marks, MARKS_KEY),
+    epochs: epochs === undefined ? new Map() : decodeOffsetEpochs(epochs, EPOCHS_KEY),
   };
 }
 
