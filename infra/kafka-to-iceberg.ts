@@ -171,6 +171,10 @@ export class KafkaToIceberg extends Construct {
     });
     this.alarms = monitoring.alarms;
     this.dashboard = monitoring.dashboard;
-    this.offsetIdentityAlarm = offsetIdentityAlarm(monitoring, { serviceName, metricsNamespace });
+    this.offsetIdentityAlarm = offsetIdentityAlarm(monitoring, {
+      serviceName,
+      metricsNamespace,
+      topic: props.alarms?.topic,
+    });
   }
 }

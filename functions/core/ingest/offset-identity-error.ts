@@ -13,23 +13,22 @@ const DETAILED = 2;
 
 /** Records inside a table's committed offsets that are not the ones it holds. Retrying cannot help. */
 export class OffsetIdentityError extends LakeError {
-  /** topic → the partitions with conflicting records, in order. */
-  readonly partitions: Map<string, number[]>;
+  /** topic → the partitions with conflicting records, in order (plain data: it is logged as JSON). */
+  readonly partitions: Record<string, number[]>;
 
   constructor(
     readonly table: string,
     conflicts: readonly IdentityConflict[],
   ) {
     super(describeConflicts(table, conflicts), { retryable: false });
-    this.partitions = new Map();
+    const partitions: Record<string, number[]> = {};
     for (const { record } of conflicts) {
-      const list = this.partitions.get(record.topic) ?? [];
+      partitions[record.topic] ??= [];
+      const list = partitions[record.topic];
       if (!list.includes(record.partition)) list.push(record.partition);
-      this.partitions.set(
-        record.topic,
-        list.sort((a, b) => a - b),
-      );
+      list.sort((a, b) => a - b);
     }
+    this.partitions = partitions;
   }
 }
 

@@ -90,7 +90,7 @@ describe('classifyBatch', () => {
     const error = new OffsetIdentityError('app.events', conflicts);
     // Assess
     expect(error.retryable).toBe(false);
-    expect(error.partitions).toEqual(new Map([['orders', [0]]]));
+    expect(error.partitions).toEqual({ orders: [0] });
     expect(error.message).toMatch(/^app\.events: records inside the table's committed offsets/);
     expect(error.message).toContain('orders/0 offsets 0-29 (30 records; offset 0: expected timestamp 1000');
     expect(error.message).toContain('and 28 more');
