@@ -15,7 +15,12 @@ import { createHash } from 'node:crypto';
 import { ValidationError } from '../errors.js';
 import type { SnapshotId } from '../spec/types.js';
 import { encodeOffsetMarks, type OffsetMarks, type RangeMarks } from './offset-marks.js';
-import { encodeOffsetRanges, type OffsetRange, type OffsetRanges } from './offset-ranges.js';
+import {
+  decodeOffsetRanges,
+  encodeOffsetRanges,
+  type OffsetRange,
+  type OffsetRanges,
+} from './offset-ranges.js';
 
 /** One closed epoch of a topic-partition. */
 export interface ClosedEpoch {
@@ -183,6 +188,51 @@ export function decodeOffsetEpochs(text: string, what = 'offset epochs'): Offset
       );
     }
     out.set(topic, m);
+  }
+  return out;
+}
+
+/** A topic-partition whose offsets in a requested span belong to more than one epoch. */
+export interface MixedEpochs {
+  topic: string;
+  partition: number;
+  epochs: number[];
+}
+
+/**
+ * The topic-partitions where the offsets `from` (inclusive) to `toExclusive` (per partition; open when
+ * absent) meet committed ranges of more than one epoch: there the same offset can name two records, so
+ * rows cannot be ordered or bounded by offset alone.
+ * @throws ValidationError for epochs text floe did not write
+ */
+export function mixedEpochs(
+  offsets: OffsetRanges,
+  epochs: OffsetEpochs,
+  from?: ReadonlyMap<number, bigint>,
+  toExclusive?: ReadonlyMap<number, bigint>,
+): MixedEpochs[] {
+  const out: MixedEpochs[] = [];
+  const meets = (ranges: readonly OffsetRange[], partition: number) => {
+    const low = from?.get(partition) ?? 0n;
+    const high = toExclusive?.get(partition);
+    return ranges.some(([a, b]) => b >= low && (high === undefined || a < high));
+  };
+  for (const [topic, parts] of epochs) {
+    for (const [partition, closed] of parts) {
+      const met = closed
+        .filter((e) =>
+          meets(
+            decodeOffsetRanges(`{"t":{"0":${JSON.stringify(e.ranges)}}}`)
+              .get('t')
+              ?.get(0) ?? [],
+            partition,
+          ),
+        )
+        .map((e) => e.epoch);
+      if (meets(offsets.get(topic)?.get(partition) ?? [], partition))
+        met.push(currentEpoch(epochs, topic, partition));
+      if (met.length > 1) out.push({ topic, partition, epochs: met });
+    }
   }
   return out;
 }

@@ -11,6 +11,7 @@ import {
   decodeOffsetEpochs,
   encodeOffsetEpochs,
   epochSuffix,
+  mixedEpochs,
   rebaseEpochs,
 } from '../../../functions/core/table/offset-epochs.js';
 import { decodeOffsetMarks, marksOf, mergeMarks } from '../../../functions/core/table/offset-marks.js';
@@ -155,6 +156,17 @@ describe('offset epochs', () => {
     expect(epochSuffix(new Map(), spans)).toBe('');
     expect(epochSuffix(rebased.epochs, decodeOffsetRanges('{"other":{"0":"0-5"}}'))).toBe('');
     expect(epochSuffix(rebased.epochs, spans)).toMatch(/^-e[0-9a-f]{12}$/);
+  });
+
+  it('finds the partitions where a span of offsets holds rows of two epochs (what replay refuses)', () => {
+    // Prepare: partition 0 rebased after [0, 99]; epoch 2 committed [0, 9] since
+    const rebased = rebaseEpochs(state, 'orders', [0], 42n, 1);
+    const offsets = decodeOffsetRanges('{"orders":{"0":"0-9","1":"0-9"}}');
+    // Act / Assess
+    expect(mixedEpochs(offsets, rebased.epochs)).toEqual([{ topic: 'orders', partition: 0, epochs: [1, 2] }]);
+    expect(mixedEpochs(offsets, rebased.epochs, new Map([[0, 10n]]))).toEqual([]);
+    expect(mixedEpochs(offsets, rebased.epochs, undefined, new Map([[0, 5n]]))).toHaveLength(1);
+    expect(mixedEpochs(offsets, new Map())).toEqual([]);
   });
 
   it('refuses epochs text it did not write', () => {
