@@ -122,6 +122,9 @@ export async function commitBatch<T extends BatchFiles>(
             reason: `${formatIdentifier(id)}: another writer committed some of these offsets meanwhile`,
           };
         }
+        if (epochSuffix(state.epochs, spans) !== epoch) {
+          return { kind: 'stale', reason: `${formatIdentifier(id)}: a new offset epoch started meanwhile` };
+        }
         const batchOffsets = covered ?? extendToSpanStarts(spans, options.spanStarts, committed);
         last = { committed, batchOffsets };
         batchMarks ??= marksOf(records);
