@@ -24,7 +24,7 @@ import {
 } from '../cdc/late-changes.js';
 import { type ExtractedChanges, isDebeziumControl } from '../cdc/extract-changes.js';
 import { type ChangePlan, planChanges } from '../cdc/plan-changes.js';
-import type { CdcMode } from '../routing/table-mode.js';
+import { type CdcMode, resolveCdcSettings } from '../routing/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
 import { currentSchema, currentSnapshot } from '../spec/metadata.js';
@@ -88,6 +88,8 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
   const { options, route, table, batchId, records } = batch;
   const name = formatIdentifier(route.table);
   const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
+  // A route that does not fit the table fails every delivery, a replay's too: checked before the records are.
+  resolveCdcSettings(mode, currentSchema(table.metadata), route, table.metadata.properties ?? {});
   let plan: CdcPlan | undefined;
   const state: CdcRoundState = { ignored: {}, warnings: [], late: new Map(), lateOutcome: undefined };
 
