@@ -20,6 +20,7 @@ import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { type FloeAlarms, FloeMonitoring } from './alarms.js';
+import { offsetIdentityAlarm } from './identity-alarm.js';
 import { FloeCatalog } from './catalog.js';
 import { createIngest } from './ingest.js';
 import { FloeMaintenance, resolveMaintenance } from './maintenance.js';
@@ -75,6 +76,8 @@ export class KafkaToIceberg extends Construct {
   public readonly dashboard: cloudwatch.Dashboard;
   /** The pipeline's alarms. */
   public readonly alarms: FloeAlarms;
+  /** A topic's history changed under a table (`OffsetIdentityMismatches`): see identity-alarm.ts. */
+  public readonly offsetIdentityAlarm: cloudwatch.Alarm;
   /**
    * The environment every floe function gets (the handlers' configuration contract: catalog, lock,
    * Powertools). The ingest function adds `FLOE_TABLES_FILE` and its registry secrets' ARNs; the
@@ -168,5 +171,10 @@ export class KafkaToIceberg extends Construct {
     });
     this.alarms = monitoring.alarms;
     this.dashboard = monitoring.dashboard;
+    this.offsetIdentityAlarm = offsetIdentityAlarm(monitoring, {
+      serviceName,
+      metricsNamespace,
+      topic: props.alarms?.topic,
+    });
   }
 }

@@ -49,6 +49,8 @@ commands:
   dlq redrive <catalog> --table NS.NAME [--where EXPR] [--routes FILE] [--schema-evolution P]
       re-ingest the table's dead letters after a fix, each exactly once (failing ones stay); with
       --routes (the FLOE_TABLES JSON), the table's route decides format, mapping and evolution policy
+  rebase-offsets <catalog> --table NS.NAME --topic T [--partitions 0,1] --help
+      start a new offset epoch for a topic whose history changed (recreated, new cluster, failover)
   run | backfill | redrive-failed --help
       read Kafka yourself: a local event source mapping, a bounded backfill, redrive of failed batches
   replay <catalog> --table NS.NAME --bootstrap-servers ... --to-topic OUT [--where EXPR] [--follow] --help
@@ -76,6 +78,8 @@ export async function main(argv: string[]): Promise<number> {
       return await (await import('./commands/scan-live.js')).runLiveScan(rest);
     if (command === 'serve') return await (await import('./commands/serve.js')).runServe(rest);
     if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
+    if (command === 'rebase-offsets')
+      return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);
     const { values, positionals } = parseOptions(rest);
     if (values.help) {
       process.stdout.write(USAGE);

@@ -9,6 +9,7 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { ingestDecodedEvent } from '../core/ingest/ingest-event.js';
+import { OffsetIdentityError } from '../core/ingest/offset-identity-error.js';
 import { decodeEsmEvent } from '../core/records/esm-event.js';
 import { RecordStorage } from '../core/records/record-columns.js';
 import { tuneHeapGrowth } from './heap-growth.js';
@@ -52,6 +53,9 @@ export async function ingestHandler(
       error: error as Error,
     });
     metrics.addMetric('FailedBatches', MetricUnit.Count, 1);
+    // The topic's history changed under a table: the construct's OffsetIdentityMismatch alarm reads this.
+    if (error instanceof OffsetIdentityError)
+      metrics.addMetric('OffsetIdentityMismatches', MetricUnit.Count, 1);
     throw error;
   } finally {
     inFlight--;

@@ -1,9 +1,8 @@
 /**
- * A batch's records against a table's committed offsets: the spans a batch commits, the records not
- * yet committed, offsets held twice in one batch, and whether a mapping still fits a new base.
+ * A batch's records and offsets: the spans a batch commits, offsets held twice in one batch, and whether
+ * a mapping still fits a new base. Which records are new is classify-batch.ts's to decide.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { inRanges, type OffsetRange } from '../table/offset-ranges.js';
 import type { SourceOffsets } from '../table/source-offsets.js';
 import type { DeadLetter } from '../records/dead-letters.js';
 import type { RawRecord } from '../records/esm-event.js';
@@ -45,69 +44,8 @@ export class OffsetSpan {
 }
 
 /** Whether a record's offset (its offsetNumber `n`) is below 0: one that could not be read. */
-function unread(n: number, record: RawRecord): boolean {
+export function unread(n: number, record: RawRecord): boolean {
   return Number.isNaN(n) ? record.offset < 0n : n < 0;
-}
-
-const NO_RANGES = new Float64Array(0);
-// Committed ranges are never changed once made (decoded, or merged anew), so their doubles are kept.
-const boundsCache = new WeakMap<readonly OffsetRange[], Float64Array>();
-
-/**
- * A partition's committed ranges as doubles, first and last of each in turn: a batch's records are
- * checked against them without a BigInt a record. A bound past 2^53 rounds, but never across an
- * offset that is exact as a double (rounding keeps the order, and such an offset's neighbours are
- * exact too), so it decides as the BigInt does for every offset offsetNumber gives.
- */
-function boundsOf(ranges: readonly OffsetRange[] | undefined): Float64Array {
-  if (ranges === undefined) return NO_RANGES;
-  let bounds = boundsCache.get(ranges);
-  if (bounds === undefined) {
-    bounds = new Float64Array(ranges.length * 2);
-    for (let k = 0; k < ranges.length; k++) {
-      bounds[2 * k] = Number(ranges[k][0]);
-      bounds[2 * k + 1] = Number(ranges[k][1]);
-    }
-    boundsCache.set(ranges, bounds);
-  }
-  return bounds;
-}
-
-/** inRanges on boundsOf (sorted, disjoint): binary search. */
-function inBounds(bounds: Float64Array, n: number): boolean {
-  let lo = 0;
-  let hi = (bounds.length >> 1) - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (n < bounds[2 * mid]) hi = mid - 1;
-    else if (n > bounds[2 * mid + 1]) lo = mid + 1;
-    else return true;
-  }
-  return false;
-}
-
-/**
- * Whether records' offsets are in committed ranges, a topic-partition's ranges looked up when the
- * records move to another (a batch holds each one's records together).
- */
-class CommittedCheck {
-  private topic: string | undefined = undefined;
-  private partition = -1;
-  private ranges: readonly OffsetRange[] | undefined = undefined;
-  private bounds: Float64Array = NO_RANGES;
-
-  constructor(private readonly committed: SourceOffsets) {}
-
-  /** Whether `record` (offsetNumber `n`, not unread) is in its topic-partition's committed ranges. */
-  has(n: number, record: RawRecord): boolean {
-    if (record.topic !== this.topic || record.partition !== this.partition) {
-      this.topic = record.topic;
-      this.partition = record.partition;
-      this.ranges = this.committed.get(this.topic)?.get(this.partition);
-      this.bounds = boundsOf(this.ranges);
-    }
-    return Number.isNaN(n) ? inRanges(this.ranges, record.offset) : inBounds(this.bounds, n);
-  }
 }
 
 /**
@@ -155,25 +93,6 @@ export function offsetsOf(records: readonly RawRecord[]): SourceOffsets {
       new Map([...parts].map(([p, span]) => [p, [[span.first, span.last]]])),
     ]),
   );
-}
-
-/** The records whose offsets are outside the committed ranges of their topic-partition. */
-export function unseen(records: RawRecord[], committed: SourceOffsets): RawRecord[] {
-  // A record whose offset could not be read (-1) always carries a decode error: it is never "seen"
-  // by offsets, so it reaches the DLQ; a replay of the same batch is recognised by its batch id.
-  let out: RawRecord[] | undefined;
-  const check = new CommittedCheck(committed);
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i];
-    const n = offsetNumber(r);
-    if (!unread(n, r) && check.has(n, r)) {
-      // The first committed one: the records before it are all unseen.
-      out ??= records.slice(0, i);
-      continue;
-    }
-    out?.push(r);
-  }
-  return out ?? records.slice();
 }
 
 /**
@@ -260,13 +179,4 @@ export function sameMappingBase(
   );
 }
 
-/** Whether any record's offset is in the committed ranges of its topic-partition. */
-export function overlaps(records: RawRecord[], committed: SourceOffsets): boolean {
-  const check = new CommittedCheck(committed);
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i];
-    const n = offsetNumber(r);
-    if (!unread(n, r) && check.has(n, r)) return true;
-  }
-  return false;
-}
+export { overlaps, unseen } from './classify-batch.js';

@@ -1,10 +1,13 @@
 /**
  * Exactly-once commit of one table's share of a Kafka batch, whatever the files are (appended rows,
- * or CDC rows plus equality deletes):
- *   1. skip records whose offset lies in one of the table's committed offset ranges (a replay takes
- *      effect once; a batch older than the ones committed before it is not a replay);
- *   2. let the caller write files for the records not yet committed;
- *   3. commit one snapshot carrying `floe.batch-id` and the committed ranges with the batch's added.
+ * CDC rows plus equality deletes, aggregate windows, a DLQ's letters):
+ *   1. classify the records against the base's committed state (classify-batch.ts, here and nowhere
+ *      else): replays are skipped (a replay takes effect once; a batch older than the ones committed
+ *      before it is not a replay), and records at committed offsets that are not the records committed
+ *      there fail the batch (OffsetIdentityError) — neither skipped nor written;
+ *   2. let the caller write files for the fresh records;
+ *   3. commit one snapshot carrying `floe.batch-id`, the committed ranges with the batch's added, and
+ *      the marks of its records (table/offset-marks.ts).
  * If another writer committed some of the offsets our files stand for (or moved the table's specs)
  * while we wrote, our files are dropped and the batch is re-filtered against the new base — re-applying
  * them could duplicate rows. Dead letters go first, to the DLQ table, through the same path
@@ -19,15 +22,19 @@ import { appendFiles } from '../table/actions/append-files.js';
 import { rowDelta } from '../table/actions/row-delta.js';
 import type { Prepared, Stale } from '../table/actions/table-action.js';
 import { commitFilesOnce } from '../table/commit-files-once.js';
+import { epochSuffix } from '../table/offset-epochs.js';
+import { marksOf, type OffsetMarks } from '../table/offset-marks.js';
 import {
   BATCH_ID_KEY,
-  encodeOffsets,
+  type CommittedState,
+  committedSummary,
   mergeOffsets,
-  OFFSETS_KEY,
-  readCommittedOffsets,
+  readCommittedState,
   type SourceOffsets,
 } from '../table/source-offsets.js';
-import { offsetsOf, overlaps, unseen } from './batch-offsets.js';
+import { offsetsOf } from './batch-offsets.js';
+import { classifyBatch, overlaps } from './classify-batch.js';
+import { OffsetIdentityError } from './offset-identity-error.js';
 import { extendToSpanStarts, fragmentationWarning } from './span-starts.js';
 import type { RawRecord } from '../records/esm-event.js';
 import type { IngestTableOptions } from './table-batch.js';
@@ -62,10 +69,12 @@ export interface BatchOutcome<T extends BatchFiles> {
 }
 
 /**
- * Writes files for the records of `records` not yet committed (through `write`) and commits them
- * with the batch's offsets (`covered`; by default the spans of `records`, offsetsOf, reaching back to
- * `options.spanStarts` where sound), exactly once
+ * Writes files for the records of `records` not yet committed (through `write`, given the base, the
+ * fresh records and the base's committed state) and commits them with the batch's offsets (`covered`;
+ * by default the spans of `records`, offsetsOf, reaching back to `options.spanStarts` where sound) and
+ * the marks of `records`, exactly once
  * (table/commit-files-once.ts: rewritten on a fresh base when the base moved under the files).
+ * @throws OffsetIdentityError when records at committed offsets are not the ones committed (not retryable)
  * @throws LakeError subclasses from writing and committing; retryable ones mean "redeliver the batch"
  */
 export async function commitBatch<T extends BatchFiles>(
@@ -73,14 +82,18 @@ export async function commitBatch<T extends BatchFiles>(
   id: TableIdentifier,
   batchId: string | ((files: T) => string),
   records: RawRecord[],
-  write: (table: LoadedTable, fresh: RawRecord[]) => Promise<T>,
+  write: (table: LoadedTable, fresh: RawRecord[], committed: CommittedState) => Promise<T>,
   loaded?: LoadedTable,
   covered?: SourceOffsets,
 ): Promise<BatchOutcome<T>> {
   let skipped = records.length;
   // What the last prepared attempt committed on, for the fragmentation warning after it landed.
   let last: { committed: SourceOffsets; batchOffsets: SourceOffsets } | undefined;
-  const idOf = (files: T) => (typeof batchId === 'string' ? batchId : batchId(files));
+  let batchMarks: OffsetMarks | undefined;
+  const spans = offsetsOf(records);
+  // The same offsets in a later epoch are another batch (offset-epochs.ts): set per round, from its base.
+  let epoch = '';
+  const idOf = (files: T) => (typeof batchId === 'string' ? batchId : batchId(files)) + epoch;
   const outcome = await commitFilesOnce(
     options.catalog,
     id,
@@ -88,21 +101,29 @@ export async function commitBatch<T extends BatchFiles>(
       batchId: idOf,
       loaded,
       write: async (table) => {
-        const fresh = unseen(records, readCommittedOffsets(table.metadata));
-        skipped = records.length - fresh.length;
-        return fresh.length === 0 ? undefined : write(table, fresh);
+        const state = readCommittedState(table.metadata);
+        const { fresh, replayed, conflicts } = classifyBatch(records, state);
+        if (conflicts.length > 0) throw new OffsetIdentityError(formatIdentifier(id), conflicts);
+        skipped = replayed;
+        epoch = epochSuffix(state.epochs, spans);
+        return fresh.length === 0 ? undefined : write(table, fresh, state);
       },
       paths: (files) => [...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path),
       prepare: async (base, files): Promise<Prepared<Stale>> => {
-        const committed = readCommittedOffsets(base.metadata);
+        const state = readCommittedState(base.metadata);
+        const committed = state.offsets;
         if (overlaps(files.used, committed)) {
           return {
             kind: 'stale',
             reason: `${formatIdentifier(id)}: another writer committed some of these offsets meanwhile`,
           };
         }
-        const batchOffsets = covered ?? extendToSpanStarts(offsetsOf(records), options.spanStarts, committed);
+        if (epochSuffix(state.epochs, spans) !== epoch) {
+          return { kind: 'stale', reason: `${formatIdentifier(id)}: a new offset epoch started meanwhile` };
+        }
+        const batchOffsets = covered ?? extendToSpanStarts(spans, options.spanStarts, committed);
         last = { committed, batchOffsets };
+        batchMarks ??= marksOf(records);
         const extra = files.checkBase ? await files.checkBase(base) : { kind: 'fits' as const };
         if (extra.kind === 'stale') return extra;
         const snapshot = {
@@ -112,7 +133,7 @@ export async function commitBatch<T extends BatchFiles>(
           summary: {
             ...files.summary,
             [BATCH_ID_KEY]: idOf(files),
-            [OFFSETS_KEY]: encodeOffsets(mergeOffsets(committed, batchOffsets)),
+            ...committedSummary(state, batchOffsets, batchMarks),
           },
         };
         // Rows alone are an append; rows with their deletes (CDC, upsert, aggregate) a row delta.

@@ -17,10 +17,10 @@ import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
 import { resolveCdcSettings } from '../routing/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError, ValidationError } from '../errors.js';
-import { splitDuplicates, unseen } from '../ingest/batch-offsets.js';
+import { splitDuplicates } from '../ingest/batch-offsets.js';
 import { type BaseCheck, commitBatch } from '../ingest/commit-batch.js';
 import { commitDeadLetters } from '../ingest/commit-dead-letters.js';
-import type { IngestTableOptions } from '../ingest/table-batch.js';
+import type { IngestTableOptions, TableBatch } from '../ingest/table-batch.js';
 import { baseReport, type TableIngestReport } from '../ingest/table-report.js';
 import type { DeadLetter } from '../records/dead-letters.js';
 import { decodeFor } from '../routing/decode-for-route.js';
@@ -34,7 +34,7 @@ import { evaluateRow } from '../scan/evaluate-row.js';
 import { tupleKey } from '../scan/value-key.js';
 import { currentSchema, currentSnapshot, newTableMetadata } from '../spec/metadata.js';
 import type { Row, TableMetadata } from '../spec/types.js';
-import { readCommittedOffsets } from '../table/source-offsets.js';
+import type { CommittedState } from '../table/source-offsets.js';
 import type { AggregateConfig } from '../sql/aggregate-config.js';
 import { readTouchedWindows } from '../aggregate/read-windows.js';
 import {
@@ -163,6 +163,22 @@ function lateLetter(a: Accepted, end: bigint, watermark: bigint): DeadLetter {
   };
 }
 
+/** An aggregate batch planned on the first round's base (its dead letters committed). */
+interface AggregatePlan {
+  fresh: RawRecord[];
+  /** Rows of windows still open at the watermark the batch was planned on. */
+  accepted: Accepted[];
+  timed: ReturnType<typeof acceptRows>['timed'];
+  late: DeadLetter[];
+  deadLettered: number;
+}
+
+/** What the round that committed merged, for the report and the emit. */
+interface MergedWindows {
+  windowsUpdated: number;
+  closed: Row[];
+}
+
 /**
  * Ingests an aggregate route's records of a batch into its result table.
  * @throws ValidationError for a table made for another query
@@ -180,12 +196,52 @@ export async function ingestAggregateTable(
   const target = resultRoute(route, aggregate);
   const table = await loadOrCreateTable(options.catalog, target);
   checkTableFits(table, aggregate, name);
-  const { plan } = aggregate;
-  const size = plan.query.window.sizeMicros;
-  const latenessMicros = BigInt(aggregate.allowedLatenessSeconds) * 1_000_000n;
+  let plan: AggregatePlan | undefined;
+  const merged: MergedWindows = { windowsUpdated: 0, closed: [] };
 
-  const before = readCommittedOffsets(table.metadata);
-  const fresh = unseen(records, before);
+  const outcome = await commitBatch(
+    options,
+    route.table,
+    batchId,
+    records,
+    async (current, fresh, committed) => {
+      if (plan === undefined) {
+        const batch = { options, route, table: current, batchId, records: fresh, allRoutes };
+        plan = await planAggregate(batch, aggregate, committed);
+      } else if (fresh.length !== plan.fresh.length || fresh.some((r, i) => r !== plan!.fresh[i])) {
+        throw new LakeError(`${name}: another writer committed some of this batch's offsets meanwhile`, {
+          retryable: true,
+        });
+      }
+      return mergeRound(name, target, aggregate, batchId, plan, merged, current);
+    },
+    table,
+  );
+  const committed = outcome.result?.status === 'committed';
+  merged.closed.sort((a, b) => compareWindows(aggregate.plan.query.groupBy, a, b));
+  return {
+    ...baseReport(route, batchId, records, plan?.deadLettered ?? 0, outcome),
+    mode: 'upsert',
+    deleteFiles: committed ? (outcome.written?.deleteFiles.length ?? 0) : 0,
+    equalityDeletes: committed ? (outcome.written?.equalityDeletes ?? 0) : 0,
+    windowsUpdated: committed ? merged.windowsUpdated : 0,
+    windowsClosed: committed ? merged.closed.length : 0,
+    lateRecords: plan?.late.length ?? 0,
+    closed: committed ? merged.closed : [],
+  };
+}
+
+/**
+ * Decodes, maps and filters the first round's fresh records (`batch.records`, on `batch.table`), and
+ * commits their dead letters (decided against the offsets the main table had not committed).
+ */
+async function planAggregate(
+  batch: TableBatch,
+  aggregate: AggregateConfig,
+  committed: CommittedState,
+): Promise<AggregatePlan> {
+  const { options, route, table, batchId, records: fresh, allRoutes } = batch;
+  const size = aggregate.plan.query.window.sizeMicros;
   const { unique, duplicates } = splitDuplicates(fresh);
   const { decoded, deadLetters: decodeLetters } = await decodeFor(route, unique);
   const selected = selectForRoute(route, allRoutes, decoded);
@@ -216,110 +272,100 @@ export async function ingestAggregateTable(
     ...rowLetters,
     ...late,
   ];
-  const deadLettered = await commitDeadLetters(options, route, batchId, letters, before);
-  const freshSet = new Set(fresh);
-  let windowsUpdated = 0;
-  let closed: Row[] = [];
+  const deadLettered = await commitDeadLetters(options, route, batchId, letters, committed.offsets);
+  return { fresh, accepted, timed, late, deadLettered };
+}
 
-  const outcome = await commitBatch(
-    options,
-    route.table,
-    batchId,
-    records,
-    async (current, unseenRecords) => {
-      const { times, watermark } = readEventTimes(current.metadata);
-      if (unseenRecords.length !== fresh.length || unseenRecords.some((r) => !freshSet.has(r))) {
-        throw new LakeError(`${name}: another writer committed some of this batch's offsets meanwhile`, {
-          retryable: true,
-        });
-      }
-      // Late was decided against the watermark the batch was planned on; a newer one may close more.
-      if (accepted.some((a) => isClosed(windowStartOf(a.eventTime, size) + size, watermark))) {
-        throw new LakeError(
-          `${name}: the watermark moved past some of this batch's windows while it was written`,
-          {
-            retryable: true,
-          },
-        );
-      }
-      const nextTimes = advanceEventTimes(times, batchEventTimes(timed));
-      const nextWatermark = computeWatermark(nextTimes, latenessMicros, watermark, aggregate.partitions);
-      const partials = partialWindows(
-        plan,
-        accepted.map((a) => a.row),
-        (row) => row[plan.query.window.column] as bigint,
-      );
-      const starts = [...new Set([...partials.values()].map((w) => w.window_start as bigint))];
-      const committed = await readTouchedWindows(current, starts, nextWatermark);
-      const byKey = new Map(committed.map((row) => [windowKey(plan, row), row]));
-      const changed = new Map<string, Row>();
-      for (const [key, partial] of partials) {
-        const existing = byKey.get(key);
-        changed.set(key, existing ? mergeWindows(plan, existing, partial) : partial);
-      }
-      closed = [];
-      for (const row of [...changed.values(), ...committed]) {
-        const key = windowKey(plan, row);
-        const latest = changed.get(key) ?? row;
-        if (latest.window_closed !== true && isClosed(latest.window_end as bigint, nextWatermark)) {
-          const closing = { ...latest, window_closed: true };
-          changed.set(key, closing);
-          closed.push(closing);
-        }
-      }
-      windowsUpdated = partials.size;
-      const settings = resolveCdcSettings(
-        'upsert',
-        currentSchema(current.metadata),
-        target,
-        current.metadata.properties ?? {},
-      );
-      const columns = settings.key;
-      const finals = [...changed].map(([key, row]) => ({
-        key: { values: columns.map((c) => row[c.name] ?? null), text: key },
-        row,
-        deleteExisting: byKey.has(key),
-      }));
-      const keyIds = columns.map((c) => c.id);
-      const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;
-      const written = await writeChanges(current, finals, columns, scope, { filePrefix: batchId });
-      const plannedOn = currentSnapshot(current.metadata)?.['snapshot-id'];
-      return {
-        ...written,
-        used: unseenRecords,
-        summary: {
-          [EVENT_TIMES_KEY]: encodeEventTimes(nextTimes),
-          ...(nextWatermark === undefined ? {} : { [WATERMARK_KEY]: String(nextWatermark) }),
-        },
-        checkBase: async (base): Promise<BaseCheck> => {
-          // The rows were merged with the base's rows: on any other base they would lose its changes.
-          if (currentSnapshot(base.metadata)?.['snapshot-id'] !== plannedOn) {
-            return {
-              kind: 'stale',
-              reason: `${name}: another batch committed windows while this one was merged`,
-            };
-          }
-          if (!scope) return { kind: 'fits' };
-          const now = await planDeleteScope(base, keyIds);
-          if (!sameScope(scope, now))
-            return { kind: 'stale', reason: `${name}: the partition specs changed meanwhile` };
-          return { kind: 'fits', preUpdates: now.preUpdates, preRequirements: now.preRequirements };
-        },
-      };
-    },
-    table,
+/**
+ * One round on `current`: the batch's partial windows merged with the committed rows of the windows
+ * they touch and of the windows the new watermark closes; the changed rows and their deletes written.
+ */
+async function mergeRound(
+  name: string,
+  target: TableRoute,
+  aggregate: AggregateConfig,
+  batchId: string,
+  batch: AggregatePlan,
+  merged: MergedWindows,
+  current: LoadedTable,
+) {
+  const { plan } = aggregate;
+  const size = plan.query.window.sizeMicros;
+  const latenessMicros = BigInt(aggregate.allowedLatenessSeconds) * 1_000_000n;
+  const { accepted, timed } = batch;
+  const { times, watermark } = readEventTimes(current.metadata);
+  // Late was decided against the watermark the batch was planned on; a newer one may close more.
+  if (accepted.some((a) => isClosed(windowStartOf(a.eventTime, size) + size, watermark))) {
+    throw new LakeError(
+      `${name}: the watermark moved past some of this batch's windows while it was written`,
+      {
+        retryable: true,
+      },
+    );
+  }
+  const nextTimes = advanceEventTimes(times, batchEventTimes(timed));
+  const nextWatermark = computeWatermark(nextTimes, latenessMicros, watermark, aggregate.partitions);
+  const partials = partialWindows(
+    plan,
+    accepted.map((a) => a.row),
+    (row) => row[plan.query.window.column] as bigint,
   );
-  const committed = outcome.result?.status === 'committed';
-  closed.sort((a, b) => compareWindows(plan.query.groupBy, a, b));
+  const starts = [...new Set([...partials.values()].map((w) => w.window_start as bigint))];
+  const committed = await readTouchedWindows(current, starts, nextWatermark);
+  const byKey = new Map(committed.map((row) => [windowKey(plan, row), row]));
+  const changed = new Map<string, Row>();
+  for (const [key, partial] of partials) {
+    const existing = byKey.get(key);
+    changed.set(key, existing ? mergeWindows(plan, existing, partial) : partial);
+  }
+  merged.closed = [];
+  for (const row of [...changed.values(), ...committed]) {
+    const key = windowKey(plan, row);
+    const latest = changed.get(key) ?? row;
+    if (latest.window_closed !== true && isClosed(latest.window_end as bigint, nextWatermark)) {
+      const closing = { ...latest, window_closed: true };
+      changed.set(key, closing);
+      merged.closed.push(closing);
+    }
+  }
+  merged.windowsUpdated = partials.size;
+  const settings = resolveCdcSettings(
+    'upsert',
+    currentSchema(current.metadata),
+    target,
+    current.metadata.properties ?? {},
+  );
+  const columns = settings.key;
+  const finals = [...changed].map(([key, row]) => ({
+    key: { values: columns.map((c) => row[c.name] ?? null), text: key },
+    row,
+    deleteExisting: byKey.has(key),
+  }));
+  const keyIds = columns.map((c) => c.id);
+  const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;
+  const written = await writeChanges(current, finals, columns, scope, { filePrefix: batchId });
+  const plannedOn = currentSnapshot(current.metadata)?.['snapshot-id'];
   return {
-    ...baseReport(route, batchId, records, deadLettered, outcome),
-    mode: 'upsert',
-    deleteFiles: committed ? (outcome.written?.deleteFiles.length ?? 0) : 0,
-    equalityDeletes: committed ? (outcome.written?.equalityDeletes ?? 0) : 0,
-    windowsUpdated: committed ? windowsUpdated : 0,
-    windowsClosed: committed ? closed.length : 0,
-    lateRecords: late.length,
-    closed: committed ? closed : [],
+    ...written,
+    used: batch.fresh,
+    summary: {
+      [EVENT_TIMES_KEY]: encodeEventTimes(nextTimes),
+      ...(nextWatermark === undefined ? {} : { [WATERMARK_KEY]: String(nextWatermark) }),
+    },
+    checkBase: async (base: LoadedTable): Promise<BaseCheck> => {
+      // The rows were merged with the base's rows: on any other base they would lose its changes.
+      if (currentSnapshot(base.metadata)?.['snapshot-id'] !== plannedOn) {
+        return {
+          kind: 'stale',
+          reason: `${name}: another batch committed windows while this one was merged`,
+        };
+      }
+      if (!scope) return { kind: 'fits' };
+      const now = await planDeleteScope(base, keyIds);
+      if (!sameScope(scope, now))
+        return { kind: 'stale', reason: `${name}: the partition specs changed meanwhile` };
+      return { kind: 'fits', preUpdates: now.preUpdates, preRequirements: now.preRequirements };
+    },
   };
 }
 

@@ -7,7 +7,7 @@
  * deletes → one snapshot, with the schema change if any. Reading applies the deletes (merge-on-read),
  * so the table shows the source table's current state.
  */
-import { formatIdentifier } from '../catalog/catalog.js';
+import { formatIdentifier, type LoadedTable } from '../catalog/catalog.js';
 import { collapseChanges, type KeyState } from '../cdc/collapse-changes.js';
 import { lineageFields } from '../cdc/change-version.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
@@ -23,19 +23,19 @@ import {
   sameLateOffsets,
 } from '../cdc/late-changes.js';
 import { type ExtractedChanges, isDebeziumControl } from '../cdc/extract-changes.js';
-import { planChanges } from '../cdc/plan-changes.js';
-import type { CdcMode } from '../routing/table-mode.js';
+import { type ChangePlan, planChanges } from '../cdc/plan-changes.js';
+import { type CdcMode, resolveCdcSettings } from '../routing/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
 import { currentSchema, currentSnapshot } from '../spec/metadata.js';
 import type { TableMetadata } from '../spec/types.js';
-import { readCommittedOffsets } from '../table/source-offsets.js';
-import { sameMappingBase, splitDuplicates, unseen } from './batch-offsets.js';
+import { type CommittedState, readCommittedOffsets } from '../table/source-offsets.js';
+import { sameMappingBase, splitDuplicates } from './batch-offsets.js';
 import { type BaseCheck, type BatchFiles, commitBatch } from './commit-batch.js';
 import { commitDeadLetters } from './commit-dead-letters.js';
 import type { DeadLetter } from '../records/dead-letters.js';
 import { decodeFor } from '../routing/decode-for-route.js';
-import { evolutionPolicyOf } from '../mapping/evolution/evolution-policy.js';
+import { type EvolutionPolicy, evolutionPolicyOf } from '../mapping/evolution/evolution-policy.js';
 import { describeChanges, reconciliationStillApplies } from '../mapping/evolution/reconcile-schema.js';
 import type { RawRecord } from '../records/esm-event.js';
 import type { DecodedRecord } from '../mapping/decoded-record.js';
@@ -60,6 +60,24 @@ function inRecordOrder(records: RawRecord[], letters: DeadLetter[]): DeadLetter[
   return [...letters].sort((a, b) => (position.get(a.record) ?? 0) - (position.get(b.record) ?? 0));
 }
 
+/** A CDC batch planned on the first round's base, its dead letters committed. */
+interface CdcPlan {
+  table: LoadedTable;
+  fresh: RawRecord[];
+  first: ChangePlan;
+  byRecord: Map<RawRecord, DecodedRecord>;
+  letters: Set<RawRecord>;
+  deadLettered: number;
+}
+
+/** What the last round found, for the report once the batch committed. */
+interface CdcRoundState {
+  ignored: ExtractedChanges['ignored'];
+  warnings: string[];
+  late: Map<string, bigint>;
+  lateOutcome: LateOutcome | undefined;
+}
+
 /**
  * Ingests a CDC table's records of a batch (the table is loaded; `mode` is its resolved mode).
  * @throws ValidationError when the table has no usable key (see resolveCdcSettings)
@@ -67,12 +85,54 @@ function inRecordOrder(records: RawRecord[], letters: DeadLetter[]): DeadLetter[
  *   ones mean "redeliver the batch"
  */
 export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<TableIngestReport> {
-  const { options, route, table, batchId, records, allRoutes } = batch;
+  const { options, route, table, batchId, records } = batch;
   const name = formatIdentifier(route.table);
   const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
-  // Dead letters are decided against the offsets the main table has not committed yet.
-  const before = readCommittedOffsets(table.metadata);
-  const fresh = unseen(records, before);
+  // A route that does not fit the table fails every delivery, a replay's too: checked before the records are.
+  resolveCdcSettings(mode, currentSchema(table.metadata), route, table.metadata.properties ?? {});
+  let plan: CdcPlan | undefined;
+  const state: CdcRoundState = { ignored: {}, warnings: [], late: new Map(), lateOutcome: undefined };
+
+  const outcome = await commitBatch<CdcFiles>(
+    options,
+    route.table,
+    batchId,
+    records,
+    async (current, fresh, committed) => {
+      if (plan === undefined) {
+        plan = await planCdc(batch, mode, policy, { current, fresh, committed });
+        state.ignored = plan.first.extracted.ignored;
+      }
+      return writeCdcRound(batch, mode, policy, plan, state, current, fresh);
+    },
+    table,
+  );
+  const committed = outcome.result?.status === 'committed';
+  let warnings = state.warnings;
+  if (committed) warnings = [...warnings, ...lateWarnings(state.late, state.lateOutcome)];
+  for (const warning of warnings) options.onWarning?.(name, warning, 'configuration');
+  return {
+    ...baseReport(route, batchId, records, plan?.deadLettered ?? 0, outcome),
+    mode,
+    deleteFiles: committed ? (outcome.written?.deleteFiles.length ?? 0) : 0,
+    equalityDeletes: committed ? (outcome.written?.equalityDeletes ?? 0) : 0,
+    ignored: { ...state.ignored },
+    warnings,
+  };
+}
+
+/**
+ * Decodes, routes and plans the first round's fresh records, and commits their dead letters (decided
+ * against the offsets the main table had not committed: `round.committed`).
+ */
+async function planCdc(
+  batch: TableBatch,
+  mode: CdcMode,
+  policy: EvolutionPolicy,
+  round: { current: LoadedTable; fresh: RawRecord[]; committed: CommittedState },
+): Promise<CdcPlan> {
+  const { options, route, batchId, allRoutes } = batch;
+  const { current, fresh } = round;
   // An offset held twice is one change, not two (the repeat is a dead letter).
   const { unique, duplicates } = splitDuplicates(fresh);
   // A registry outage throws here, before anything is dead-lettered: the batch is redelivered.
@@ -87,152 +147,172 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
     all.filter((d) => !control(d)),
   );
   const decoded = [...selected.mine, ...all.filter(control)];
-  const unrouted = selected.unrouted;
-  const first = planChanges(table.metadata, decoded, route, mode, policy);
+  const first = planChanges(current.metadata, decoded, route, mode, policy);
   const rec = first.reconciliation;
   if (rec.changed)
-    options.onWarning?.(name, `schema evolves: ${describeChanges(rec.changes)}`, 'schema-change');
+    options.onWarning?.(
+      formatIdentifier(route.table),
+      `schema evolves: ${describeChanges(rec.changes)}`,
+      'schema-change',
+    );
   const deadLetters = inRecordOrder(fresh, [
     ...duplicates,
     ...decodeLetters,
-    ...unrouted,
+    ...selected.unrouted,
     ...first.schemaLetters,
     ...first.extracted.deadLetters,
   ]);
-  const deadLettered = await commitDeadLetters(options, route, batchId, deadLetters, before);
-  const letters = new Set(deadLetters.map((l) => l.record));
-  const byRecord = new Map(decoded.map((d) => [d.record, d]));
-  let ignored: ExtractedChanges['ignored'] = first.extracted.ignored;
-  let warnings: string[] = [];
-  let late = new Map<string, bigint>();
-  let lateOutcome: LateOutcome | undefined;
+  const deadLettered = await commitDeadLetters(options, route, batchId, deadLetters, round.committed.offsets);
+  return {
+    table: current,
+    fresh,
+    first,
+    byRecord: new Map(decoded.map((d) => [d.record, d])),
+    letters: new Set(deadLetters.map((l) => l.record)),
+    deadLettered,
+  };
+}
 
-  const outcome = await commitBatch<CdcFiles>(
-    options,
-    route.table,
-    batchId,
-    records,
-    async (current, unseenRecords) => {
-      const good = unseenRecords.filter((r) => byRecord.has(r) && !letters.has(r));
-      // The first round plans once; only a moved base (new schema or offsets) plans again.
-      const same = sameMappingBase(current, table, unseenRecords, fresh);
-      let plan = first;
-      if (!same) {
-        plan = planChanges(
-          current.metadata,
-          good.map((r) => byRecord.get(r)!),
-          route,
-          mode,
-          policy,
-        );
-        if (plan.schemaLetters.length > 0 || plan.extracted.deadLetters.length > 0) {
-          // Never drop them: fail the batch, the redelivery decides dead letters against the new schema.
-          throw new LakeError(`${name}: the table schema changed during the batch`, { retryable: true });
-        }
-        ignored = plan.extracted.ignored;
+/** The changes of a round's base: the first plan while it still fits, else planned again. */
+function planFor(
+  batch: TableBatch,
+  mode: CdcMode,
+  policy: EvolutionPolicy,
+  plan: CdcPlan,
+  state: CdcRoundState,
+  current: LoadedTable,
+  fresh: RawRecord[],
+  good: RawRecord[],
+): ChangePlan {
+  if (sameMappingBase(current, plan.table, fresh, plan.fresh)) return plan.first;
+  const again = planChanges(
+    current.metadata,
+    good.map((r) => plan.byRecord.get(r)!),
+    batch.route,
+    mode,
+    policy,
+  );
+  if (again.schemaLetters.length > 0 || again.extracted.deadLetters.length > 0) {
+    // Never drop them: fail the batch, the redelivery decides dead letters against the new schema.
+    throw new LakeError(`${formatIdentifier(batch.route.table)}: the table schema changed during the batch`, {
+      retryable: true,
+    });
+  }
+  state.ignored = again.extracted.ignored;
+  return again;
+}
+
+/** Writes one round's files: the final rows and the equality deletes for the keys they replace or delete. */
+async function writeCdcRound(
+  batch: TableBatch,
+  mode: CdcMode,
+  policy: EvolutionPolicy,
+  plan: CdcPlan,
+  state: CdcRoundState,
+  current: LoadedTable,
+  fresh: RawRecord[],
+): Promise<CdcFiles> {
+  const { batchId } = batch;
+  const name = formatIdentifier(batch.route.table);
+  const good = fresh.filter((r) => plan.byRecord.has(r) && !plan.letters.has(r));
+  // The first round plans once; only a moved base (new schema or offsets) plans again.
+  const { reconciliation, settings, extracted } = planFor(
+    batch,
+    mode,
+    policy,
+    plan,
+    state,
+    current,
+    fresh,
+    good,
+  );
+  const columns = settings.key;
+  const collapsed = collapseChanges(extracted.changes, columns);
+  state.warnings = collapsed.warnings;
+  const keyIds = columns.map((c) => c.id);
+  // A table without data files has no older rows to delete: no equality deletes (a Debezium
+  // snapshot's reads into a new table would otherwise delete every key they write; and a snapshot
+  // of delete files alone is one some readers refuse). Checked again against the commit's base.
+  const empty = !hasDataFiles(current.metadata);
+  // Late changes cannot trust "this key is new" (a create, a snapshot read): the newer changes
+  // committed first may have written the key. So every key they touch replaces its rows, and a
+  // key the table holds a newer version of (same partition) keeps it (cdc/late-changes.ts).
+  const plannedOffsets = readCommittedOffsets(current.metadata);
+  const lateAtPlan = latePartitions(good, plannedOffsets);
+  state.late = lateAtPlan;
+  const lineage = lineageFields(currentSchema(current.metadata));
+  state.lateOutcome = undefined;
+  let kept = collapsed.finals;
+  if (lateAtPlan.size > 0 && lineage) {
+    const versions = await readKeyVersions(
+      current,
+      columns,
+      lateKeys(collapsed.finals, lateAtPlan).map((f) => f.key),
+      lineage,
+    );
+    state.lateOutcome = applyLate(collapsed.finals, versions);
+    kept = state.lateOutcome.finals;
+  } else if (lateAtPlan.size > 0) {
+    kept = collapsed.finals.map((f) => ({ ...f, deleteExisting: true }));
+  }
+  // A create after a gap cannot trust "this key is new" either: an older delete may be missing.
+  kept = replaceRowsOn(kept, partitionsAfterGap(good, plannedOffsets));
+  // With lineage, a key a batch leaves deleted keeps its delete row even in an empty table: it is
+  // the key's version, so a late batch cannot bring the key back.
+  const keepsDelete = (f: KeyState) => lineage !== undefined && f.row === null;
+  const finals = empty
+    ? kept.map((f) => (f.deleteExisting && !keepsDelete(f) ? { ...f, deleteExisting: false } : f))
+    : kept;
+  const lateWhenPlanned = lateAtPlan.size > 0;
+  // Only a batch with deletes needs a scope (and may add the unpartitioned spec).
+  const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;
+  const written = await writeChanges(current, finals, columns, scope, {
+    filePrefix: batchId,
+    schema: reconciliation.schema,
+  });
+  return {
+    ...written,
+    used: good,
+    checkBase: async (base): Promise<BaseCheck> => {
+      if (!reconciliationStillApplies(base.metadata, reconciliation)) {
+        return { kind: 'stale', reason: `${name}: the table schema changed while the batch was written` };
       }
-      const { reconciliation, settings } = plan;
-      const columns = settings.key;
-      const collapsed = collapseChanges(plan.extracted.changes, columns);
-      warnings = collapsed.warnings;
-      const keyIds = columns.map((c) => c.id);
-      // A table without data files has no older rows to delete: no equality deletes (a Debezium
-      // snapshot's reads into a new table would otherwise delete every key they write; and a snapshot
-      // of delete files alone is one some readers refuse). Checked again against the commit's base.
-      const empty = !hasDataFiles(current.metadata);
-      // Late changes cannot trust "this key is new" (a create, a snapshot read): the newer changes
-      // committed first may have written the key. So every key they touch replaces its rows, and a
-      // key the table holds a newer version of (same partition) keeps it (cdc/late-changes.ts).
-      const plannedOffsets = readCommittedOffsets(current.metadata);
-      const lateAtPlan = latePartitions(good, plannedOffsets);
-      late = lateAtPlan;
-      const lineage = lineageFields(currentSchema(current.metadata));
-      lateOutcome = undefined;
-      let kept = collapsed.finals;
-      if (lateAtPlan.size > 0 && lineage) {
-        const versions = await readKeyVersions(
-          current,
-          columns,
-          lateKeys(collapsed.finals, lateAtPlan).map((f) => f.key),
-          lineage,
-        );
-        lateOutcome = applyLate(collapsed.finals, versions);
-        kept = lateOutcome.finals;
-      } else if (lateAtPlan.size > 0) {
-        kept = collapsed.finals.map((f) => ({ ...f, deleteExisting: true }));
+      const baseOffsets = readCommittedOffsets(base.metadata);
+      if (!lateWhenPlanned && latePartitions(good, baseOffsets).size > 0) {
+        return {
+          kind: 'stale',
+          reason: `${name}: newer changes were committed while the batch was written`,
+        };
       }
-      // A create after a gap cannot trust "this key is new" either: an older delete may be missing.
-      kept = replaceRowsOn(kept, partitionsAfterGap(good, plannedOffsets));
-      // With lineage, a key a batch leaves deleted keeps its delete row even in an empty table: it is
-      // the key's version, so a late batch cannot bring the key back.
-      const keepsDelete = (f: KeyState) => lineage !== undefined && f.row === null;
-      const finals = empty
-        ? kept.map((f) => (f.deleteExisting && !keepsDelete(f) ? { ...f, deleteExisting: false } : f))
-        : kept;
-      const lateWhenPlanned = lateAtPlan.size > 0;
-      // Only a batch with deletes needs a scope (and may add the unpartitioned spec).
-      const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;
-      const written = await writeChanges(current, finals, columns, scope, {
-        filePrefix: batchId,
-        schema: reconciliation.schema,
-      });
+      // The versions read for a late batch hold only for the partitions' offsets they were read at.
+      if (lateWhenPlanned && !sameLateOffsets(lateAtPlan, plannedOffsets, baseOffsets)) {
+        return {
+          kind: 'stale',
+          reason: `${name}: changes of the late batch's partitions were committed while it was written`,
+        };
+      }
+      if (empty && hasDataFiles(base.metadata)) {
+        return {
+          kind: 'stale',
+          reason: `${name}: rows were committed while the batch was written for an empty table`,
+        };
+      }
+      const evolve = reconciliation.changed
+        ? { preUpdates: reconciliation.updates, preRequirements: reconciliation.requirements }
+        : { preUpdates: [], preRequirements: [] };
+      if (!scope) return { kind: 'fits', ...evolve };
+      const now = await planDeleteScope(base, keyIds);
+      if (!sameScope(scope, now)) {
+        return {
+          kind: 'stale',
+          reason: `${name}: the partition specs changed while the batch was written`,
+        };
+      }
       return {
-        ...written,
-        used: good,
-        checkBase: async (base): Promise<BaseCheck> => {
-          if (!reconciliationStillApplies(base.metadata, reconciliation)) {
-            return { kind: 'stale', reason: `${name}: the table schema changed while the batch was written` };
-          }
-          const baseOffsets = readCommittedOffsets(base.metadata);
-          if (!lateWhenPlanned && latePartitions(good, baseOffsets).size > 0) {
-            return {
-              kind: 'stale',
-              reason: `${name}: newer changes were committed while the batch was written`,
-            };
-          }
-          // The versions read for a late batch hold only for the partitions' offsets they were read at.
-          if (lateWhenPlanned && !sameLateOffsets(lateAtPlan, plannedOffsets, baseOffsets)) {
-            return {
-              kind: 'stale',
-              reason: `${name}: changes of the late batch's partitions were committed while it was written`,
-            };
-          }
-          if (empty && hasDataFiles(base.metadata)) {
-            return {
-              kind: 'stale',
-              reason: `${name}: rows were committed while the batch was written for an empty table`,
-            };
-          }
-          const evolve = reconciliation.changed
-            ? { preUpdates: reconciliation.updates, preRequirements: reconciliation.requirements }
-            : { preUpdates: [], preRequirements: [] };
-          if (!scope) return { kind: 'fits', ...evolve };
-          const now = await planDeleteScope(base, keyIds);
-          if (!sameScope(scope, now)) {
-            return {
-              kind: 'stale',
-              reason: `${name}: the partition specs changed while the batch was written`,
-            };
-          }
-          return {
-            kind: 'fits',
-            preUpdates: [...evolve.preUpdates, ...now.preUpdates],
-            preRequirements: [...evolve.preRequirements, ...now.preRequirements],
-          };
-        },
+        kind: 'fits',
+        preUpdates: [...evolve.preUpdates, ...now.preUpdates],
+        preRequirements: [...evolve.preRequirements, ...now.preRequirements],
       };
     },
-    table,
-  );
-  const committed = outcome.result?.status === 'committed';
-  if (committed) warnings = [...warnings, ...lateWarnings(late, lateOutcome)];
-  for (const warning of warnings) options.onWarning?.(name, warning, 'configuration');
-  return {
-    ...baseReport(route, batchId, records, deadLettered, outcome),
-    mode,
-    deleteFiles: committed ? (outcome.written?.deleteFiles.length ?? 0) : 0,
-    equalityDeletes: committed ? (outcome.written?.equalityDeletes ?? 0) : 0,
-    ignored: { ...ignored },
-    warnings,
   };
 }

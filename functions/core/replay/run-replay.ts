@@ -18,7 +18,8 @@ import { createReplayProducer, keyPartition, readTargetCheckpoints } from '../ka
 import { planScan } from '../scan/plan-scan.js';
 import type { Expression } from '../scan/expression.js';
 import type { Row } from '../spec/types.js';
-import { readCommittedOffsets } from '../table/source-offsets.js';
+import { mixedEpochs } from '../table/offset-epochs.js';
+import { readCommittedOffsets, readCommittedState } from '../table/source-offsets.js';
 import {
   buildRecord,
   lineageOf,
@@ -108,6 +109,7 @@ export async function runReplay(options: ReplayOptions): Promise<ReplaySummary> 
   if (partitionCount === 0) throw new ValidationError(`topic ${options.toTopic} has no partitions`);
   const committed = readCommittedOffsets(options.table.metadata);
   if (options.bounds) checkReplayBounds(options.bounds, committed);
+  refuseMixedEpochs(options);
   if (partitioning === 'same') {
     // Fail before anything is sent, not at the first row of a partition the target lacks.
     for (const partitions of committed.values()) {
@@ -257,4 +259,26 @@ async function followSources(
       }
     },
   });
+}
+
+/**
+ * A replay orders and bounds rows by their source offsets; after `floe rebase-offsets` the same offsets
+ * of a partition can name records of two epochs, so a span holding both is refused, not mixed.
+ * @throws ValidationError naming the topic-partitions and epochs
+ */
+function refuseMixedEpochs(options: ReplayOptions): void {
+  const state = readCommittedState(options.table.metadata);
+  const mixed = mixedEpochs(
+    state.offsets,
+    state.epochs,
+    options.bounds?.fromOffsets,
+    options.bounds?.toOffsets,
+  );
+  if (mixed.length === 0) return;
+  const where = mixed.map((m) => `${m.topic}/${m.partition} (epochs ${m.epochs.join(', ')})`).join(', ');
+  throw new ValidationError(
+    `the requested offsets hold rows of more than one offset epoch in ${where}: floe rebase-offsets started ` +
+      'a new epoch there, so one offset can name two records. Bound the replay (--from-offsets/--to-offsets) ' +
+      'to offsets that only one epoch holds; nothing was produced',
+  );
 }

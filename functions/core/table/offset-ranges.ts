@@ -38,9 +38,8 @@ export function mergeRanges(ranges: readonly OffsetRange[]): OffsetRange[] {
   return out;
 }
 
-/** Whether an offset lies in one of a partition's ranges (binary search: they are sorted and disjoint). */
-export function inRanges(ranges: readonly OffsetRange[] | undefined, offset: bigint): boolean {
-  if (!ranges) return false;
+/** The index of the range holding `offset` in sorted, disjoint ranges (binary search), or -1. */
+export function rangeIndexOf(ranges: readonly OffsetRange[], offset: bigint): number {
   let lo = 0;
   let hi = ranges.length - 1;
   while (lo <= hi) {
@@ -48,9 +47,14 @@ export function inRanges(ranges: readonly OffsetRange[] | undefined, offset: big
     const [first, last] = ranges[mid];
     if (offset < first) hi = mid - 1;
     else if (offset > last) lo = mid + 1;
-    else return true;
+    else return mid;
   }
-  return false;
+  return -1;
+}
+
+/** Whether an offset lies in one of a partition's ranges. */
+export function inRanges(ranges: readonly OffsetRange[] | undefined, offset: bigint): boolean {
+  return ranges !== undefined && rangeIndexOf(ranges, offset) >= 0;
 }
 
 /** Whether a topic-partition's offset lies in the set. */

@@ -8,10 +8,16 @@
 import { createHash } from 'node:crypto';
 import { ancestors } from '../spec/metadata.js';
 import type { SnapshotId, TableMetadata } from '../spec/types.js';
+import { decodeOffsetEpochs, type OffsetEpochs } from './offset-epochs.js';
+import { decodeOffsetMarks, encodeOffsetMarks, mergeMarks, type OffsetMarks } from './offset-marks.js';
 import { decodeOffsetRanges, encodeOffsetRanges, type OffsetRanges, unionOffsets } from './offset-ranges.js';
 
 export const OFFSETS_KEY = 'floe.committed-offsets';
 export const BATCH_ID_KEY = 'floe.batch-id';
+/** What the table keeps of the records behind its committed ranges (offset-marks.ts). */
+export const MARKS_KEY = 'floe.offset-marks';
+/** Committed ranges and marks of earlier offset epochs, moved aside by `floe rebase-offsets` (offset-epochs.ts). */
+export const EPOCHS_KEY = 'floe.offset-epochs';
 /** Dead letters already redriven into the table (topic → partition → offset ranges). */
 export const REDRIVEN_KEY = 'floe.redriven-offsets';
 
@@ -21,6 +27,8 @@ export const REDRIVEN_KEY = 'floe.redriven-offsets';
  */
 export const CARRIED_SUMMARY_KEYS = [
   OFFSETS_KEY,
+  MARKS_KEY,
+  EPOCHS_KEY,
   REDRIVEN_KEY,
   // An aggregate table's per-partition event times and watermark (aggregate/watermark.ts): losing
   // them to expiry would reopen closed windows.
@@ -61,6 +69,45 @@ export function decodeOffsets(text: string): SourceOffsets {
 export function readCommittedOffsets(metadata: TableMetadata): SourceOffsets {
   const text = findInAncestry(metadata, OFFSETS_KEY);
   return text === undefined ? new Map() : decodeOffsets(text);
+}
+
+/** A table's committed offsets and what it keeps of the records behind them. */
+export interface CommittedState {
+  offsets: SourceOffsets;
+  /** Empty for ranges committed before marks existed: those are checked by offsets alone. */
+  marks: OffsetMarks;
+  /** The closed offset epochs (offset-epochs.ts); empty for a table never rebased. */
+  epochs: OffsetEpochs;
+}
+
+/**
+ * The committed offsets, their marks and the closed epochs as of the table's current snapshot (each walked back like
+ * readCommittedOffsets).
+ * @throws ValidationError when the summary holds text floe did not write
+ */
+export function readCommittedState(metadata: TableMetadata): CommittedState {
+  const marks = findInAncestry(metadata, MARKS_KEY);
+  const epochs = findInAncestry(metadata, EPOCHS_KEY);
+  return {
+    offsets: readCommittedOffsets(metadata),
+    marks: marks === undefined ? new Map() : decodeOffsetMarks(marks, MARKS_KEY),
+    epochs: epochs === undefined ? new Map() : decodeOffsetEpochs(epochs, EPOCHS_KEY),
+  };
+}
+
+/**
+ * The summary properties of the state after a batch: the ranges merged, the marks merged as their ranges.
+ */
+export function committedSummary(
+  base: CommittedState,
+  batch: SourceOffsets,
+  batchMarks: OffsetMarks,
+): Record<string, string> {
+  const offsets = mergeOffsets(base.offsets, batch);
+  return {
+    [OFFSETS_KEY]: encodeOffsets(offsets),
+    [MARKS_KEY]: encodeOffsetMarks(mergeMarks(offsets, base.marks, batchMarks)),
+  };
 }
 
 /** Offsets after a batch: the table's ranges and the batch's, merged (a batch can only add offsets). */

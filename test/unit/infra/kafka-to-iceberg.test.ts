@@ -272,12 +272,19 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
     expect(definition).toContain('\\"MaxConcurrency\\":8');
   });
 
-  it('alarms on lag, errors, throttles, dead letters, conflicts, unknown outcomes, commit age and maintenance', () => {
+  it('alarms on lag, errors, throttles, dead letters, conflicts, unknown outcomes, commit age, maintenance and offset identity', () => {
     // Prepare
     const alarms = Object.values(resourcesOf(template, 'AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     const byMetric = (name: string) => alarms.find((a) => a.MetricName === name);
     // Assess
-    expect(alarms).toHaveLength(9);
+    expect(alarms).toHaveLength(10);
+    expect(byMetric('OffsetIdentityMismatches')).toMatchObject({
+      Namespace: 'floe-test',
+      Dimensions: [{ Name: 'service', Value: 'sales-pipeline' }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
     expect(byMetric('OffsetLag')).toMatchObject({
       Namespace: 'AWS/Lambda',
       Statistic: 'Maximum',
