@@ -61,7 +61,7 @@ const THROTTLED_NAMES = new Set([
 const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'AbortError']);
 
 /** Socket-level failures (no HTTP answer at all) that a retry may get past. */
-const NETWORK_CODES = new Set([
+export const NETWORK_CODES: ReadonlySet<string> = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
   'ECONNABORTED',

@@ -2,13 +2,14 @@
  * The errors `floe serve` answers with, in the REST spec's ErrorModel (`{"error":{message,type,code}}`).
  *
  * - 503 + `Retry-After` for what a retry can help with: a retryable LakeError, and a Kafka client that
- *   cannot reach or lost its broker (kafka/ throws those as the client's own errors; they are named
- *   here by their shape, so live/ needs no Kafka client import).
+ *   cannot reach or lost its broker (kafka/ throws those as the client's own errors and says which they
+ *   are: kafka/transient-failure.ts).
  * - 500 for the rest, with a fixed message: the detail goes to the server's log only, since error texts
  *   from filesystems and clients carry absolute paths, hosts and object keys.
  * Every message that does go out passes through `redactPaths`.
  */
 import { LakeError, NoSuchTableError, ValidationError } from '../errors.js';
+import { isTransientKafkaFailure } from '../kafka/transient-failure.js';
 import { redact } from '../redact.js';
 import { type RestAnswer, restError } from './rest-routes.js';
 
@@ -21,48 +22,6 @@ export class KafkaUnavailableError extends LakeError {
     super(message, { ...options, retryable: true });
     this.name = 'KafkaUnavailableError';
   }
-}
-
-/** Errors of the Kafka client that mean "the brokers could not be reached or stopped answering". */
-const TRANSIENT_NAMES = new Set([
-  'KafkaJSNumberOfRetriesExceeded',
-  'KafkaJSConnectionError',
-  'KafkaJSConnectionClosedError',
-  'KafkaJSRequestTimeoutError',
-  'KafkaJSBrokerNotFound',
-  'KafkaJSNoBrokerAvailableError',
-  'KafkaJSMetadataNotLoaded',
-  'KafkaJSTimeout',
-  'KafkaJSLockTimeout',
-]);
-const TRANSIENT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
-/** Whether `error` (or what caused it) says the brokers were unreachable or went away. Never throws. */
-export function isTransientKafkaFailure(error: unknown): boolean {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && typeof current === 'object' && current !== null; depth++) {
-    const e = current as {
-      name?: unknown;
-      code?: unknown;
-      retriable?: unknown;
-      cause?: unknown;
-      originalError?: unknown;
-    };
-    if (e.retriable === true) return true;
-    if (typeof e.name === 'string' && TRANSIENT_NAMES.has(e.name)) return true;
-    if (typeof e.code === 'string' && TRANSIENT_CODES.has(e.code)) return true;
-    current = e.cause ?? e.originalError;
-  }
-  return false;
 }
 
 /**
