@@ -17,7 +17,9 @@ import {
   collectRanges,
 } from '../kafka/read-range.js';
 import { currentSnapshot } from '../spec/metadata.js';
-import { readCommittedOffsets } from '../table/source-offsets.js';
+import { readCommittedState } from '../table/source-offsets.js';
+import { type IdentityMismatch, checkIdentity } from './identity-check.js';
+import type { OffsetRanges } from '../table/offset-ranges.js';
 import { planHotRanges } from './hot-ranges.js';
 import { type MappedHotset, mapHotset } from './map-hotset.js';
 
@@ -39,6 +41,8 @@ export interface Hotset {
   ranges: HotRange[];
   records: number;
   mapped: MappedHotset;
+  /** Partitions whose broker records are not the ones the table committed: read whole, as the tail. */
+  identityMismatches: IdentityMismatch[];
 }
 
 export interface ReadHotsetOptions {
@@ -72,6 +76,20 @@ function describePartitions(
   }));
 }
 
+function withoutPartitions(
+  offsets: OffsetRanges,
+  drop: readonly { topic: string; partition: number }[],
+): OffsetRanges {
+  if (drop.length === 0) return offsets;
+  const out: OffsetRanges = new Map();
+  for (const [topic, parts] of offsets) {
+    const kept = new Map(parts);
+    for (const d of drop) if (d.topic === topic) kept.delete(d.partition);
+    out.set(topic, kept);
+  }
+  return out;
+}
+
 /**
  * Reads and maps the hotset of `table` for `route`.
  * @throws LakeError (retryable) when Kafka does not answer in time; ValidationError when the route
@@ -80,8 +98,13 @@ function describePartitions(
 export async function readHotset(options: ReadHotsetOptions): Promise<Hotset> {
   const { table, route, kafka } = options;
   const md = table.metadata;
-  const committed = readCommittedOffsets(md);
+  const state = readCommittedState(md);
   const watermarks = options.watermarks ?? (await fetchWatermarks(kafka, route.topics));
+  const identityMismatches = await checkIdentity(kafka, state, watermarks, {
+    timeoutMs: options.timeoutMs,
+  });
+  // The table does not hold what the broker has at those offsets: its ranges cover none of it.
+  const committed = withoutPartitions(state.offsets, identityMismatches);
   const ranges = planHotRanges(committed, watermarks);
   const messages = await collectRanges(kafka, ranges, { timeoutMs: options.timeoutMs });
   const records = toRawRecords(messages);
@@ -94,5 +117,6 @@ export async function readHotset(options: ReadHotsetOptions): Promise<Hotset> {
     ranges,
     records: records.length,
     mapped,
+    identityMismatches,
   };
 }
