@@ -53,12 +53,25 @@ describe.skipIf(!kcatAvailable())('the live view after the cluster was replaced'
     }
     expect(live.output).toMatch(/hot: 300 record\(s\) from Kafka/);
 
+    // Prepare: the new cluster grows past the committed offsets (400 per partition): the record at
+    // each committed range's last offset (299) is there, and is another one
+    await produce(kafkaClient(fresh.bootstrapServers), topic, 6_000, 1_300);
+
+    // Act
+    const grown = await scanLive(fresh.bootstrapServers, dir);
+
+    // Assess: every new record once, the mismatch told by the record at offset 299
+    expect(idsOf(grown.rows)).toEqual([...range(0, 1_200), ...range(5_000, 5_300), ...range(6_000, 7_300)]);
+    expect(grown.output).toContain(
+      `warning: ${topic}/0: the broker's records are not those the table committed (offset 299 holds`,
+    );
+
     // Act: the live snapshot floe serve --live serves
     const served = await startServe(dir, ['--live', '--bootstrap-servers', fresh.bootstrapServers]);
     try {
       const { table, rows } = await readServed(served.uri);
       // Assess
-      expect(idsOf(rows)).toEqual([...range(0, 1_200), ...range(5_000, 5_300)]);
+      expect(idsOf(rows)).toEqual([...range(0, 1_200), ...range(5_000, 5_300), ...range(6_000, 7_300)]);
       const snapshot = table.metadata.snapshots.find(
         (s) => s['snapshot-id'] === table.metadata['current-snapshot-id'],
       )!;
