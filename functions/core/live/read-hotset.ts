@@ -14,13 +14,10 @@ import {
   fetchWatermarks,
   type PartitionWatermarks,
   type HotRange,
-  collectRanges,
 } from '../kafka/read-range.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import { readCommittedState } from '../table/source-offsets.js';
-import { type IdentityMismatch, checkIdentity } from './identity-check.js';
-import type { OffsetRanges } from '../table/offset-ranges.js';
-import { planHotRanges } from './hot-ranges.js';
+import { type IdentityMismatch, readUncommitted } from './identity-check.js';
 import { type MappedHotset, mapHotset } from './map-hotset.js';
 
 /** What was read of one topic-partition. */
@@ -76,20 +73,6 @@ function describePartitions(
   }));
 }
 
-function withoutPartitions(
-  offsets: OffsetRanges,
-  drop: readonly { topic: string; partition: number }[],
-): OffsetRanges {
-  if (drop.length === 0) return offsets;
-  const out: OffsetRanges = new Map();
-  for (const [topic, parts] of offsets) {
-    const kept = new Map(parts);
-    for (const d of drop) if (d.topic === topic) kept.delete(d.partition);
-    out.set(topic, kept);
-  }
-  return out;
-}
-
 /**
  * Reads and maps the hotset of `table` for `route`.
  * @throws LakeError (retryable) when Kafka does not answer in time; ValidationError when the route
@@ -100,14 +83,8 @@ export async function readHotset(options: ReadHotsetOptions): Promise<Hotset> {
   const md = table.metadata;
   const state = readCommittedState(md);
   const watermarks = options.watermarks ?? (await fetchWatermarks(kafka, route.topics));
-  const identityMismatches = await checkIdentity(kafka, state, watermarks, {
-    timeoutMs: options.timeoutMs,
-  });
-  // The table does not hold what the broker has at those offsets: its ranges cover none of it.
-  const committed = withoutPartitions(state.offsets, identityMismatches);
-  const ranges = planHotRanges(committed, watermarks);
-  const messages = await collectRanges(kafka, ranges, { timeoutMs: options.timeoutMs });
-  const records = toRawRecords(messages);
+  const read = await readUncommitted(kafka, state, watermarks, { timeoutMs: options.timeoutMs });
+  const { ranges, records } = read;
   const mode = resolveMode(route, md.properties ?? {});
   const policy = evolutionPolicyOf(md.properties, route.schemaEvolution);
   const mapped = await mapHotset(md, route, mode, policy, records);
@@ -117,6 +94,6 @@ export async function readHotset(options: ReadHotsetOptions): Promise<Hotset> {
     ranges,
     records: records.length,
     mapped,
-    identityMismatches,
+    identityMismatches: read.mismatches,
   };
 }
