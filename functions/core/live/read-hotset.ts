@@ -10,11 +10,7 @@ import { decodeEsmEvent, type RawRecord } from '../records/esm-event.js';
 import { evolutionPolicyOf } from '../mapping/evolution/evolution-policy.js';
 import type { TableRoute } from '../routing/routes.js';
 import { type ConsumedMessage, ESM_MAX_BATCH_SIZE, formEsmEvents } from '../kafka/esm-batch.js';
-import {
-  fetchWatermarks,
-  type PartitionWatermarks,
-  type HotRange,
-} from '../kafka/read-range.js';
+import { fetchWatermarks, type PartitionWatermarks, type HotRange } from '../kafka/read-range.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import { readCommittedState } from '../table/source-offsets.js';
 import { type IdentityMismatch, readUncommitted } from './identity-check.js';
