@@ -25,11 +25,14 @@ import type { DataFile, Snapshot, SnapshotOperation, TableMetadata } from '../sp
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import { writeRows } from '../table/write-rows.js';
 import { describeHotRanges } from './hot-ranges.js';
+import { describeMismatches } from './identity-check.js';
 import type { Hotset } from './read-hotset.js';
 
 /** Summary keys of the live snapshot. */
 export const LIVE_KEY = 'floe.live';
 export const LIVE_OFFSETS_KEY = 'floe.live-offsets';
+/** The partitions whose broker records are not those the table committed (identity-check.ts). */
+export const LIVE_IDENTITY_MISMATCH_KEY = 'floe.live.identity-mismatch';
 
 export interface LiveVersion {
   metadata: TableMetadata;
@@ -114,6 +117,9 @@ export async function writeLiveVersion(
     summary: {
       [LIVE_KEY]: 'true',
       [LIVE_OFFSETS_KEY]: JSON.stringify(describeHotRanges(hotset.ranges)),
+      ...(hotset.identityMismatches.length > 0
+        ? { [LIVE_IDENTITY_MISMATCH_KEY]: describeMismatches(hotset.identityMismatches) }
+        : {}),
     },
     preUpdates: [...mapped.schemaUpdates, ...files.preUpdates],
   });

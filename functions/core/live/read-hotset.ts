@@ -10,15 +10,10 @@ import { decodeEsmEvent, type RawRecord } from '../records/esm-event.js';
 import { evolutionPolicyOf } from '../mapping/evolution/evolution-policy.js';
 import type { TableRoute } from '../routing/routes.js';
 import { type ConsumedMessage, ESM_MAX_BATCH_SIZE, formEsmEvents } from '../kafka/esm-batch.js';
-import {
-  fetchWatermarks,
-  type PartitionWatermarks,
-  type HotRange,
-  collectRanges,
-} from '../kafka/read-range.js';
+import { fetchWatermarks, type PartitionWatermarks, type HotRange } from '../kafka/read-range.js';
 import { currentSnapshot } from '../spec/metadata.js';
-import { readCommittedOffsets } from '../table/source-offsets.js';
-import { planHotRanges } from './hot-ranges.js';
+import { readCommittedState } from '../table/source-offsets.js';
+import { type IdentityMismatch, readUncommitted } from './identity-check.js';
 import { type MappedHotset, mapHotset } from './map-hotset.js';
 
 /** What was read of one topic-partition. */
@@ -39,6 +34,8 @@ export interface Hotset {
   ranges: HotRange[];
   records: number;
   mapped: MappedHotset;
+  /** Partitions whose broker records are not the ones the table committed: read whole, as the tail. */
+  identityMismatches: IdentityMismatch[];
 }
 
 export interface ReadHotsetOptions {
@@ -80,11 +77,10 @@ function describePartitions(
 export async function readHotset(options: ReadHotsetOptions): Promise<Hotset> {
   const { table, route, kafka } = options;
   const md = table.metadata;
-  const committed = readCommittedOffsets(md);
+  const state = readCommittedState(md);
   const watermarks = options.watermarks ?? (await fetchWatermarks(kafka, route.topics));
-  const ranges = planHotRanges(committed, watermarks);
-  const messages = await collectRanges(kafka, ranges, { timeoutMs: options.timeoutMs });
-  const records = toRawRecords(messages);
+  const read = await readUncommitted(kafka, state, watermarks, { timeoutMs: options.timeoutMs });
+  const { ranges, records } = read;
   const mode = resolveMode(route, md.properties ?? {});
   const policy = evolutionPolicyOf(md.properties, route.schemaEvolution);
   const mapped = await mapHotset(md, route, mode, policy, records);
@@ -94,5 +90,6 @@ export async function readHotset(options: ReadHotsetOptions): Promise<Hotset> {
     ranges,
     records: records.length,
     mapped,
+    identityMismatches: read.mismatches,
   };
 }

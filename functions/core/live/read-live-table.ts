@@ -15,6 +15,7 @@ import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
 import type { ScanPlan } from '../scan/scan-plan.js';
 import type { Row, Schema, TableIdentifier } from '../spec/types.js';
+import type { IdentityMismatch } from './identity-check.js';
 import type { LeftOut } from './map-hotset.js';
 import { overlayChanges, unionRows } from './overlay-changes.js';
 import { type HotPartition, readHotset } from './read-hotset.js';
@@ -59,6 +60,15 @@ export interface LiveTable {
   report: LiveReport;
 }
 
+/** A warning per partition the table's committed ranges do not cover on this broker. */
+export function identityWarnings(mismatches: readonly IdentityMismatch[]): string[] {
+  return mismatches.map(
+    (m) =>
+      `${m.topic}/${m.partition}: the broker's records are not those the table committed (${m.reason}); ` +
+      'shown as the tail. The topic was recreated or the cluster replaced: see `floe rebase-offsets`',
+  );
+}
+
 /**
  * @throws NoSuchTableError for a table the catalog does not have
  * @throws ValidationError for a filter that does not bind, or a route that does not fit the table
@@ -101,7 +111,7 @@ export async function readLiveTable(options: ReadLiveTableOptions): Promise<Live
       },
       leftOut: hot.mapped.leftOut,
       schemaChanges: hot.mapped.schemaChanges,
-      warnings: hot.mapped.warnings,
+      warnings: [...identityWarnings(hot.identityMismatches), ...hot.mapped.warnings],
     },
   };
 }
