@@ -16,6 +16,7 @@ import { ValidationError } from '../errors.js';
 import type { SnapshotId } from '../spec/types.js';
 import { encodeOffsetMarks, type OffsetMarks, type RangeMarks } from './offset-marks.js';
 import {
+  decodeByTopicPartition,
   decodeOffsetRanges,
   encodeOffsetRanges,
   type OffsetRange,
@@ -165,31 +166,10 @@ function decodeEpoch(value: unknown, where: string): ClosedEpoch {
  * @throws ValidationError for text floe did not write
  */
 export function decodeOffsetEpochs(text: string, what = 'offset epochs'): OffsetEpochs {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (cause) {
-    throw new ValidationError(`${what}: not JSON`, { cause });
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ValidationError(`${what}: not an object of topics`);
-  }
-  const out: OffsetEpochs = new Map();
-  for (const [topic, parts] of Object.entries(parsed)) {
-    if (typeof parts !== 'object' || parts === null || Array.isArray(parts)) {
-      throw new ValidationError(`${what}: topic '${topic}' is not an object of partitions`);
-    }
-    const m = new Map<number, ClosedEpoch[]>();
-    for (const [p, list] of Object.entries(parts)) {
-      if (!Array.isArray(list)) throw new ValidationError(`${what} ${topic}/${p}: not a list of epochs`);
-      m.set(
-        Number(p),
-        list.map((e) => decodeEpoch(e, `${what} ${topic}/${p}`)),
-      );
-    }
-    out.set(topic, m);
-  }
-  return out;
+  return decodeByTopicPartition(text, what, (list, where) => {
+    if (!Array.isArray(list)) throw new ValidationError(`${where}: not a list of epochs`);
+    return list.map((e) => decodeEpoch(e, where));
+  });
 }
 
 /** A topic-partition whose offsets in a requested span belong to more than one epoch. */

@@ -17,7 +17,12 @@
  * existed has none: it is checked by its offsets alone, as before.
  */
 import { ValidationError } from '../errors.js';
-import { type OffsetRange, type OffsetRanges, rangeIndexOf } from './offset-ranges.js';
+import {
+  decodeByTopicPartition,
+  type OffsetRange,
+  type OffsetRanges,
+  rangeIndexOf,
+} from './offset-ranges.js';
 
 /** One record as its mark sees it (a RawRecord is one). */
 export interface MarkedRecord {
@@ -231,30 +236,8 @@ function decodeRangeMarks(text: string, where: string): RangeMarks {
  * @throws ValidationError for text floe did not write (`what` names the property in the message)
  */
 export function decodeOffsetMarks(text: string, what = 'offset marks'): OffsetMarks {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (cause) {
-    throw new ValidationError(`${what}: not JSON`, { cause });
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ValidationError(`${what}: not an object of topics`);
-  }
-  const out: OffsetMarks = new Map();
-  for (const [topic, parts] of Object.entries(parsed)) {
-    if (typeof parts !== 'object' || parts === null || Array.isArray(parts)) {
-      throw new ValidationError(`${what}: topic '${topic}' is not an object of partitions`);
-    }
-    const m = new Map<number, RangeMarks[]>();
-    for (const [p, value] of Object.entries(parts)) {
-      if (typeof value !== 'string') throw new ValidationError(`${what} ${topic}/${p}: not a string`);
-      if (value !== '')
-        m.set(
-          Number(p),
-          value.split(';').map((t) => decodeRangeMarks(t, `${what} ${topic}/${p}`)),
-        );
-    }
-    out.set(topic, m);
-  }
-  return out;
+  return decodeByTopicPartition(text, what, (value, where) => {
+    if (typeof value !== 'string') throw new ValidationError(`${where}: not a string`);
+    return value === '' ? undefined : value.split(';').map((t) => decodeRangeMarks(t, where));
+  });
 }

@@ -143,10 +143,16 @@ function decodePartition(value: unknown, where: string): OffsetRange[] {
 }
 
 /**
- * Reads a summary's offset ranges (any format floe wrote; see the file comment).
- * @throws ValidationError for text that is not one of them (`what` names the property in the message)
+ * Reads a summary property shaped topic → partition → value (the committed offsets, their marks, the
+ * closed epochs): `readPartition` reads each partition's value (`where` names it in messages) and
+ * returns undefined for a partition that holds nothing.
+ * @throws ValidationError for text that is not such an object (`what` names the property)
  */
-export function decodeOffsetRanges(text: string, what = 'offsets'): OffsetRanges {
+export function decodeByTopicPartition<T>(
+  text: string,
+  what: string,
+  readPartition: (value: unknown, where: string) => T | undefined,
+): Map<string, Map<number, T>> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -156,17 +162,28 @@ export function decodeOffsetRanges(text: string, what = 'offsets'): OffsetRanges
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ValidationError(`${what}: not an object of topics`);
   }
-  const out: OffsetRanges = new Map();
+  const out = new Map<string, Map<number, T>>();
   for (const [topic, parts] of Object.entries(parsed)) {
     if (typeof parts !== 'object' || parts === null || Array.isArray(parts)) {
       throw new ValidationError(`${what}: topic '${topic}' is not an object of partitions`);
     }
-    const m = new Map<number, OffsetRange[]>();
+    const m = new Map<number, T>();
     for (const [p, value] of Object.entries(parts)) {
-      const ranges = decodePartition(value, `${what} ${topic}/${p}`);
-      if (ranges.length > 0) m.set(Number(p), ranges);
+      const read = readPartition(value, `${what} ${topic}/${p}`);
+      if (read !== undefined) m.set(Number(p), read);
     }
     out.set(topic, m);
   }
   return out;
+}
+
+/**
+ * Reads a summary's offset ranges (any format floe wrote; see the file comment).
+ * @throws ValidationError for text that is not one of them (`what` names the property in the message)
+ */
+export function decodeOffsetRanges(text: string, what = 'offsets'): OffsetRanges {
+  return decodeByTopicPartition(text, what, (value, where) => {
+    const ranges = decodePartition(value, where);
+    return ranges.length > 0 ? ranges : undefined;
+  });
 }
