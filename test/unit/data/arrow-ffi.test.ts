@@ -4,7 +4,7 @@
  * into an offset child), so arrays parquet-wasm hands over sliced read the same as unsliced ones.
  */
 import { describe, expect, it } from 'vitest';
-import { readFfiBatches, UnsupportedArrowFormat } from '../../../functions/core/data/arrow/arrow-ffi.js';
+import { readFfiBatches, UnsupportedArrowFormatError } from '../../../functions/core/data/arrow/arrow-ffi.js';
 import { batchRows, type DataBatch } from '../../../functions/core/data/parquet/read/data-batch.js';
 import { getArrowFieldId } from '../../../functions/core/data/arrow/arrow-schema.js';
 import type { StructType } from '../../../functions/core/spec/types.js';
@@ -198,6 +198,6 @@ describe('readFfiBatches', () => {
     const schema = m.schema('+s', '', undefined, [m.schema('vu', 'view', 1, [])]);
 
     // Act / Assess
-    expect(() => readFfiBatches({ buffer: m.buffer }, schema, [])).toThrow(UnsupportedArrowFormat);
+    expect(() => readFfiBatches({ buffer: m.buffer }, schema, [])).toThrow(UnsupportedArrowFormatError);
   });
 });

@@ -9,8 +9,6 @@ import { LakeError } from '../../errors.js';
 
 /** A format this reader does not know (not retryable: the same bytes give the same answer); the IPC route reads it. */
 export class UnsupportedArrowFormatError extends LakeError {}
-/** UnsupportedArrowFormatError under its former name, for the callers not renamed yet. */
-export const UnsupportedArrowFormat = UnsupportedArrowFormatError;
 
 /** One parsed ArrowSchema node. */
 export interface FfiField {
@@ -36,7 +34,7 @@ export function readSchema(view: DataView, mem: Uint8Array, ptr: number): FfiFie
   const flags = Number(view.getBigInt64(ptr + 16, true));
   const nChildren = Number(view.getBigInt64(ptr + 24, true));
   const childrenPtr = view.getUint32(ptr + 32, true);
-  if (view.getUint32(ptr + 36, true) !== 0) throw new UnsupportedArrowFormat('dictionary-encoded array');
+  if (view.getUint32(ptr + 36, true) !== 0) throw new UnsupportedArrowFormatError('dictionary-encoded array');
   const metadata = new Map<string, string>();
   if (metadataPtr !== 0) {
     let at = metadataPtr;
@@ -125,7 +123,7 @@ function toArrowType(f: FfiField): arrow.DataType {
     case '+m':
       return new arrow.Map_(toArrowField(f.children[0]) as arrow.Field<arrow.Struct>);
   }
-  throw new UnsupportedArrowFormat(`Arrow format '${format}'`);
+  throw new UnsupportedArrowFormatError(`Arrow format '${format}'`);
 }
 
 /** Schemas kept (a table's files share one; a few after evolution). */
@@ -141,7 +139,7 @@ const cache = new Map<string, CachedSchema>();
 /**
  * The top-level format and the Fields of the schema at `ptr` (the same Field objects for the same
  * schema bytes; they are never mutated).
- * @throws UnsupportedArrowFormat for a format toArrowType does not know
+ * @throws UnsupportedArrowFormatError for a format toArrowType does not know
  */
 export function readSchemaFields(view: DataView, mem: Uint8Array, ptr: number): CachedSchema {
   const key = schemaKey(view, mem, ptr);

@@ -7,13 +7,13 @@
  *
  * Formats read: the ones an Iceberg data file decodes to (null, booleans, ints, floats, decimals,
  * dates, times, timestamps, (large) utf8 / binary, fixed-size binary, structs, (large) lists, maps).
- * Anything else (views, dictionaries, unions, ...) throws UnsupportedArrowFormat, and the caller takes
+ * Anything else (views, dictionaries, unions, ...) throws UnsupportedArrowFormatError, and the caller takes
  * the IPC route.
  */
 import * as arrow from 'apache-arrow';
-import { readSchemaFields, UnsupportedArrowFormat } from './arrow-ffi-schema.js';
+import { readSchemaFields, UnsupportedArrowFormatError } from './arrow-ffi-schema.js';
 
-export { UnsupportedArrowFormat };
+export { UnsupportedArrowFormatError };
 
 /** Bytes of the shared buffers small copies are cut from. */
 const SLAB_BYTES = 64 << 10;
@@ -220,7 +220,7 @@ export function exportedBatches(
   try {
     return readFfiBatches(memory, exported.schemaAddr(), Array.from(exported.arrayAddrs()));
   } catch (error) {
-    if (error instanceof UnsupportedArrowFormat) return undefined;
+    if (error instanceof UnsupportedArrowFormatError) return undefined;
     throw error;
   } finally {
     exported.free();
@@ -229,7 +229,7 @@ export function exportedBatches(
 
 /**
  * Copies an exported table (schema + one ArrowArray struct per batch) out of WASM memory.
- * @throws UnsupportedArrowFormat for a format this reader does not know
+ * @throws UnsupportedArrowFormatError for a format this reader does not know
  */
 export function readFfiBatches(
   memory: { readonly buffer: ArrayBufferLike },
@@ -239,7 +239,7 @@ export function readFfiBatches(
   const view = new DataView(memory.buffer);
   const mem = new Uint8Array(memory.buffer);
   const schema = readSchemaFields(view, mem, schemaPtr);
-  if (schema.format !== '+s') throw new UnsupportedArrowFormat(`top-level format '${schema.format}'`);
+  if (schema.format !== '+s') throw new UnsupportedArrowFormatError(`top-level format '${schema.format}'`);
   const fields = schema.fields;
   const slab = new Slab();
   return arrayPtrs.map((ptr) => {
