@@ -124,7 +124,7 @@ describe('typed leaf columns', () => {
           }
         },
       ),
-      { numRuns: 600 },
+      { seed: 20261205, numRuns: 600 },
     );
     expect(typed).toBeGreaterThan(200);
   });

@@ -73,7 +73,7 @@ describe('gathered columns', () => {
           );
         }
       }),
-      { numRuns: 600 },
+      { seed: 20261205, numRuns: 600 },
     );
     expect(gatheredRows).toBeGreaterThan(300);
   });

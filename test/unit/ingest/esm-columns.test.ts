@@ -151,7 +151,7 @@ describe('decodeEsmEvent into columns', () => {
         expect(want.some((r) => r instanceof BatchRecord)).toBe(false);
         expect(got.map(fields)).toEqual(want.map(fields));
       }),
-      { numRuns: 1500 },
+      { seed: 20261205, numRuns: 1500 },
     );
     expect(columnar).toBeGreaterThan(300);
     expect(plainRecords).toBeGreaterThan(1000);
@@ -173,7 +173,7 @@ describe('decodeEsmEvent into columns', () => {
           before = bytes;
         }
       }),
-      { numRuns: 300 },
+      { seed: 20261205, numRuns: 300 },
     );
     expect(reused).toBeGreaterThan(100);
   });
