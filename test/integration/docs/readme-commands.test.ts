@@ -12,7 +12,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../support/free-port.js';
 import { kcatAvailable, type MockKafka, startMockKafka } from '../../support/kafka-broker.js';
 import {
@@ -162,16 +162,19 @@ describe('README command blocks', () => {
     describe.skipIf(kafka && !hasKcat)(file, () => {
       const cwd = mkdtempSync(join(shared, 'reader-'));
       symlinkSync(join(REPO_ROOT, 'events'), join(cwd, 'events'));
-      let substitute = (code: string) => code;
+      const swap = { broker: README_BROKER, port: '8181' };
+      const substitute = (code: string) =>
+        code.replaceAll(README_BROKER, swap.broker).replace(README_PORT, swap.port);
+
+      beforeAll(async () => {
+        swap.port = String(await findFreePort());
+      });
 
       it.runIf(kafka)('has a broker whose topic orders holds the sample orders', async () => {
         const broker = await startMockKafka(1);
         brokers.push(broker);
-        const port = String(await findFreePort());
-        const produced = await produceSampleOrders(broker.bootstrapServers, 'orders');
-        substitute = (code) =>
-          code.replaceAll(README_BROKER, broker.bootstrapServers).replace(README_PORT, port);
-        expect(produced).toBe(240);
+        swap.broker = broker.bootstrapServers;
+        expect(await produceSampleOrders(broker.bootstrapServers, 'orders')).toBe(240);
       });
 
       for (const block of blocks) {
