@@ -19,6 +19,7 @@ import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema, currentSnapshot, specById } from '../../../functions/core/spec/metadata.js';
 import { OFFSETS_KEY } from '../../../functions/core/table/source-offsets.js';
 import { writeRows } from '../../../functions/core/table/write-rows.js';
+import { verifyTable } from '../../../functions/core/verify/verify-table.js';
 import { jsonEvent } from '../../support/json-event.js';
 import { tempWarehouse } from '../../support/tables.js';
 import { tamperMetadata } from '../../support/tampering.js';
@@ -236,6 +237,72 @@ describe('floe verify on tampered tables', () => {
       /FINDING uncommitted-row: live rows at offsets the table's committed ranges do not hold/,
     );
     expect(out).toContain('where: clicks/1 offsets 1\n  count: 1');
+  });
+
+  it('names a key held by two live rows of an upsert table', async () => {
+    // Prepare: user 1 written at offset 0 and replaced at offset 2; a writer brings the old version back
+    const id = { namespace: ['app'], name: 'profiles' };
+    const route: TableRoute = {
+      ...ROUTE,
+      table: id,
+      topics: ['profiles'],
+      mode: 'upsert',
+      identifierColumns: ['id'],
+    };
+    const key = (v: unknown) => String((v as { id: number }).id);
+    const options = { catalog: wh.catalog, routes: [route] };
+    await ingestEvent(
+      options,
+      jsonEvent(
+        'profiles',
+        [
+          { id: 1, page: 'a' },
+          { id: 2, page: 'b' },
+        ],
+        { key },
+      ),
+    );
+    await ingestEvent(options, jsonEvent('profiles', [{ id: 1, page: 'c' }], { key, firstOffset: 2 }));
+    const table = await wh.catalog.loadTable(id);
+    const [live] = (await readScanRows(table, await planScan(table))).filter((r) => r.id === 1n);
+    const old = { ...live, page: 'a', _kafka: { ...(live._kafka as object), offset: 0n } };
+    await commitFiles(wh.catalog, 'append', await writeRows(table, [old]), [], id);
+    // Act: the CLI, and the core holding one key per pass (every key read in its own pass)
+    const code = await main(['verify', '--warehouse', wh.dir, '--table', 'app.profiles', '--deep']);
+    const bounded = await verifyTable(await wh.catalog.loadTable(id), { deep: true, keysPerPass: 1 });
+    // Assess: offset 0 is a replaced version's, inside the committed range: only the key tells
+    expect(code).toBe(1);
+    expect(out).toMatch(/FINDING duplicate-key: 2 live rows hold the same key \(id\)/);
+    expect(out).toContain('where: key 1\n  count: 1');
+    expect(out).not.toMatch(/FINDING (duplicate-offset|uncommitted-row)/);
+    expect(bounded.counts['key-passes']).toBeGreaterThan(2n);
+    expect(bounded.findings.map((f) => [f.check, f.where, f.count])).toEqual([
+      ['duplicate-key', 'key 1', 1n],
+    ]);
+  });
+
+  it('names a manifest whose counts in the manifest list are not its entries', async () => {
+    // Prepare: the manifest list claims one more added file for the first manifest
+    const table = await wh.catalog.loadTable(ID);
+    const snapshot = currentSnapshot(table.metadata)!;
+    const manifests = await readManifestList(table.io, snapshot['manifest-list']);
+    manifests[0] = { ...manifests[0], added_files_count: manifests[0].added_files_count + 1 };
+    await writeManifestList({
+      io: table.io,
+      location: snapshot['manifest-list'],
+      snapshotId: snapshot['snapshot-id'],
+      parentSnapshotId: snapshot['parent-snapshot-id'] ?? null,
+      sequenceNumber: BigInt(snapshot['sequence-number']),
+      manifests,
+    });
+    // Act
+    const code = await verify();
+    // Assess
+    expect(code).toBe(1);
+    expect(out).toMatch(
+      /FINDING manifest-counts: the manifest list says added_files_count = 2, the manifest's entries give 1/,
+    );
+    expect(out).toContain(`where: ${manifests[0].manifest_path}`);
   });
 
   it('exits 2 on bad usage', async () => {
