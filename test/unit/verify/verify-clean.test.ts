@@ -9,9 +9,19 @@ import { main } from '../../../functions/cli/main.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { parseSchema } from '../../../functions/core/spec/schema.js';
+import { planScan } from '../../../functions/core/scan/plan-scan.js';
+import { writeRows } from '../../../functions/core/table/write-rows.js';
 import { verifyTable } from '../../../functions/core/verify/verify-table.js';
 import { jsonEvent } from '../../support/json-event.js';
 import { tempWarehouse } from '../../support/tables.js';
+import {
+  commitEqualityDeletes,
+  commitFiles,
+  commitPositionDeletes,
+  createEventsTable,
+  EVENTS_ID,
+  eventRows,
+} from '../maintenance/maintenance-fixture.js';
 
 const event = (name: string) => JSON.parse(readFileSync(`events/${name}`, 'utf8'));
 
@@ -174,6 +184,25 @@ describe('floe verify on the tables floe writes', () => {
     expect(code, out + err).toBe(0);
     expect(out).toContain('key-passes 1');
     expect(out).toContain('no _kafka lineage');
+  });
+
+  it('passes on a table another engine wrote: no floe summaries or lineage, with both kinds of deletes', async () => {
+    // Prepare: partitioned by category, identifier field id, rows appended in three commits, then
+    // equality deletes of two ids and a position delete, as Spark's merge-on-read would leave them
+    await createEventsTable(wh.catalog);
+    for (let b = 0; b < 3; b++) {
+      const table = await wh.catalog.loadTable(EVENTS_ID);
+      await commitFiles(wh.catalog, 'append', await writeRows(table, eventRows(b * 8 + 1, b * 8 + 8)), []);
+    }
+    await commitEqualityDeletes(wh.catalog, [3, 12]);
+    const table = await wh.catalog.loadTable(EVENTS_ID);
+    await commitPositionDeletes(wh.catalog, (await planScan(table)).tasks[0].file, [0]);
+    // Act
+    const report = await verifyTable(await wh.catalog.loadTable(EVENTS_ID), { deep: true });
+    // Assess
+    expect(report.findings).toEqual([]);
+    expect(report.counts['live-files']).toBeGreaterThan(12n);
+    expect(report.notes.join('\n')).toContain('no _kafka lineage');
   });
 
   it('passes after compaction, expiry, orphan removal and a manifest rewrite', async () => {

@@ -124,6 +124,26 @@ describe('floe verify on tampered tables', () => {
     expect(out).toMatch(/rows-read 8\b/);
   });
 
+  it('checks an older snapshot against the offsets committed as of it', async () => {
+    // Prepare: the first snapshot held clicks/0 offsets 0-2 only; the current one's total is tampered
+    const md = (await wh.catalog.loadTable(ID)).metadata;
+    const first = md.snapshots[0]['snapshot-id'];
+    await tamperMetadata(wh.catalog, ID, (m) => {
+      currentSnapshot(m)!.summary['total-records'] = '7';
+    });
+    // Act
+    const older = await verify('--deep', '--snapshot', String(first));
+    const olderOut = out;
+    out = '';
+    const current = await verify();
+    // Assess
+    expect(older, olderOut).toBe(0);
+    expect(olderOut).toMatch(new RegExp(`at snapshot ${first} \\(deep\\): .*rows-read 3\\b`));
+    expect(current).toBe(1);
+    expect(await verify('--snapshot', '123')).toBe(1);
+    expect(err).toContain('app.clicks has no snapshot 123');
+  });
+
   it('names a data file registered twice among the live entries', async () => {
     // Prepare
     const path = await duplicateManifestEntry(wh.catalog);
