@@ -325,6 +325,12 @@ describe('floe verify on tampered tables', () => {
     expect(out).toContain(`where: ${manifests[0].manifest_path}`);
   });
 
+  it('passes on a table with no snapshot yet, saying so', async () => {
+    await wh.catalog.createTable({ namespace: ['app'], name: 'empty' }, { schema: ROUTE.schema! });
+    expect(await main(['verify', '--warehouse', wh.dir, '--table', 'app.empty', '--deep'])).toBe(0);
+    expect(out).toContain('note: the table has no snapshot: nothing to check');
+  });
+
   it('exits 2 on bad usage', async () => {
     expect(await main(['verify', '--warehouse', wh.dir])).toBe(2);
     expect(await verify('--snapshot', 'latest')).toBe(2);
