@@ -10,6 +10,7 @@ export type CheckName =
   | 'file-size'
   | 'summary-total'
   | 'manifest-counts'
+  | 'summary-offsets'
   | 'duplicate-offset'
   | 'uncommitted-row'
   | 'missing-offsets'

@@ -13,7 +13,7 @@ import { currentSchema, currentSnapshot, snapshotById } from '../spec/metadata.j
 import { findFieldByName } from '../spec/schema-index.js';
 import { readIngestProperties } from '../spec/table-properties.js';
 import type { Schema, Snapshot, StructType, TableMetadata } from '../spec/types.js';
-import { readCommittedState } from '../table/source-offsets.js';
+import { type CommittedState, readCommittedState } from '../table/source-offsets.js';
 import { checkFiles, checkSummaryTotals } from './check-files.js';
 import { checkKeys } from './check-keys.js';
 import { compareOffsets, type TableKind } from './compare-offsets.js';
@@ -194,11 +194,24 @@ async function verifyRows(
       kind === 'dead-letters' || !options.deadLetters
         ? undefined
         : await readDeadLetters(options.deadLetters, report.table);
+    let committed: CommittedState;
+    try {
+      committed = readCommittedState(asOf(md, snapshot));
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      findings.add({
+        check: 'summary-offsets',
+        what: `the committed offsets cannot be read: ${error.message}`,
+        where: `snapshot ${snapshot['snapshot-id']} or an ancestor's summary`,
+        count: 1n,
+      });
+      return;
+    }
     compareOffsets(
       {
         table: table.identifier,
         kind,
-        committed: readCommittedState(asOf(md, snapshot)),
+        committed,
         rows,
         deadLetters,
         allowHoles: options.allowHoles === true,

@@ -244,6 +244,20 @@ describe('floe verify on tampered tables', () => {
     expect(out).toMatch(/note: 1 committed offset\(s\) in 1 gap\(s\) hold no live row/);
   });
 
+  it('names committed offsets that are not text floe wrote', async () => {
+    // Prepare
+    await tamperMetadata(wh.catalog, ID, (md) => {
+      currentSnapshot(md)!.summary[OFFSETS_KEY] = JSON.stringify({ clicks: { '0': '5-1' } });
+    });
+    // Act
+    const code = await verify('--deep');
+    // Assess
+    expect(code).toBe(1);
+    expect(out).toMatch(
+      /FINDING summary-offsets: the committed offsets cannot be read: .*bad offset range '5-1'/,
+    );
+  });
+
   it('names live rows the committed ranges do not hold', async () => {
     // Prepare: clicks/1's committed range narrowed to offset 0
     await tamperMetadata(wh.catalog, ID, (md) => {
