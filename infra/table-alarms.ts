@@ -4,8 +4,8 @@
  *
  * - `TableCommits` (1 per committed snapshot): a table with none for `staleTable.after` while records
  *   wait (`OffsetLag` > 0 in every period) is stale. A composite alarm (no commit AND lag) rather than
- *   metric math: "no datapoint" is what an alarm's missing-data treatment reads exactly, where math on
- *   a series with no datapoints at all yields nothing to compare.
+ *   metric math: an alarm's missing-data treatment reads "no datapoint" directly (as `commitAge` does),
+ *   where math over a metric with no datapoints at all needs FILL to give anything to compare.
  * - `CommittedRecordAge` (ms from the batch's newest record timestamp to its commit): how far behind
  *   the table is in time, alarmed only above a bound the user gives (props/alarms.ts says why).
  *

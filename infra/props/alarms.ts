@@ -13,9 +13,9 @@ export interface AlarmOptions {
    */
   readonly topic?: sns.ITopic;
   /**
-   * Records behind the topic head that alarm (`offsetLag`): Lambda's `OffsetLag` (namespace `AWS/Lambda`,
-   * dimension `FunctionName`: the topic-level lag of the ingest function's mappings), its `Maximum` over
-   * each 5-minute period above this in `offsetLagEvaluationPeriods` periods in a row.
+   * Alarm (`offsetLag`) when Lambda's `OffsetLag` for the ingest function (records behind the topic head,
+   * at the topic level; namespace `AWS/Lambda`, dimension `FunctionName`, `Maximum` over 5 minutes) is
+   * above this in `offsetLagEvaluationPeriods` periods in a row.
    * @default 100000
    */
   readonly offsetLagThreshold?: number;
