@@ -4,7 +4,18 @@
  * dashboard with the same metrics side by side.
  *
  * floe's own metrics come from Powertools (EMF) with its default dimension `service`, so the alarms read
- * them under `{ service: <serviceName> }` in the floe namespace.
+ * them under `{ service: <serviceName> }` in the floe namespace; the per-table ones add `table`
+ * (./table-alarms.ts).
+ *
+ * Lag is Lambda's own `OffsetLag`, in `AWS/Lambda` under `FunctionName`: "the difference in offset
+ * between the last record written to a topic and the last record that your function's consumer group
+ * processed ... at the topic level", for MSK and self-managed Kafka mappings
+ * (https://docs.aws.amazon.com/lambda/latest/dg/monitoring-metrics-types.html#performance-metrics).
+ * Read on `Maximum`: the page groups it with the performance metrics it says to view with `Average`
+ * or `Max`, and one topic far behind is what matters, not the mean over the function's topics. Lambda
+ * also has per-mapping lag (`MaxOffsetLag`, `SumOffsetLag`, under `EventSourceMappingUUID`), but only
+ * for mappings whose `MetricsConfig` turns on `KafkaMetrics` (same page, "Event source mapping
+ * metrics"); the construct does not turn it on.
  */
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
@@ -13,10 +24,18 @@ import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { AlarmOptions } from './props.js';
+import {
+  checkEvaluationPeriods,
+  createTableAlarms,
+  type FloeTableAlarms,
+  notifyingTableAlarms,
+  periodsOf,
+  tableWidgets,
+} from './table-alarms.js';
 
 /** The alarms of one `KafkaToIceberg`. */
 export interface FloeAlarms {
-  /** ESM `OffsetLag` of the ingest function above the threshold for 15 minutes. */
+  /** `OffsetLag` of the ingest function above `offsetLagThreshold` for `offsetLagEvaluationPeriods` periods. */
   readonly offsetLag: cloudwatch.Alarm;
   /**
    * A partition is blocked: records wait (`OffsetLag` > 0) while the ingest function keeps failing,
@@ -45,6 +64,8 @@ export interface MonitoringProps {
   readonly stateMachine?: sfn.IStateMachine;
   readonly serviceName: string;
   readonly metricsNamespace: string;
+  /** The routes' tables as the ingest handler names them (`namespace.name`), each once. */
+  readonly tables: readonly string[];
   readonly options: AlarmOptions;
 }
 
@@ -102,27 +123,19 @@ function pipelineMetrics(props: MonitoringProps): PipelineMetrics {
 }
 
 /**
- * How long a window is in 5-minute periods, CloudWatch's evaluation limit (a day) checked.
- * @throws Error for a window under 5 minutes or over a day
- */
-function periodsOf(window: Duration, what: string): number {
-  if (window.toSeconds() > Duration.days(1).toSeconds() || window.toSeconds() < 300) {
-    throw new Error(
-      `alarms.${what} must be between 5 minutes and one day (CloudWatch evaluates at most a day)`,
-    );
-  }
-  return Math.ceil(window.toSeconds() / FIVE_MINUTES.toSeconds());
-}
-
-/**
  * Lag: the topic head running away (`offsetLag`), and a partition held back behind a batch that cannot
  * succeed (`partitionBlocked`). Lag alone is a busy topic and errors alone are retried; both in every
  * period for `blockedPartitionAfter` are a batch retried while its partition waits.
- * @throws Error for a `blockedPartitionAfter` outside 5 minutes – one day
+ * @throws Error for a `blockedPartitionAfter` outside 5 minutes – one day, or an
+ * `offsetLagEvaluationPeriods` outside 1 – 288
  */
 function lagAlarms(alarm: CreateAlarm, metrics: PipelineMetrics, options: AlarmOptions) {
   const blockedAfter = options.blockedPartitionAfter ?? Duration.minutes(30);
   const blockedPeriods = periodsOf(blockedAfter, 'blockedPartitionAfter');
+  const lagPeriods = checkEvaluationPeriods(
+    options.offsetLagEvaluationPeriods ?? 3,
+    'offsetLagEvaluationPeriods',
+  );
   const blocked = new cloudwatch.MathExpression({
     expression: 'IF(lag > 0 AND errors > 0, 1, 0)',
     usingMetrics: { lag: metrics.offsetLag, errors: metrics.errors },
@@ -134,8 +147,12 @@ function lagAlarms(alarm: CreateAlarm, metrics: PipelineMetrics, options: AlarmO
       'OffsetLag',
       metrics.offsetLag,
       options.offsetLagThreshold ?? 100_000,
-      'Ingestion is falling behind the topic head',
-      { evaluationPeriods: 3, comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD },
+      `Ingestion has been falling behind the topic head for ${lagPeriods * 5} minutes`,
+      {
+        evaluationPeriods: lagPeriods,
+        datapointsToAlarm: lagPeriods,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      },
     ),
     partitionBlocked: alarm(
       'PartitionBlocked',
@@ -225,12 +242,15 @@ function maintenanceAlarms(alarm: CreateAlarm, stateMachine: sfn.IStateMachine) 
   };
 }
 
-/** The dashboard: the ingest function, lag, records, commits and files side by side, then the alarms. */
+/**
+ * The dashboard: the ingest function, lag, records, commits and files side by side, the per-table
+ * commits and record age, then the alarms.
+ */
 function addDashboardWidgets(
   dashboard: cloudwatch.Dashboard,
   metrics: PipelineMetrics,
   props: MonitoringProps,
-  alarms: FloeAlarms,
+  alarms: cloudwatch.IAlarm[],
 ): void {
   const { ingestFunction: fn, stateMachine } = props;
   const { floe } = metrics;
@@ -261,6 +281,7 @@ function addDashboardWidgets(
       [floe('BytesWritten', 'Sum', FIVE_MINUTES)],
     ),
   );
+  if (props.tables.length > 0) dashboard.addWidgets(...tableWidgets(props));
   if (stateMachine) {
     dashboard.addWidgets(
       graph('Maintenance executions', [
@@ -270,17 +291,19 @@ function addDashboardWidgets(
       ]),
     );
   }
-  dashboard.addWidgets(
-    new cloudwatch.AlarmStatusWidget({ title: 'floe alarms', alarms: Object.values(alarms), width: 24 }),
-  );
+  dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'floe alarms', alarms, width: 24 }));
 }
 
 /** Alarms and dashboard for one pipeline. */
 export class FloeMonitoring extends Construct {
   readonly alarms: FloeAlarms;
+  readonly tableAlarms: FloeTableAlarms;
   readonly dashboard: cloudwatch.Dashboard;
 
-  /** @throws Error for an alarm window (`maxCommitAge`, `blockedPartitionAfter`) outside 5 minutes – one day */
+  /**
+   * @throws Error for an alarm window (`maxCommitAge`, `blockedPartitionAfter`, `staleTable.after`)
+   * outside 5 minutes – one day, or a number of evaluation periods outside 1 – 288
+   */
   constructor(scope: Construct, id: string, props: MonitoringProps) {
     super(scope, id);
     const { options } = props;
@@ -301,14 +324,19 @@ export class FloeMonitoring extends Construct {
       ...commitAlarms(alarm, metrics, options),
       ...(props.stateMachine ? maintenanceAlarms(alarm, props.stateMachine) : {}),
     };
+    this.tableAlarms = createTableAlarms(this, { ...props, offsetLag: metrics.offsetLag });
+    const notifying = [
+      ...(Object.values(this.alarms) as cloudwatch.Alarm[]),
+      ...notifyingTableAlarms(this.tableAlarms),
+    ];
     if (options.topic) {
       const action = new actions.SnsAction(options.topic);
-      for (const a of Object.values(this.alarms) as cloudwatch.Alarm[]) {
+      for (const a of notifying) {
         a.addAlarmAction(action);
         a.addOkAction(action);
       }
     }
     this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', { defaultInterval: Duration.hours(3) });
-    addDashboardWidgets(this.dashboard, metrics, props, this.alarms);
+    addDashboardWidgets(this.dashboard, metrics, props, notifying);
   }
 }

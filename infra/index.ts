@@ -7,6 +7,7 @@
  *     import { KafkaToIceberg } from 'floe/cdk';
  */
 export type { FloeAlarms } from './alarms.js';
+export type { FloeTableAlarms } from './table-alarms.js';
 export { KafkaToIceberg } from './kafka-to-iceberg.js';
 export type {
   AggregateRouteProps,
@@ -19,11 +20,13 @@ export type {
   MaintenanceOptions,
   MskSource,
   ProvisionedPollers,
+  RecordAgeAlarmOptions,
   RestCatalog,
   S3TablesCatalog,
   SchemaPolicy,
   SelfManagedKafkaAuthentication,
   SelfManagedKafkaSource,
+  StaleTableAlarmOptions,
   StartingPosition,
   TableRoute,
 } from './props.js';

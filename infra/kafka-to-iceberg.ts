@@ -20,6 +20,7 @@ import type * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { type FloeAlarms, FloeMonitoring } from './alarms.js';
+import { formatIdentifier, parseIdentifier } from '../functions/core/catalog/catalog.js';
 import { offsetIdentityAlarm } from './identity-alarm.js';
 import { FloeCatalog } from './catalog.js';
 import { createIngest } from './ingest.js';
@@ -27,6 +28,7 @@ import { FloeMaintenance, resolveMaintenance } from './maintenance.js';
 import type { MaintenanceTaskKey } from './maintenance-definition.js';
 import type { KafkaToIcebergProps } from './props.js';
 import { ROUTES_FILE_NAME, stageRoutesFile } from './routes-file.js';
+import type { FloeTableAlarms } from './table-alarms.js';
 import { checkRoutes, planRegistrySecrets, type RenderedRoute, renderRoutes } from './table-routes.js';
 
 /** Lambda refuses a function whose environment variables take more than 4 KB in total. */
@@ -76,6 +78,8 @@ export class KafkaToIceberg extends Construct {
   public readonly dashboard: cloudwatch.Dashboard;
   /** The pipeline's alarms. */
   public readonly alarms: FloeAlarms;
+  /** The per-table alarms (stale table, committed record age), keyed by table: see table-alarms.ts. */
+  public readonly tableAlarms: FloeTableAlarms;
   /** A topic's history changed under a table (`OffsetIdentityMismatches`): see identity-alarm.ts. */
   public readonly offsetIdentityAlarm: cloudwatch.Alarm;
   /**
@@ -167,9 +171,12 @@ export class KafkaToIceberg extends Construct {
       ...(this.maintenanceStateMachine ? { stateMachine: this.maintenanceStateMachine } : {}),
       serviceName,
       metricsNamespace,
+      // named as the ingest handler names them in its per-table metrics (one alarm per table)
+      tables: [...new Set(props.tables.map((t) => formatIdentifier(parseIdentifier(t.table))))],
       options: props.alarms ?? {},
     });
     this.alarms = monitoring.alarms;
+    this.tableAlarms = monitoring.tableAlarms;
     this.dashboard = monitoring.dashboard;
     this.offsetIdentityAlarm = offsetIdentityAlarm(monitoring, {
       serviceName,

@@ -13,7 +13,7 @@ import type { KafkaSource } from './props/kafka-source.js';
 import type { MaintenanceOptions } from './props/maintenance.js';
 import type { TableRoute } from './props/table-route.js';
 
-export type { AlarmOptions } from './props/alarms.js';
+export type { AlarmOptions, RecordAgeAlarmOptions, StaleTableAlarmOptions } from './props/alarms.js';
 export type { CatalogConfig, RestCatalog, S3TablesCatalog } from './props/catalog.js';
 export type {
   KafkaSource,

@@ -13,7 +13,7 @@ import { OffsetIdentityError } from '../core/ingest/offset-identity-error.js';
 import { decodeEsmEvent } from '../core/records/esm-event.js';
 import { RecordStorage } from '../core/records/record-columns.js';
 import { tuneHeapGrowth } from './heap-growth.js';
-import { observeBatch, recordIngestMetrics } from './ingest-metrics.js';
+import { newestTimestamps, observeBatch, recordIngestMetrics, recordTableMetrics } from './ingest-metrics.js';
 import { type IngestSummary, offsetRanges, summarizeIngest } from './ingest-summary.js';
 import { cacheConfig, deadlineOf, isRetryable, type JsonSafe, type RemainingTime } from './lambda-glue.js';
 
@@ -41,9 +41,11 @@ export async function ingestHandler(
     const options = { catalog, lock, routes, deadlineMs: deadlineOf(context) };
     const decoded = decodeEsmEvent(event, alone ? { storage } : {});
     releaseRecords(event);
+    const newest = newestTimestamps(decoded.records, routes);
     const report = await ingestDecodedEvent({ ...options, ...observeBatch(logger, metrics) }, decoded);
     const summary = summarizeIngest(report);
     recordIngestMetrics(metrics, summary);
+    recordTableMetrics(metrics, summary, newest, Date.now());
     for (const t of summary.tables) logger.info('table ingested', { ...t });
     return summary;
   } catch (error) {

@@ -1,7 +1,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import { describe, expect, it } from 'vitest';
-import { observeBatch, recordIngestMetrics } from '../../../functions/handlers/ingest-metrics.js';
+import type { RawRecord } from '../../../functions/core/records/esm-event.js';
+import type { TableRoute } from '../../../functions/core/routing/routes.js';
+import {
+  newestTimestamps,
+  observeBatch,
+  recordIngestMetrics,
+} from '../../../functions/handlers/ingest-metrics.js';
 import type { IngestSummary } from '../../../functions/handlers/ingest-summary.js';
 
 /** Metrics and a logger that only remember what they were told. */
@@ -66,5 +72,22 @@ describe('ingest metrics', () => {
     // Assess
     const byName = Object.fromEntries(r.metrics);
     expect(byName).toMatchObject({ RecordsIn: 10, RowsWritten: 8, DeadLetteredRecords: 4, Commits: 1 });
+  });
+
+  it("takes each table's newest record timestamp over the topics routed to it, leaving out records without one", () => {
+    // Prepare: two tables, one fed by two topics; -1 is Kafka's "no timestamp"
+    const record = (topic: string, timestamp: number) => ({ topic, timestamp }) as RawRecord;
+    const route = (name: string, topics: string[]) =>
+      ({ table: { namespace: ['sales'], name }, topics }) as unknown as TableRoute;
+    const records = [record('a', 5), record('a', 9), record('b', 12), record('c', -1), record('a', 7)];
+    // Act
+    const newest = newestTimestamps(records, [
+      route('one', ['a']),
+      route('both', ['a', 'b']),
+      route('stampless', ['c']),
+      route('idle', ['d']),
+    ]);
+    // Assess
+    expect(Object.fromEntries(newest)).toEqual({ 'sales.one': 9, 'sales.both': 12 });
   });
 });
