@@ -35,7 +35,7 @@ export function oauth2SettingsOf(
   const uri = (properties.uri || options.uri).replace(/\/+$/, '');
   return {
     tokenUri: properties['oauth2-server-uri'] || `${uri}/v1/oauth/tokens`,
-    scope: properties.scope || undefined,
+    scope: properties.scope || 'catalog',
     audience: properties.audience || undefined,
     resource: properties.resource || undefined,
     params: options.oauth2Params,
