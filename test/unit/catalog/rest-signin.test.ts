@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RestCatalog, type RestCatalogOptions } from '../../../functions/core/catalog/rest/rest-catalog.js';
+import { OAuth2ClientCredentials, type RestRequest } from '../../../functions/core/catalog/rest/rest-auth.js';
 import { RestAuthError, RestCatalogError } from '../../../functions/core/catalog/rest/rest-errors.js';
 import { CommitStateUnknownError } from '../../../functions/core/errors.js';
 import { appendChange, CONTRACT_SCHEMA } from '../../contract/catalog-contract.js';
@@ -309,6 +310,31 @@ describe('refresh', () => {
     // Assess
     expect(afterExpiry).toBe(2);
     expect(idp.requests).toHaveLength(3);
+  });
+});
+
+describe('OAuth2ClientCredentials.refresh', () => {
+  it('fetches no second token for a 401 to a request sent with a token already replaced', async () => {
+    // Prepare: two requests signed with the first token, both refused one after the other
+    const idp = await startIdp();
+    const auth = new OAuth2ClientCredentials({ credential: `floe:${SECRET}`, tokenUri: idp.tokenUri });
+    const request = (): RestRequest => ({ method: 'GET', url: new URL(idp.origin), headers: {} });
+    const first = request();
+    const second = request();
+    await auth.authorize(first);
+    await auth.authorize(second);
+
+    // Act
+    const refreshedFirst = await auth.refresh(first);
+    const refreshedSecond = await auth.refresh(second);
+    const resent = request();
+    await auth.authorize(resent);
+
+    // Assess
+    expect([refreshedFirst, refreshedSecond]).toEqual([true, true]);
+    expect(first.headers.authorization).toBe('Bearer idp-token-1');
+    expect(resent.headers.authorization).toBe('Bearer idp-token-2');
+    expect(idp.requests).toHaveLength(2);
   });
 });
 
