@@ -25,7 +25,8 @@ function ingestEnvironment(template: Template): Record<string, unknown> {
   const ingest = Object.values(functions).find(
     (f) => f.Properties.Description === 'Kafka batches to Iceberg snapshots',
   );
-  return (ingest?.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+  if (!ingest) throw new Error('no ingest function in the template');
+  return (ingest.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
 }
 
 describe('KafkaToIceberg with REST sign-in props', () => {
