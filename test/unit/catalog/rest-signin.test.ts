@@ -158,6 +158,13 @@ describe('the token request', () => {
     expect(lastBearer(server)).toBe('Bearer idp-token-1');
   });
 
+  it('refuses a token endpoint that is not an http(s) URL when the catalog is built', () => {
+    for (const oauth2ServerUri of ['idp.example.com/token', 'file:///etc/passwd']) {
+      const build = () => new RestCatalog({ uri: 'http://127.0.0.1:9', credential: 'a:b', oauth2ServerUri });
+      expect(build).toThrow(/oauth2-server-uri\) must be an http\(s\) URL/);
+    }
+  });
+
   it('refuses extra fields that would replace the credentials or the grant', () => {
     expect(
       () =>
@@ -267,6 +274,22 @@ describe('refresh', () => {
       server.requests.filter((r) => r.url.includes('/tables/events')).at(-1)?.headers.authorization,
     ).toBe('Bearer idp-token-2');
     expect(catalogRequests(server).every((r) => r.headers.authorization !== undefined)).toBe(true);
+  });
+
+  it('renews within a day a token whose expires_in is absurdly long', async () => {
+    // Prepare
+    const idp = await startIdp({ expiresIn: 1e12 });
+    const server = await startCatalog(idp);
+    let now = 1_000_000;
+    const catalog = client(server, idp, { now: () => now });
+    await catalog.createTable(ID, { schema: CONTRACT_SCHEMA });
+
+    // Act
+    now += 86_400_000;
+    await catalog.loadTable(ID);
+
+    // Assess
+    expect(idp.requests).toHaveLength(2);
   });
 
   it('after a 401 fetches one token and resends once; a second 401 is final', async () => {

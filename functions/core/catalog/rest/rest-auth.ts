@@ -94,6 +94,8 @@ export const RESERVED_TOKEN_PARAMS = [
 export const REFRESH_MARGIN_MS = 60_000;
 /** A token whose answer names no lifetime is taken as good for an hour; a 401 still refreshes it. */
 const DEFAULT_LIFETIME_MS = 3_600_000;
+/** A longer `expires_in` (or a garbled huge one) is taken as a day: the token is still renewed daily. */
+const MAX_LIFETIME_MS = 86_400_000;
 
 /** OAuth2 client credentials (RFC 6749 §4.4) against the token endpoint. */
 export class OAuth2ClientCredentials implements RestAuth {
@@ -105,8 +107,16 @@ export class OAuth2ClientCredentials implements RestAuth {
   private readonly clientId: string | undefined;
   private readonly clientSecret: string;
 
-  /** @throws LakeError for `clientAuth: 'basic'` without a client id, or a reserved name among `params` */
+  /**
+   * @throws LakeError for a token endpoint that is not an http(s) URL, `clientAuth: 'basic'` without a
+   * client id, or a reserved name among `params`
+   */
   constructor(private readonly options: OAuth2Options) {
+    if (!isHttpUrl(options.tokenUri)) {
+      throw new LakeError(
+        `the OAuth2 token endpoint (oauth2-server-uri) must be an http(s) URL, not '${redactUrl(options.tokenUri)}'`,
+      );
+    }
     const colon = options.credential.indexOf(':');
     this.clientId = colon < 0 ? undefined : options.credential.slice(0, colon);
     this.clientSecret = colon < 0 ? options.credential : options.credential.slice(colon + 1);
@@ -264,7 +274,9 @@ function lifetimeOf(expiresIn: unknown): number {
       : typeof expiresIn === 'string' && /^\d+$/.test(expiresIn)
         ? Number(expiresIn)
         : Number.NaN;
-  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : DEFAULT_LIFETIME_MS;
+  return Number.isFinite(seconds) && seconds > 0
+    ? Math.min(seconds * 1000, MAX_LIFETIME_MS)
+    : DEFAULT_LIFETIME_MS;
 }
 
 /** A non-2xx answer from the token endpoint, with what the operator can do about it. */
@@ -281,6 +293,15 @@ function refusal(what: string, status: number, text: string): RestAuthError {
         ? ' (check the credential, scope, audience and resource the endpoint expects)'
         : '';
   return new RestAuthError(`${message}${hint}`, { retryable: false });
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'https:' || protocol === 'http:';
+  } catch {
+    return false;
+  }
 }
 
 /** application/x-www-form-urlencoded, as RFC 6749 §2.3.1 asks of the Basic header's parts. */
