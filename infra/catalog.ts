@@ -10,7 +10,7 @@ import * as s3tables from 'aws-cdk-lib/aws-s3tables';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { findFieldByName } from '../functions/core/spec/schema-index.js';
-import type { CatalogConfig, MaintenanceOptions, S3TablesCatalog, TableRoute } from './props.js';
+import type { CatalogConfig, MaintenanceOptions, RestCatalog, S3TablesCatalog, TableRoute } from './props.js';
 import {
   checkS3TablesName,
   DEFAULT_TARGET_FILE_SIZE_BYTES,
@@ -64,6 +64,7 @@ export class FloeCatalog extends Construct {
             ? { FLOE_REST_CREDENTIAL_SECRET_ARN: catalog.credentialSecret.secretArn }
             : {}),
           ...(catalog.sigV4SigningName ? { FLOE_REST_SIGV4_SIGNING_NAME: catalog.sigV4SigningName } : {}),
+          ...restSignInEnvironment(catalog),
         },
         secrets: catalog.credentialSecret ? [catalog.credentialSecret] : [],
         ...(catalog.warehouseBucket ? { warehouseBucket: catalog.warehouseBucket } : {}),
@@ -176,4 +177,33 @@ export class FloeCatalog extends Construct {
       this.tables.push(table);
     }
   }
+}
+
+/**
+ * The OAuth2 sign-in props as the handlers' variables (functions/handlers/rest-config.ts). Plain values:
+ * the client secret stays in `credentialSecret`.
+ * @throws Error for sign-in props with SigV4, or without a credential secret to sign in with
+ */
+function restSignInEnvironment(catalog: RestCatalog): Record<string, string> {
+  const settings: [keyof RestCatalog, string, string | undefined][] = [
+    ['oauth2ServerUri', 'FLOE_REST_OAUTH2_SERVER_URI', catalog.oauth2ServerUri],
+    ['scope', 'FLOE_REST_SCOPE', catalog.scope],
+    ['audience', 'FLOE_REST_AUDIENCE', catalog.audience],
+    ['resource', 'FLOE_REST_RESOURCE', catalog.resource],
+    ['oauth2ClientAuth', 'FLOE_REST_OAUTH2_CLIENT_AUTH', catalog.oauth2ClientAuth],
+    [
+      'oauth2Params',
+      'FLOE_REST_OAUTH2_PARAMS',
+      catalog.oauth2Params && Object.keys(catalog.oauth2Params).length > 0
+        ? JSON.stringify(catalog.oauth2Params)
+        : undefined,
+    ],
+  ];
+  const given = settings.filter(([, , value]) => value !== undefined);
+  if (given.length > 0 && (catalog.sigV4SigningName !== undefined || !catalog.credentialSecret)) {
+    throw new Error(
+      `catalog.${given[0][0]} is an OAuth2 client-credentials setting: it needs catalog.credentialSecret${catalog.sigV4SigningName !== undefined ? ' and no sigV4SigningName' : ''}`,
+    );
+  }
+  return Object.fromEntries(given.map(([, variable, value]) => [variable, value as string]));
 }

@@ -23,6 +23,12 @@ export const CATALOG_OPTIONS = {
   token: { type: 'string' },
   sigv4: { type: 'boolean' },
   'signing-name': { type: 'string' },
+  'oauth2-server-uri': { type: 'string' },
+  scope: { type: 'string' },
+  audience: { type: 'string' },
+  resource: { type: 'string' },
+  'oauth2-param': { type: 'string', multiple: true },
+  'oauth2-client-auth': { type: 'string' },
   'lock-table': { type: 'string' },
 } as const;
 
@@ -39,6 +45,16 @@ export const CATALOG_USAGE = `catalog options (every command but demo):
   --sigv4 [--signing-name N]
                            REST: sign requests with SigV4 as N (default execute-api; s3tables, glue)
                            (FLOE_REST_SIGV4_SIGNING_NAME)
+  --oauth2-server-uri URL  REST: the OAuth2 token endpoint, default URI/v1/oauth/tokens
+                           (FLOE_REST_OAUTH2_SERVER_URI)
+  --scope S, --audience A, --resource R
+                           REST: the token request's scope (default catalog), audience and resource
+                           (FLOE_REST_SCOPE, FLOE_REST_AUDIENCE, FLOE_REST_RESOURCE)
+  --oauth2-param K=V       REST: one more token request field, repeatable (FLOE_REST_OAUTH2_PARAMS,
+                           a JSON object)
+  --oauth2-client-auth post|basic
+                           REST: client id and secret as form fields (default) or HTTP Basic
+                           (FLOE_REST_OAUTH2_CLIENT_AUTH)
   --lock-table NAME        DynamoDB commit lock for the commands that commit (ingest, maintain,
                            alter, dlq), created when missing (FLOE_LOCK_TABLE; lease FLOE_LOCK_LEASE_MS)
   AWS region, credentials and endpoint from the standard environment (AWS_REGION, AWS_PROFILE,
@@ -59,6 +75,12 @@ export interface CatalogFlags {
   token?: string;
   sigv4?: boolean;
   'signing-name'?: string;
+  'oauth2-server-uri'?: string;
+  scope?: string;
+  audience?: string;
+  resource?: string;
+  'oauth2-param'?: string[];
+  'oauth2-client-auth'?: string;
   'lock-table'?: string;
 }
 
@@ -68,8 +90,33 @@ type CatalogFlag = Exclude<keyof CatalogFlags, 'catalog' | 'lock-table'>;
 const FLAGS_OF: Record<CatalogKind, readonly CatalogFlag[]> = {
   embedded: ['warehouse'],
   s3tables: ['table-bucket-arn'],
-  rest: ['uri', 'rest-warehouse', 'credential', 'token', 'sigv4', 'signing-name'],
+  rest: [
+    'uri',
+    'rest-warehouse',
+    'credential',
+    'token',
+    'sigv4',
+    'signing-name',
+    'oauth2-server-uri',
+    'scope',
+    'audience',
+    'resource',
+    'oauth2-param',
+    'oauth2-client-auth',
+  ],
 };
+
+/** The OAuth2 client-credentials flags, and the variables they set. */
+const OAUTH2_FLAGS = [
+  ['oauth2-server-uri', 'FLOE_REST_OAUTH2_SERVER_URI'],
+  ['scope', 'FLOE_REST_SCOPE'],
+  ['audience', 'FLOE_REST_AUDIENCE'],
+  ['resource', 'FLOE_REST_RESOURCE'],
+  ['oauth2-client-auth', 'FLOE_REST_OAUTH2_CLIENT_AUTH'],
+] as const;
+
+/** Token request fields the flags own (grant_type and the client's id and secret are floe's). */
+const RESERVED_PARAMS = ['grant_type', 'client_id', 'client_secret', 'scope', 'audience', 'resource'];
 
 /** What the flags and the environment select. */
 export interface CatalogSettings {
@@ -82,7 +129,9 @@ export interface CatalogSettings {
 }
 
 const given = (flags: CatalogFlags, flag: CatalogFlag): boolean =>
-  flags[flag] !== undefined && flags[flag] !== false;
+  flags[flag] !== undefined &&
+  flags[flag] !== false &&
+  !(Array.isArray(flags[flag]) && flags[flag].length === 0);
 
 function parseKind(text: string, source: string): CatalogKind {
   if (!KINDS.includes(text as CatalogKind)) {
@@ -178,7 +227,62 @@ function restSettings(flags: CatalogFlags, env: Env, out: Env): Partial<CatalogS
     : authByFlags
       ? undefined
       : env.FLOE_REST_SIGV4_SIGNING_NAME;
+  oauth2Settings(flags, env, out);
   return { credential, token };
+}
+
+/** The OAuth2 flags into the environment: each wins over its variable. @throws UsageError */
+function oauth2Settings(flags: CatalogFlags, env: Env, out: Env): void {
+  const used: string[] = OAUTH2_FLAGS.filter(([flag]) => flags[flag] !== undefined).map(([flag]) => flag);
+  if (flags['oauth2-param']?.length) used.push('oauth2-param');
+  const other = flags.token !== undefined ? 'token' : flags.sigv4 ? 'sigv4' : undefined;
+  if (used.length > 0 && other) {
+    throw new UsageError(
+      `--${used[0]} goes with OAuth2 client credentials (--credential, or a credential secret), not --${other}`,
+    );
+  }
+  for (const [flag, variable] of OAUTH2_FLAGS) {
+    const value = flags[flag];
+    if (value === '') throw new UsageError(`--${flag} needs a value`);
+    out[variable] = value ?? env[variable];
+  }
+  const serverUri = flags['oauth2-server-uri'];
+  if (serverUri !== undefined && !/^https?:\/\/[^/]/.test(serverUri))
+    throw new UsageError(`--oauth2-server-uri must be an http(s) URL, not '${serverUri}'`);
+  const clientAuth = flags['oauth2-client-auth'];
+  if (clientAuth !== undefined && clientAuth !== 'post' && clientAuth !== 'basic')
+    throw new UsageError(`--oauth2-client-auth must be post or basic, not '${clientAuth}'`);
+  out.FLOE_REST_OAUTH2_PARAMS = env.FLOE_REST_OAUTH2_PARAMS;
+  const params = flags['oauth2-param'] ?? [];
+  if (params.length > 0) out.FLOE_REST_OAUTH2_PARAMS = JSON.stringify(parseParams(params, env));
+}
+
+/** `--oauth2-param K=V` flags over FLOE_REST_OAUTH2_PARAMS. @throws UsageError */
+function parseParams(params: string[], env: Env): Record<string, string> {
+  let merged: Record<string, string> = {};
+  if (env.FLOE_REST_OAUTH2_PARAMS) {
+    const parsed: unknown = (() => {
+      try {
+        return JSON.parse(env.FLOE_REST_OAUTH2_PARAMS);
+      } catch {
+        return undefined;
+      }
+    })();
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new UsageError('FLOE_REST_OAUTH2_PARAMS must be a JSON object of strings');
+    merged = { ...(parsed as Record<string, string>) };
+  }
+  for (const param of params) {
+    const equals = param.indexOf('=');
+    if (equals <= 0) throw new UsageError(`--oauth2-param must be KEY=VALUE, not '${param}'`);
+    const key = param.slice(0, equals);
+    if (RESERVED_PARAMS.includes(key))
+      throw new UsageError(
+        `--oauth2-param ${key}=... is not allowed: ${key === 'scope' || key === 'audience' || key === 'resource' ? `use --${key}` : 'floe sets it from the credential'}`,
+      );
+    merged[key] = param.slice(equals + 1);
+  }
+  return merged;
 }
 
 export interface OpenedCatalog {
@@ -216,13 +320,13 @@ async function createCatalog(settings: CatalogSettings): Promise<Catalog> {
   if (settings.credential === undefined && settings.token === undefined)
     return createCatalogFromEnv(settings.env);
   // The handlers read REST auth from Secrets Manager only; given on the command line it goes straight
-  // to the same RestCatalog the handlers build.
-  const uri = settings.env.FLOE_REST_URI;
-  if (!uri) throw new UsageError('--catalog rest needs --uri URL (or FLOE_REST_URI)');
-  const { RestCatalog } = await import('../core/catalog/rest/rest-catalog.js');
+  // to the same RestCatalog the handlers build, with the same settings.
+  const [{ RestCatalog }, { restOptionsFromEnv }] = await Promise.all([
+    import('../core/catalog/rest/rest-catalog.js'),
+    import('../handlers/rest-config.js'),
+  ]);
   return new RestCatalog({
-    uri,
-    warehouse: settings.env.FLOE_REST_WAREHOUSE,
+    ...restOptionsFromEnv(settings.env),
     credential: settings.credential,
     token: settings.token,
   });

@@ -40,10 +40,43 @@ export interface RestCatalog {
   /** Warehouse identifier sent to the catalog. */
   readonly warehouse: string;
   /**
-   * Secret holding `{"credential":"id:secret"}` (OAuth2 client credentials) or `{"token":"..."}`.
+   * Secret holding `{"credential":"id:secret"}` (OAuth2 client credentials) or `{"token":"..."}`. The
+   * sign-in settings below go with a credential.
    * @default - no OAuth2
    */
   readonly credentialSecret?: secretsmanager.ISecret;
+  /**
+   * The OAuth2 token endpoint (Iceberg's `oauth2-server-uri`), for a catalog behind an external identity
+   * provider (Keycloak, Okta, Entra ID, Databricks) or one whose endpoint is not `<uri>/v1/oauth/tokens`.
+   * @default - `<uri>/v1/oauth/tokens`, or what the catalog's `GET /v1/config` names on the same origin
+   */
+  readonly oauth2ServerUri?: string;
+  /**
+   * The token request's `scope`, e.g. `PRINCIPAL_ROLE:ALL` for Apache Polaris / Snowflake Open Catalog.
+   * @default 'catalog'
+   */
+  readonly scope?: string;
+  /**
+   * The token request's `audience` (RFC 8693; Auth0, Okta, Keycloak).
+   * @default - none sent
+   */
+  readonly audience?: string;
+  /**
+   * The token request's `resource` (RFC 8707; Entra ID, Keycloak).
+   * @default - none sent
+   */
+  readonly resource?: string;
+  /**
+   * Further token request form fields. Not secrets: they are plain environment variables.
+   * @default - none
+   */
+  readonly oauth2Params?: Readonly<Record<string, string>>;
+  /**
+   * How the client id and secret reach the token endpoint: form fields (`post`, Iceberg's way) or an HTTP
+   * Basic header (`basic`, for identity providers that take only that).
+   * @default 'post'
+   */
+  readonly oauth2ClientAuth?: 'post' | 'basic';
   /**
    * Sign catalog requests with SigV4 under this service name (e.g. `s3tables`, `glue`).
    * @default - requests are not signed

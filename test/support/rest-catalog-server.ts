@@ -49,6 +49,11 @@ export interface RestCatalogServerOptions {
   vendAsStorageCredential?: string;
   /** `endpoints` in the config response. @default omitted (the spec's default set) */
   endpoints?: string[];
+  /** Bearer tokens issued elsewhere (an external identity provider) that the server takes. */
+  externalTokens?: (token: string) => boolean;
+  /** More `defaults` / `overrides` in the config response. */
+  configDefaults?: Record<string, string>;
+  configOverrides?: Record<string, string>;
 }
 
 export interface CommitFault {
@@ -154,7 +159,11 @@ export class RestCatalogServer {
       const answer = this.issuer.issue(body);
       return this.reply(res, answer.status, answer.body);
     }
-    if (!this.issuer.accepts(req.headers.authorization)) {
+    const external = this.options.externalTokens;
+    const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (
+      external ? !(bearer !== undefined && external(bearer)) : !this.issuer.accepts(req.headers.authorization)
+    ) {
       return this.reply(
         res,
         401,
@@ -190,8 +199,11 @@ export class RestCatalogServer {
 
   private configBody(): unknown {
     return {
-      defaults: { 'floe.test': 'default' },
-      overrides: this.options.prefix ? { prefix: this.options.prefix } : {},
+      defaults: { 'floe.test': 'default', ...this.options.configDefaults },
+      overrides: {
+        ...(this.options.prefix ? { prefix: this.options.prefix } : {}),
+        ...this.options.configOverrides,
+      },
       ...(this.options.endpoints ? { endpoints: this.options.endpoints } : {}),
       ...(this.options.idempotency ? { 'idempotency-key-lifetime': 'PT30M' } : {}),
     };

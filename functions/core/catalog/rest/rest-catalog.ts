@@ -24,7 +24,6 @@ import type { TableRequirement, TableUpdate } from '../requirements-updates.js';
 import { newIdempotencyKey } from './idempotency-key.js';
 import {
   buildServerConfig,
-  makeRestAuth,
   maxResponseBytesOf,
   namespacePath,
   parseJsonObject,
@@ -41,6 +40,7 @@ import {
   RestTransportError,
 } from './rest-errors.js';
 import { type RestCallOptions, RestHttpClient, type RestResponse } from './rest-http.js';
+import { RestSignIn } from './rest-signin.js';
 import { type StorageCredential, TableFileIOs } from './table-file-io.js';
 
 const TABLE_HEAD = 'HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}';
@@ -51,6 +51,7 @@ export class RestCatalog implements Catalog {
   readonly http: RestHttpClient;
   private configPromise: Promise<RestServerConfig> | undefined;
   private readonly tableIOs: TableFileIOs;
+  private readonly signIn: RestSignIn;
   /** The `table-uuid` each table had when this client last loaded or created it. */
   private readonly uuids = new Map<string, string>();
 
@@ -59,8 +60,9 @@ export class RestCatalog implements Catalog {
     this.tableIOs = new TableFileIOs({ io: options.io, s3: options.s3 });
     const uri = options.uri.replace(/\/+$/, '');
     this.options = { ...options, uri };
+    this.signIn = new RestSignIn(this.options);
     this.http = new RestHttpClient({
-      auth: makeRestAuth({ ...options, uri }),
+      auth: this.signIn.initial,
       timeoutMs: options.timeoutMs ?? 30_000,
       maxResponseBytes: maxResponseBytesOf(options),
       raiseLimitWith: RAISE_RESPONSE_LIMIT,
@@ -81,7 +83,10 @@ export class RestCatalog implements Catalog {
     const url = new URL(`${this.options.uri}/v1/config`);
     if (this.options.warehouse) url.searchParams.set('warehouse', this.options.warehouse);
     const response = await this.call({ method: 'GET', url }, 'reading the catalog config', 'other');
-    return buildServerConfig(parseJsonObject(response, 'GET /v1/config'), this.options);
+    const config = buildServerConfig(parseJsonObject(response, 'GET /v1/config'), this.options);
+    const auth = this.signIn.afterConfig(config.properties);
+    if (auth) this.http.useAuth(auth);
+    return config;
   }
 
   /** The server-merged catalog properties (after `GET /v1/config`). */

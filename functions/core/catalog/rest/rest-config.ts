@@ -7,9 +7,9 @@ import type { FileIO } from '../../io/file-io.js';
 import { resolveByteLimit } from '../../io/http-body.js';
 import type { S3FileIOOptions } from '../../io/s3-file-io.js';
 import { parseJsonLossless } from '../../spec/json-codec.js';
-import { bearerAuth, noAuth, OAuth2ClientCredentials, type RestAuth } from './rest-auth.js';
+import type { OAuth2ClientAuth, RestAuth } from './rest-auth.js';
 import type { RestResponse } from './rest-http.js';
-import { SigV4Auth, type SigV4Options } from './rest-sigv4.js';
+import type { SigV4Options } from './rest-sigv4.js';
 
 export interface RestCatalogOptions {
   /** The catalog's base URI, e.g. `https://catalog.example.com/api/catalog` (without `/v1`). */
@@ -22,10 +22,21 @@ export interface RestCatalogOptions {
   token?: string;
   /** OAuth2 client credentials, `id:secret`. */
   credential?: string;
-  /** @default `${uri}/v1/oauth/tokens` */
+  /**
+   * The OAuth2 token endpoint (Iceberg's `oauth2-server-uri`); the server's config may set it (see
+   * rest-signin.ts). @default `${uri}/v1/oauth/tokens`
+   */
   oauth2ServerUri?: string;
-  /** @default 'catalog' */
+  /** The token request's `scope` (e.g. `PRINCIPAL_ROLE:ALL` for Polaris). @default 'catalog' */
   scope?: string;
+  /** The token request's `audience`. @default none */
+  audience?: string;
+  /** The token request's `resource`. @default none */
+  resource?: string;
+  /** Further token request fields (not `grant_type`, `client_*`, `scope`, `audience`, `resource`). */
+  oauth2Params?: Record<string, string>;
+  /** Client id and secret as form fields (`post`) or in an HTTP Basic header (`basic`). @default 'post' */
+  oauth2ClientAuth?: OAuth2ClientAuth;
   /** Sign requests with SigV4 (`signingName: 's3tables'` for S3 Tables, `'glue'` for Glue). */
   sigv4?: boolean | SigV4Options;
   /** Any other authentication; wins over token/credential/sigv4. */
@@ -92,34 +103,39 @@ export function maxResponseBytesOf(
   );
 }
 
-/** The authentication the options ask for: `auth`, else SigV4, else OAuth2, else a bearer token, else none. */
-export function makeRestAuth(options: RestCatalogOptions): RestAuth {
-  if (options.auth) return options.auth;
-  if (options.sigv4) return new SigV4Auth(options.sigv4 === true ? {} : options.sigv4);
-  if (options.credential) {
-    return new OAuth2ClientCredentials({
-      credential: options.credential,
-      tokenUri: options.oauth2ServerUri ?? `${options.uri.replace(/\/+$/, '')}/v1/oauth/tokens`,
-      scope: options.scope,
-      timeoutMs: options.timeoutMs,
-      maxResponseBytes: maxResponseBytesOf(options),
-      now: options.now,
-    });
-  }
-  return options.token ? bearerAuth(options.token) : noAuth;
+/**
+ * The client's own properties, the middle layer of the config merge: `properties`, then the typed options
+ * under their Iceberg names (`uri`, `oauth2-server-uri`, `scope`, `audience`, `resource`).
+ */
+export function clientProperties(options: RestCatalogOptions): Record<string, string> {
+  const out: Record<string, string> = { ...(options.properties ?? {}), uri: options.uri };
+  const typed: [string, string | undefined][] = [
+    ['oauth2-server-uri', options.oauth2ServerUri],
+    ['scope', options.scope],
+    ['audience', options.audience],
+    ['resource', options.resource],
+  ];
+  for (const [name, value] of typed) if (value !== undefined) out[name] = value;
+  return out;
 }
 
-/** Merges a `GET /v1/config` body: defaults, then client properties, then overrides. */
+/**
+ * Merges a `GET /v1/config` body: defaults, then client properties, then overrides (the spec's
+ * ConfigResponse: "defaults ... used as default configuration", "overrides ... used to override client
+ * configuration"). Of the merged properties floe reads `uri` and `prefix` here, for every later request's
+ * URL, and `namespace-separator`, as Iceberg Java (RESTSessionCatalog builds its client and paths from the
+ * merged properties) and PyIceberg (`_fetch_config`) do; the sign-in ones are read by rest-signin.ts.
+ */
 export function buildServerConfig(
   body: Record<string, unknown>,
   options: RestCatalogOptions,
 ): RestServerConfig {
   const properties = {
     ...stringMap(body.defaults),
-    ...(options.properties ?? {}),
+    ...clientProperties(options),
     ...stringMap(body.overrides),
   };
-  const uri = (properties.uri ?? options.uri).replace(/\/+$/, '');
+  const uri = (properties.uri || options.uri).replace(/\/+$/, '');
   const prefix = properties.prefix?.replace(/^\/+|\/+$/g, '');
   const mode = options.idempotency ?? 'auto';
   return {

@@ -50,6 +50,17 @@ export class RestTransportError extends TransientIOError {
 }
 
 /**
+ * Signing in failed: the token endpoint refused, redirected, answered no token, or did not answer
+ * (`retryable`: a 429, 5xx, timeout or network failure). Never a RestTransportError, whose `sent` speaks
+ * of the catalog request: a commit whose token could not be had was never sent, so it did not land.
+ */
+export class RestAuthError extends LakeError {
+  constructor(message: string, options: { cause?: unknown; retryable: boolean }) {
+    super(message, options);
+  }
+}
+
+/**
  * Reads an error body: the spec's `{ error: {...} }`, a bare ErrorModel (some servers), an OAuth2 error
  * (`{ error: "invalid_client", error_description }`) or plain text (proxies), redacted. Never throws.
  */

@@ -81,25 +81,39 @@ export class RestHttpClient {
   /** Requests sent (resends included), for logs and tests. */
   requestCount = 0;
 
-  constructor(private readonly options: RestHttpOptions) {}
+  private auth: RestAuth;
+
+  constructor(private readonly options: RestHttpOptions) {
+    this.auth = options.auth;
+  }
 
   /**
    * Sends one request (plus one resend after a 401/419 the auth could refresh) and returns the answer,
    * whatever its status.
    * @throws RestTransportError when no complete answer came (`sent` says whether the server may have seen
    * it); RestCatalogError for a redirect it does not follow; ResponseTooLargeError for a body over the cap;
-   * LakeError from the auth
+   * RestAuthError from the auth
    */
   async send(call: RestCallOptions): Promise<RestResponse> {
-    let response = await this.sendOnce(call);
-    if ((response.status === 401 || response.status === 419) && this.options.auth.refresh) {
+    const auth = this.auth;
+    const first = await this.sendOnce(call, auth);
+    if ((first.response.status === 401 || first.response.status === 419) && auth.refresh) {
       // The server refused the credentials before acting: resending the same request is safe.
-      if (await this.options.auth.refresh()) response = await this.sendOnce(call);
+      if (await auth.refresh(first.request)) return (await this.sendOnce(call, auth)).response;
     }
-    return response;
+    return first.response;
   }
 
-  private async sendOnce(call: RestCallOptions): Promise<RestResponse> {
+  /** The authentication requests are sent with from now on (after the server's config changed it). */
+  useAuth(auth: RestAuth): void {
+    this.auth = auth;
+  }
+
+  /** The answer, and the request (as authorized) that drew it. */
+  private async sendOnce(
+    call: RestCallOptions,
+    auth: RestAuth,
+  ): Promise<{ response: RestResponse; request: RestRequest }> {
     const body = call.body === undefined ? undefined : stringifyJson(call.body); // bigints stay exact
     const doFetch = this.options.fetch ?? fetch;
     // One deadline for the whole exchange: every hop, the headers and the body.
@@ -115,7 +129,7 @@ export class RestHttpClient {
         request.body = body;
         request.headers['content-type'] = 'application/json';
       }
-      await this.options.auth.authorize(request);
+      await auth.authorize(request);
       this.requestCount++;
       try {
         const response = await doFetch(url, {
@@ -138,7 +152,7 @@ export class RestHttpClient {
                 what: `${call.method} ${url.pathname}`,
                 raiseWith: this.options.raiseLimitWith ?? 'maxResponseBytes',
               });
-        return { status: response.status, headers: response.headers, text };
+        return { response: { status: response.status, headers: response.headers, text }, request };
       } catch (error) {
         // Ours (a refused redirect, a body over the cap) pass as they are; the rest are the transport's.
         if (error instanceof LakeError) throw error;
