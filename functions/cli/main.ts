@@ -78,6 +78,7 @@ export async function main(argv: string[]): Promise<number> {
       return await (await import('./commands/scan-live.js')).runLiveScan(rest);
     if (command === 'serve') return await (await import('./commands/serve.js')).runServe(rest);
     if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
+    if (command === 'status') return await (await import('./commands/status.js')).runStatus(rest);
     if (command === 'rebase-offsets')
       return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);
     const { values, positionals } = parseOptions(rest);
