@@ -40,7 +40,9 @@ export const STATUS_USAGE = `usage:
       newest record   the highest record timestamp of the committed ranges
       gaps        holes between committed ranges, with how long each has been open (since the batch
                   after it committed); stale when open at least --gap-age (default ${DEFAULT_GAP_AGE}): a batch
-                  the event source gave up on. Redrive it (floe redrive-failed) to close it
+                  the event source gave up on. Redrive it (floe redrive-failed) to close it. With Kafka
+                  flags the holes' records are counted (records); a hole delivering none (transaction
+                  markers, compacted records) is neither lag nor stale
       dead letters   the dead-letter table (NS.NAME__dlq unless --dlq-table) counted by stage
       --topics: ask the broker about these topics too (partitions the table never committed lag by
       all the broker holds). Exit 0, or ${STALE_GAP_EXIT} when a stale gap exists.
@@ -118,6 +120,7 @@ export function statusJson(s: TableStatus, nowMs: number): Record<string, unknow
     openSinceMs: g.openSinceMs,
     ageMs: g.ageMs,
     atLeast: g.atLeast,
+    records: g.records,
     stale: g.stale,
     expired: g.expired,
   });
@@ -151,6 +154,7 @@ export function statusJson(s: TableStatus, nowMs: number): Record<string, unknow
     })),
     gaps: s.gaps.map(gap),
     topicProblems: s.topicProblems,
+    warnings: s.warnings,
     deadLetters: s.deadLetters,
   };
 }
@@ -190,6 +194,7 @@ function printHuman(s: TableStatus, now: number): void {
   if (s.partitions.length === 0) out('no committed offsets (and no --topics to ask the broker about)');
   for (const p of s.partitions) if (p.problem) out(`problem: ${p.topic}/${p.partition}: ${p.problem}`);
   for (const t of s.topicProblems) out(`problem: topic ${t.topic}: ${t.problem}`);
+  for (const w of s.warnings) out(`warning: ${w}`);
   if (s.gaps.length > 0) {
     out(`gaps: ${s.gaps.length}, ${s.staleGaps} stale (open ≥ ${formatAge(s.gapAgeMs)})`);
     printTable(
@@ -200,6 +205,7 @@ function printHuman(s: TableStatus, now: number): void {
         size: g.size,
         'open since': iso(g.openSinceMs),
         age: g.ageMs === null ? '' : `${g.atLeast ? '≥ ' : ''}${formatAge(g.ageMs)}`,
+        records: g.records ?? '',
         stale: g.stale ? 'STALE' : '',
         expired: g.expired ? 'expired from broker' : '',
       })),

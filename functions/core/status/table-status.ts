@@ -16,6 +16,7 @@ import { heldSince } from './commit-times.js';
 import { type DeadLetterCounts, readDeadLetterCounts, redrivenOffsets } from './dead-letter-counts.js';
 import { type NewestRecord, readNewestRecord } from './newest-record.js';
 import { computeLags, type OffsetGap, type PartitionLag } from './offset-lag.js';
+import { probeGaps } from './probe-gaps.js';
 
 /** A partition's lag with the times the table's history gives it. */
 export interface PartitionStatus extends PartitionLag {
@@ -35,7 +36,12 @@ export interface GapStatus extends OffsetGap {
   ageMs: number | null;
   /** The age may be more: the snapshots before `openSinceMs` expired. */
   atLeast: boolean;
-  /** Open at least as long as the gap age: a batch that is not coming (given up on, dead-lettered elsewhere). */
+  /**
+   * Records the broker delivers in the hole now (probe-gaps.ts); 0: an empty hole (transaction markers,
+   * compacted records), neither lag nor stale; null: not read (no Kafka, past retention, over the budget).
+   */
+  records: number | null;
+  /** Open at least as long as the gap age and not known empty: a batch that is not coming. */
   stale: boolean;
 }
 
@@ -55,6 +61,8 @@ export interface TableStatus {
   staleGaps: number;
   /** Per topic the broker could not say anything of (deleted, not authorised). */
   topicProblems: { topic: string; problem: string }[];
+  /** What status could not find out, and why (a gap read that failed). */
+  warnings: string[];
   deadLetters: { table: string; exists: boolean } & DeadLetterCounts;
 }
 
@@ -110,6 +118,23 @@ function newestMark(marks: readonly { maxTimestamp: number }[] | undefined): num
   return newest;
 }
 
+/** The lag less the offsets of the partition's gaps found empty (they hold no record to wait for). Never throws. */
+export function withoutEmptyGaps(
+  lag: PartitionLag,
+  gaps: readonly Pick<GapStatus, 'topic' | 'partition' | 'first' | 'last' | 'records'>[],
+): PartitionLag {
+  if (lag.lag === null || lag.logStart === null) return lag;
+  let empty = 0n;
+  for (const g of gaps) {
+    if (g.topic !== lag.topic || g.partition !== lag.partition || g.records !== 0) continue;
+    // Only the part the lag counted: at or above the log start (the gaps lie above the first commit).
+    const size = g.last - g.first + 1n;
+    const dropped = lag.logStart > g.first ? lag.logStart - g.first : 0n;
+    if (size > dropped) empty += size - dropped;
+  }
+  return empty === 0n ? lag : { ...lag, lag: lag.lag - empty };
+}
+
 /**
  * The status of one table (see the file comment).
  * @throws NoSuchTableError when the table does not exist
@@ -140,14 +165,19 @@ export async function readTableStatus(options: TableStatusOptions): Promise<Tabl
     ...gaps.map((g) => ({ topic: g.topic, partition: g.partition, offset: g.last + 1n })),
   ];
   const since = heldSince(md, probes);
-  const partitions: PartitionStatus[] = lags.map((l, i) => {
-    return {
-      ...lagOf(l),
-      lastAdvancedMs: l.lastCommitted === null ? null : since[i].sinceMs,
-      lastAdvancedAtLeast: since[i].atLeast,
-      newestRecordMs: newestMark(state.marks.get(l.topic)?.get(l.partition)),
-    };
-  });
+  // Only gaps of partitions whose log is the table's: a recreated topic's offsets say nothing of them.
+  const troubled = new Set(
+    lags.filter((l) => lagOf(l).problem !== undefined).map((l) => `${l.topic}\u0000${l.partition}`),
+  );
+  const probeable = gaps.map((g) => g.expired !== null && !troubled.has(`${g.topic}\u0000${g.partition}`));
+  const probed =
+    options.kafka && probeable.some(Boolean)
+      ? await probeGaps(
+          options.kafka,
+          gaps.map((g, j) => (probeable[j] ? g : { ...g, expired: true })),
+        )
+      : undefined;
+  const records = gaps.map((_, j) => (probeable[j] ? (probed?.records[j] ?? null) : null));
   const gapStatus: GapStatus[] = gaps.map((g, j) => {
     const held = since[lags.length + j];
     const ageMs = held.sinceMs === null ? null : Math.max(0, nowMs - held.sinceMs);
@@ -157,9 +187,16 @@ export async function readTableStatus(options: TableStatusOptions): Promise<Tabl
       openSinceMs: held.sinceMs,
       ageMs,
       atLeast: held.atLeast,
-      stale: ageMs !== null && ageMs >= options.gapAgeMs,
+      records: records[j],
+      stale: ageMs !== null && ageMs >= options.gapAgeMs && records[j] !== 0,
     };
   });
+  const partitions: PartitionStatus[] = lags.map((l, i) => ({
+    ...lagOf(withoutEmptyGaps(l, gapStatus)),
+    lastAdvancedMs: l.lastCommitted === null ? null : since[i].sinceMs,
+    lastAdvancedAtLeast: since[i].atLeast,
+    newestRecordMs: newestMark(state.marks.get(l.topic)?.get(l.partition)),
+  }));
 
   const dlqId = options.dlqTable ?? dlqIdentifier(options.table);
   const dlqExists = await options.catalog.tableExists(dlqId);
@@ -179,6 +216,7 @@ export async function readTableStatus(options: TableStatusOptions): Promise<Tabl
     gaps: gapStatus,
     staleGaps: gapStatus.filter((g) => g.stale).length,
     topicProblems: read?.problems ?? [],
+    warnings: probed?.warning === undefined ? [] : [probed.warning],
     deadLetters: { table: formatIdentifier(dlqId), exists: dlqExists, ...counts },
   };
 }

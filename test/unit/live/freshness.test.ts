@@ -85,7 +85,7 @@ describe("the live snapshot's freshness summary", () => {
       defaultCacheRoot(table),
     );
     // Assess
-    const summary = version.snapshot?.summary ?? {};
+    const summary: Record<string, string> = version.snapshot?.summary ?? {};
     expect(summary[LIVE_NEWEST_RECORD_KEY]).toBe(String(Date.UTC(2026, 10, 1) + 14_000));
     expect(JSON.parse(summary[LIVE_READ_UP_TO_KEY])).toEqual({ payments: { '0': '15', '1': '0' } });
     expect(summary[LIVE_HOT_RECORDS_KEY]).toBe('5');

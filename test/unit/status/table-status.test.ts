@@ -75,6 +75,7 @@ describe('the status of a table fed by ESM batches with one withheld', () => {
       openSinceMs: second['timestamp-ms'],
       ageMs: now - second['timestamp-ms'],
       atLeast: false,
+      records: null,
       expired: null,
     };
     expect(fresh.gaps).toEqual([{ ...gap, stale: false }]);
