@@ -29,13 +29,14 @@ export const STATUS_USAGE = `usage:
   floe status <catalog> --table NS.NAME [--bootstrap-servers HOST:PORT[,...] [Kafka connection flags]]
               [--topics T1,T2] [--gap-age DURATION] [--dlq-table NS.NAME] [--json]
       how far behind its topics the table is, per topic-partition, from its snapshots' committed
-      offsets (nothing is read from Kafka but the watermarks, no data file is read, nothing commits):
+      offsets (of Kafka only the watermarks and the gaps' offsets are read, no data file, nothing
+      commits):
       committed   the offset ranges the table holds (of the current offset epoch)
       log start, high watermark   the broker's, with --bootstrap-servers
       lag         offsets from the later of the log start and the table's first committed offset up to
-                  the high watermark that the table does not hold (holes and the tail); without Kafka
-                  flags unknown. expired: offsets above the first commit that retention dropped before
-                  the table held them (lost to the table; see floe backfill / redrive-failed)
+                  the high watermark that the table does not hold (holes and the tail, less holes
+                  found empty); without Kafka flags unknown. expired: offsets above the first commit
+                  that retention dropped before the table held them (lost: the broker has them no more)
       last advanced   when the table first held the partition's last committed offset (snapshot time)
       newest record   the highest record timestamp of the committed ranges
       gaps        holes between committed ranges, with how long each has been open (since the batch

@@ -2,7 +2,7 @@
  * `floe status`'s answer for one table: how far behind the broker it is, since when, and whether what it
  * holds is exact (no hole that is not closing). From the table's metadata (snapshot summaries and
  * manifests, never a data file), the broker's watermarks when a Kafka connection is given, and the
- * dead-letter table's small columns. Commits nothing, reads no record from Kafka.
+ * dead-letter table's small columns. Commits nothing; of Kafka, reads only the gaps' offsets (probe-gaps.ts).
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
