@@ -79,6 +79,7 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'serve') return await (await import('./commands/serve.js')).runServe(rest);
     if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
     if (command === 'verify') return await (await import('./commands/verify.js')).runVerify(rest);
+    if (command === 'status') return await (await import('./commands/status.js')).runStatus(rest);
     if (command === 'rebase-offsets')
       return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);
     const { values, positionals } = parseOptions(rest);

@@ -32,10 +32,25 @@ export function formatHotLine(report: LiveReport): string {
   );
 }
 
+/**
+ * `fresh: newest record 2026-12-05T08:00:00.000Z (tail of 12 record(s)); read up to t/0@13, t/1@9`:
+ * how current the view is (core/live/freshness.ts). Never throws.
+ */
+export function formatFreshnessLine(report: LiveReport): string {
+  const f = report.freshness;
+  const newest =
+    f.newestRecordMs === null
+      ? 'no record in the tail (the table alone is current)'
+      : `newest record ${new Date(f.newestRecordMs).toISOString()} (tail of ${f.hotRecords} record(s))`;
+  const upTo = f.readUpTo.map((p) => `${p.topic}/${p.partition}@${p.readUpTo}`).join(', ');
+  return `fresh: ${newest}; read up to ${upTo || 'nothing'}`;
+}
+
 export const SCAN_LIVE_USAGE = `usage: floe scan <catalog> --table NS.NAME --live --bootstrap-servers HOST:PORT[,...]
            [--topics T1[,T2] | --routes FILE] [--where EXPR] [--json] [--limit N] [Kafka connection flags]
   the table's rows plus the Kafka records it does not hold yet, mapped by its route (nothing is
-  committed); the topics default to those the table's committed offsets name
+  committed); the topics default to those the table's committed offsets name. The funnel (stderr with
+  --json) ends with a fresh: line: the tail's newest record time and the offsets read up to
 `;
 
 export async function runLiveScan(args: string[]): Promise<number> {
@@ -61,7 +76,7 @@ export async function runLiveScan(args: string[]): Promise<number> {
     else rows.push(display);
   }
   for (const warning of live.report.warnings) process.stderr.write(`warning: ${warning}\n`);
-  const funnel = `${formatFunnel(live.plan.funnel, live.plan.manifestsRead)}\n${formatHotLine(live.report)}`;
+  const funnel = `${formatFunnel(live.plan.funnel, live.plan.manifestsRead)}\n${formatHotLine(live.report)}\n${formatFreshnessLine(live.report)}`;
   if (values.json) {
     process.stderr.write(`${funnel}\n`);
   } else {

@@ -24,6 +24,7 @@ import { currentSnapshot, serializeTableMetadata } from '../spec/metadata.js';
 import type { DataFile, Snapshot, SnapshotOperation, TableMetadata } from '../spec/types.js';
 import { prepareSnapshot } from '../table/snapshot-producer.js';
 import { writeRows } from '../table/write-rows.js';
+import { freshnessSummary } from './freshness.js';
 import { describeHotRanges } from './hot-ranges.js';
 import { describeMismatches } from './identity-check.js';
 import type { Hotset } from './read-hotset.js';
@@ -117,6 +118,7 @@ export async function writeLiveVersion(
     summary: {
       [LIVE_KEY]: 'true',
       [LIVE_OFFSETS_KEY]: JSON.stringify(describeHotRanges(hotset.ranges)),
+      ...freshnessSummary(hotset.freshness),
       ...(hotset.identityMismatches.length > 0
         ? { [LIVE_IDENTITY_MISMATCH_KEY]: describeMismatches(hotset.identityMismatches) }
         : {}),

@@ -13,6 +13,7 @@ import { type ConsumedMessage, ESM_MAX_BATCH_SIZE, formEsmEvents } from '../kafk
 import { fetchWatermarks, type PartitionWatermarks, type HotRange } from '../kafka/read-range.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import { readCommittedState } from '../table/source-offsets.js';
+import { type LiveFreshness, newestTimestamp } from './freshness.js';
 import { type IdentityMismatch, readUncommitted } from './identity-check.js';
 import { type MappedHotset, mapHotset } from './map-hotset.js';
 
@@ -36,6 +37,8 @@ export interface Hotset {
   mapped: MappedHotset;
   /** Partitions whose broker records are not the ones the table committed: read whole, as the tail. */
   identityMismatches: IdentityMismatch[];
+  /** The tail's newest record time and the offsets read up to (freshness.ts). */
+  freshness: LiveFreshness;
 }
 
 export interface ReadHotsetOptions {
@@ -84,12 +87,18 @@ export async function readHotset(options: ReadHotsetOptions): Promise<Hotset> {
   const mode = resolveMode(route, md.properties ?? {});
   const policy = evolutionPolicyOf(md.properties, route.schemaEvolution);
   const mapped = await mapHotset(md, route, mode, policy, records);
+  const partitions = describePartitions(watermarks, ranges, records);
   return {
     snapshotId: currentSnapshot(md)?.['snapshot-id'] ?? null,
-    partitions: describePartitions(watermarks, ranges, records),
+    partitions,
     ranges,
     records: records.length,
     mapped,
     identityMismatches: read.mismatches,
+    freshness: {
+      newestRecordMs: newestTimestamp(records),
+      readUpTo: partitions.map((p) => ({ topic: p.topic, partition: p.partition, readUpTo: p.readUpTo })),
+      hotRecords: records.length,
+    },
   };
 }

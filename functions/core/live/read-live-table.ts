@@ -15,6 +15,7 @@ import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
 import type { ScanPlan } from '../scan/scan-plan.js';
 import type { Row, Schema, TableIdentifier } from '../spec/types.js';
+import type { LiveFreshness } from './freshness.js';
 import type { IdentityMismatch } from './identity-check.js';
 import type { LeftOut } from './map-hotset.js';
 import { overlayChanges, unionRows } from './overlay-changes.js';
@@ -48,6 +49,8 @@ export interface LiveReport {
   leftOut: LeftOut;
   /** Schema changes the tail brings to the view (the table is not changed); empty when none. */
   schemaChanges: string;
+  /** The tail's newest record time and the offsets read up to. */
+  freshness: LiveFreshness;
   warnings: string[];
 }
 
@@ -111,6 +114,7 @@ export async function readLiveTable(options: ReadLiveTableOptions): Promise<Live
       },
       leftOut: hot.mapped.leftOut,
       schemaChanges: hot.mapped.schemaChanges,
+      freshness: hot.freshness,
       warnings: [...identityWarnings(hot.identityMismatches), ...hot.mapped.warnings],
     },
   };
