@@ -9,7 +9,7 @@ import { crc32 } from 'node:zlib';
 import { ValidationError } from '../errors.js';
 import { CorruptDeletionVectorError } from './deletes-errors.js';
 import { DeletionVector, MAX_KEY } from './deletion-vector.js';
-import { type PortablePlan, planPortable, readPortable } from './roaring-portable.js';
+import { type Bitmap32, type PortablePlan, planPortable, readPortable } from './roaring-portable.js';
 
 /** The blob type name in a Puffin footer. */
 export const DELETION_VECTOR_BLOB_TYPE = 'deletion-vector-v1';
@@ -92,7 +92,7 @@ export function parsePortable64(bytes: Uint8Array): DeletionVector {
   if (count > BigInt(Math.floor((bytes.byteLength - 8) / 12))) {
     throw corrupt(`claims ${count} bitmaps, more than its ${bytes.byteLength} bytes can hold`);
   }
-  const bitmaps: Parameters<typeof DeletionVector.fromBitmaps>[0] = [];
+  const bitmaps: [number, Bitmap32][] = [];
   let at = 8;
   let previous = -1;
   for (let i = 0; i < Number(count); i++) {
