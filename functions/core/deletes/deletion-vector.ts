@@ -22,6 +22,9 @@ const TWO_32 = 2 ** 32;
 export class DeletionVector {
   private readonly bitmaps = new Map<number, Bitmap32>();
   private count = 0;
+  private lastKey = -1;
+  private lastHigh = -1;
+  private lastContainer: RoaringContainer | undefined;
 
   /** The number of deleted positions. */
   get cardinality(): number {
@@ -33,16 +36,25 @@ export class DeletionVector {
    * @throws ValidationError for a negative, fractional or unsafe number, or a position past MAX_POSITION
    */
   add(position: bigint | number): boolean {
-    const [key, low] = split(position);
-    let bitmap = this.bitmaps.get(key);
-    if (bitmap === undefined) {
-      bitmap = new Map();
-      this.bitmaps.set(key, bitmap);
-    }
-    let container = bitmap.get(low >>> 16);
-    if (container === undefined) {
-      container = new RoaringContainer();
-      bitmap.set(low >>> 16, container);
+    const low = split(position);
+    const key = splitKey;
+    const high = low >>> 16;
+    let container = this.lastContainer;
+    // Positions mostly arrive in order, many to a container: skip both map lookups then.
+    if (container === undefined || key !== this.lastKey || high !== this.lastHigh) {
+      let bitmap = this.bitmaps.get(key);
+      if (bitmap === undefined) {
+        bitmap = new Map();
+        this.bitmaps.set(key, bitmap);
+      }
+      container = bitmap.get(high);
+      if (container === undefined) {
+        container = new RoaringContainer();
+        bitmap.set(high, container);
+      }
+      this.lastKey = key;
+      this.lastHigh = high;
+      this.lastContainer = container;
     }
     const added = container.add(low & 0xffff);
     if (added) this.count++;
@@ -74,10 +86,10 @@ export class DeletionVector {
    * @throws ValidationError as add does
    */
   has(position: bigint | number): boolean {
-    const [key, low] = split(position);
+    const low = split(position);
     return (
       this.bitmaps
-        .get(key)
+        .get(splitKey)
         ?.get(low >>> 16)
         ?.has(low & 0xffff) ?? false
     );
@@ -110,20 +122,29 @@ export class DeletionVector {
   }
 }
 
-/** [key, low 32 bits] of a position. */
-function split(position: bigint | number): [number, number] {
+/** The key (high 32 bits) of the position split last; set by split, beside the low bits it returns. */
+let splitKey = 0;
+
+/** The low 32 bits of a position, its key left in splitKey (no pair allocated per position). */
+function split(position: bigint | number): number {
   if (typeof position === 'number') {
     if (!Number.isSafeInteger(position) || position < 0) {
       throw new ValidationError(`a row position must be a non-negative integer, got ${position}`);
     }
-    return [Math.floor(position / TWO_32), position % TWO_32];
+    if (position < TWO_32) {
+      splitKey = 0;
+      return position;
+    }
+    splitKey = Math.floor(position / TWO_32);
+    return position % TWO_32;
   }
   if (position < 0n || position > MAX_POSITION) {
     throw new ValidationError(
       `a row position must be between 0 and ${MAX_POSITION} (the largest Iceberg readers accept), got ${position}`,
     );
   }
-  return [Number(position >> 32n), Number(position & 0xffffffffn)];
+  splitKey = Number(position >> 32n);
+  return Number(position & 0xffffffffn);
 }
 
 function sortedEntries<V>(map: Map<number, V>): [number, V][] {
