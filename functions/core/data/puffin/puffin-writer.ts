@@ -54,7 +54,10 @@ export function writePuffin(
     });
     offset += blob.data.byteLength;
   }
-  const metadata: PuffinFileMetadata = { blobs: entries, properties: { ...properties } };
+  const metadata: PuffinFileMetadata =
+    Object.keys(properties).length === 0
+      ? { blobs: entries }
+      : { blobs: entries, properties: { ...properties } };
   const payload = new TextEncoder().encode(fileMetadataToJson(metadata));
   const footerSize = MAGIC_LENGTH + payload.byteLength + FOOTER_STRUCT_LENGTH;
   if (offset + footerSize > 0x7fffffff) {
