@@ -101,7 +101,7 @@ function planContainer(key: number, container: RoaringContainer): PlannedContain
 
 function writeContainer(view: DataView, at: number, p: PlannedContainer): number {
   if (p.form === 'array') {
-    for (const v of p.container.values()) {
+    for (const v of p.container.arrayValues() ?? p.container.values()) {
       view.setUint16(at, v, true);
       at += 2;
     }
