@@ -92,13 +92,27 @@ export class RoaringContainer {
 
   /** How many runs of consecutive values the container has. */
   runCount(): number {
+    const array = this.array;
+    if (array !== undefined) {
+      let runs = 0;
+      for (let i = 0; i < array.length; i++) if (i === 0 || array[i] !== array[i - 1]! + 1) runs++;
+      return runs;
+    }
+    // A run starts at each set bit whose lower neighbour is clear: count those a word at a time.
+    const words = this.words!;
     let runs = 0;
-    let previous = -2;
-    for (const v of this.values()) {
-      if (v !== previous + 1) runs++;
-      previous = v;
+    let carry = 0;
+    for (let w = 0; w < WORDS; w++) {
+      const word = words[w]!;
+      runs += popCount(word & ~((word << 1) | carry));
+      carry = word >>> 31;
     }
     return runs;
+  }
+
+  /** The values when the container is an array (sorted; not to be changed), else undefined. */
+  arrayValues(): readonly number[] | undefined {
+    return this.array;
   }
 
   /** Makes this empty container the bitmap `words` (2048 words, bit v is value v), taken as is. */
