@@ -72,7 +72,8 @@ export function parseDeletionVector(blob: Uint8Array, expectedCardinality?: numb
   if (stored !== computed) {
     throw corrupt(`CRC-32 is ${hexWord(computed)}, the blob says ${hexWord(stored)}: the bytes were damaged`);
   }
-  const vector = parsePortable64(blob.subarray(8, 4 + length));
+  const limit = expectedCardinality === undefined ? undefined : Number(expectedCardinality);
+  const vector = parsePortable64(blob.subarray(8, 4 + length), limit);
   if (expectedCardinality !== undefined && BigInt(vector.cardinality) !== BigInt(expectedCardinality)) {
     throw corrupt(`holds ${vector.cardinality} positions, its metadata says ${expectedCardinality}`);
   }
@@ -80,11 +81,15 @@ export function parseDeletionVector(blob: Uint8Array, expectedCardinality?: numb
 }
 
 /**
- * A portable 64-bit Roaring bitmap (the whole of `bytes`) as a deletion vector.
+ * A portable 64-bit Roaring bitmap (the whole of `bytes`) as a deletion vector, of at most
+ * `maxCardinality` positions (checked before the containers that would pass it are decoded).
  * @throws CorruptDeletionVectorError for a malformed bitmap, keys not strictly ascending, a key past
  *   MAX_KEY (a negative or unreadably large position), or bytes left over
  */
-export function parsePortable64(bytes: Uint8Array): DeletionVector {
+export function parsePortable64(
+  bytes: Uint8Array,
+  maxCardinality = Number.POSITIVE_INFINITY,
+): DeletionVector {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (bytes.byteLength < 8) throw corrupt(`vector of ${bytes.byteLength} bytes has no 8-byte bitmap count`);
   const count = view.getBigUint64(0, true);
@@ -95,6 +100,7 @@ export function parsePortable64(bytes: Uint8Array): DeletionVector {
   const bitmaps: [number, Bitmap32][] = [];
   let at = 8;
   let previous = -1;
+  let seen = 0;
   for (let i = 0; i < Number(count); i++) {
     if (at + 4 > bytes.byteLength) throw corrupt(`bitmap ${i}'s key lies past the end`);
     const key = view.getUint32(at, true);
@@ -102,7 +108,9 @@ export function parsePortable64(bytes: Uint8Array): DeletionVector {
     if (key > MAX_KEY)
       throw corrupt(`bitmap ${i} has key ${key}, past ${MAX_KEY}, the largest Iceberg reads`);
     if (key <= previous) throw corrupt(`bitmap keys are not strictly ascending (${key} after ${previous})`);
-    const read = readPortable(bytes, at + 4, bytes.byteLength, `deletion vector bitmap ${i} (key ${key})`);
+    const where = `deletion vector bitmap ${i} (key ${key})`;
+    const read = readPortable(bytes, at + 4, bytes.byteLength, where, maxCardinality - seen);
+    for (const container of read.bitmap.values()) seen += container.cardinality;
     bitmaps.push([key, read.bitmap]);
     previous = key;
     at = read.end;

@@ -143,6 +143,8 @@ function wordsOf(container: RoaringContainer): Uint32Array {
  * could get wrong: the cookie, every length against the bytes left, keys strictly ascending, each
  * container's offset, its values sorted and in range, and its cardinality against its header.
  * @returns the bitmap and the offset just after it
+ * `maxCardinality` is checked against the containers' header counts before any container is decoded,
+ * so a small blob whose run containers claim billions of positions is refused without the memory.
  * @throws CorruptDeletionVectorError naming the problem (prefixed with `where`)
  */
 export function readPortable(
@@ -150,6 +152,7 @@ export function readPortable(
   offset: number,
   end: number,
   where: string,
+  maxCardinality = Number.POSITIVE_INFINITY,
 ): { bitmap: Bitmap32; end: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const fail = (problem: string): never => {
@@ -189,6 +192,9 @@ export function readPortable(
     cards.push(view.getUint16(at + 2, true) + 1);
     at += 4;
   }
+  const claimed = cards.reduce((sum, c) => sum + c, 0);
+  if (claimed > maxCardinality)
+    fail(`containers claim ${claimed} values, more than the ${maxCardinality} expected`);
   const offsets: number[] = [];
   if (withOffsets) {
     for (let i = 0; i < count; i++) offsets.push(view.getUint32(at + 4 * i, true));

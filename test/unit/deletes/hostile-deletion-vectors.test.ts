@@ -195,6 +195,24 @@ describe('hostile deletion vector blobs', () => {
     expect(act).toThrow(message);
   });
 
+  it('refuses containers claiming more positions than the metadata before decoding them', () => {
+    // Prepare: 14 bytes of runs claiming all 65536 values of each of two containers, record_count 10
+    const blob = oneBitmap(
+      0,
+      ['u32', 12347 | (1 << 16)],
+      ['u8', 3],
+      ['u16', 0, 65535, 1, 65535],
+      ['u16', 1, 0, 65535],
+      ['u16', 1, 0, 65535],
+    );
+
+    // Act / Assess
+    expect(() => parseDeletionVector(blob, 10)).toThrow(
+      /containers claim 131072 values, more than the 10 expected/,
+    );
+    expect(parseDeletionVector(blob).cardinality).toBe(131072);
+  });
+
   it('refuses a vector whose cardinality disagrees with its metadata (record_count)', () => {
     expect(() => parseDeletionVector(twoBlob, 3)).toThrow(/holds 2 positions, its metadata says 3/);
     expect(parseDeletionVector(twoBlob, 2n).cardinality).toBe(2);
