@@ -59,10 +59,13 @@ function importsOf(text: string): string[] {
  * data/'s rooms and the rooms each may import — downward only: Arrow data and the Thrift compact
  * protocol at the bottom, the files both Parquet sides share (parquet/*.ts) above them, the writer above
  * those, floe's own decoder above the writer (it takes the writer's constants, so it reads exactly what
- * the writer writes), and read planning at the top (it hands floe's files to the decoder).
+ * the writer writes), and read planning at the top (it hands floe's files to the decoder). Puffin files
+ * (puffin/) stand alone beside them: the container format only; deletion vectors, the blobs floe puts in
+ * it, live in core's deletes/ folder above data/.
  */
 const DATA_ROOMS: Record<string, string[]> = {
   arrow: [],
+  puffin: [],
   'parquet/thrift': [],
   parquet: [],
   'parquet/write': ['arrow', 'parquet/thrift', 'parquet'],
