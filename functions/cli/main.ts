@@ -6,6 +6,7 @@
 import { describeError, LakeError } from '../core/errors.js';
 import { CATALOG_USAGE } from './catalog-options.js';
 import { hintFor } from './error-hints.js';
+import { asksForHelp, HELP_COMMANDS, helpFor, takesCatalog } from './help.js';
 import { parseOptions, UsageError } from './options.js';
 
 // Each command's module is imported when it runs, not up front: together they load most of floe and
@@ -14,6 +15,7 @@ import { parseOptions, UsageError } from './options.js';
 const KAFKA_COMMAND_NAMES = new Set(['run', 'backfill', 'redrive-failed']);
 
 const USAGE = `usage: floe <command> <catalog> [options]
+       floe <command> --help | floe help <command>: the command's flags, one line each, and an example
 
 <catalog> is --warehouse DIR (the embedded catalog), --table-bucket-arn ARN (S3 Tables) or --uri URL
 (a REST catalog), or the FLOE_* variables of a deployed function; see "catalog options" below.
@@ -64,10 +66,20 @@ ${CATALOG_USAGE}`;
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (!command || command === '--help' || command === '-h' || command === 'help') {
+    if (!command || command === '--help' || command === '-h' || (command === 'help' && rest.length === 0)) {
       process.stdout.write(USAGE);
       return command ? 0 : 2;
     }
+    if (command === 'help' || asksForHelp(rest)) {
+      const [asked, args] = command === 'help' ? [rest[0]!, rest.slice(1)] : [command, rest];
+      const help = helpFor(asked, args);
+      if (help === undefined)
+        throw new UsageError(`unknown command '${asked}' (commands: ${HELP_COMMANDS.join(', ')})`);
+      process.stdout.write(takesCatalog(asked) ? `${help}\n${CATALOG_USAGE}` : help);
+      return 0;
+    }
+    if (helpFor(command) !== undefined)
+      await (await import('./warehouse-check.js')).checkWarehouseArgs(command, rest);
     // The Kafka commands (run, backfill, redrive-failed) parse their own flags.
     if (KAFKA_COMMAND_NAMES.has(command)) {
       const { KAFKA_COMMANDS } = await import('./commands/run.js');
@@ -81,10 +93,6 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'rebase-offsets')
       return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);
     const { values, positionals } = parseOptions(rest);
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
     switch (command) {
       case 'ingest':
         return await (await import('./commands/ingest.js')).runIngest(values, positionals);
@@ -105,7 +113,11 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`floe: ${error.message}\n(floe --help lists the commands and catalog options)\n`);
+      const more =
+        command && helpFor(command)
+          ? `floe ${command} --help lists its flags`
+          : 'floe --help lists the commands';
+      process.stderr.write(`floe: ${error.message}\n(${more})\n`);
       return 2;
     }
     const setup = hintFor(error);
