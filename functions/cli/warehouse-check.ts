@@ -1,7 +1,8 @@
 /**
  * The embedded catalog's warehouse folder, checked before a command runs (core/catalog/warehouse-folder.ts):
  * commands that only read refuse a missing folder, naming it, rather than show an empty catalog;
- * commands that write create it and say so. Read from the raw arguments, so every command — those
+ * commands that write say it will be created (the embedded catalog makes it with the first table's
+ * files, so a command that then fails on a bad flag leaves no empty folder behind). Read from the raw arguments, so every command — those
  * that parse their own flags too — is checked the same way, before its modules load.
  */
 
@@ -30,17 +31,18 @@ export function warehouseOf(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
 ): string | undefined {
+  if (command === 'demo') return flagValue(args, '--warehouse') ?? 'warehouse';
+  // Another catalog, or flags that conflict: catalog-options.ts says which, with its usage error.
+  if (OTHER_CATALOG_FLAGS.some((f) => flagValue(args, f) !== undefined)) return undefined;
   const flag = flagValue(args, '--warehouse');
   if (flag !== undefined) return flag;
-  if (command === 'demo') return 'warehouse';
   const catalog = flagValue(args, '--catalog') ?? env.FLOE_CATALOG;
   if (catalog !== undefined && catalog !== 'embedded') return undefined;
-  if (OTHER_CATALOG_FLAGS.some((f) => flagValue(args, f) !== undefined)) return undefined;
   return env.FLOE_WAREHOUSE || undefined;
 }
 
 /**
- * Checks (and for a writing command, creates) the warehouse folder the arguments select.
+ * Checks the warehouse folder the arguments select; for a writing command, says when it is new.
  * @throws WarehouseNotFoundError when a command that reads names a folder that is not there
  * @throws ValidationError when the warehouse is a file
  */
@@ -54,6 +56,8 @@ export async function checkWarehouseArgs(
   if (warehouse === undefined || warehouse === '') return;
   const { checkWarehouseFolder, localWarehouseFolder } = await import('../core/catalog/warehouse-folder.js');
   const access = WRITING_COMMANDS.has(command) ? 'write' : 'read';
-  if ((await checkWarehouseFolder(warehouse, access)) === 'created')
-    say(`floe: created the warehouse folder ${localWarehouseFolder(warehouse)} (it did not exist)`);
+  if ((await checkWarehouseFolder(warehouse, access)) === 'missing')
+    say(
+      `floe: the warehouse folder ${localWarehouseFolder(warehouse)} does not exist yet: it is created with the first table`,
+    );
 }

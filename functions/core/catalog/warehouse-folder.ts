@@ -2,11 +2,12 @@
  * The embedded catalog's warehouse folder, checked before a command uses it. A catalog over a folder
  * that is not there is an empty catalog, and `floe scan`/`serve` over a mistyped `--warehouse` would
  * answer "no such table" or list nothing without a word about the folder. Commands that only read
- * refuse a missing folder, naming it; commands that write create it, as `floe ingest --warehouse wh`
- * on a first run means (and as the embedded catalog always did), and say so.
+ * refuse a missing folder, naming it; for commands that write a missing folder is fine — the catalog
+ * creates it with the first table's files, as `floe ingest --warehouse wh` on a first run means — and
+ * the command says so, in case the path was a typo.
  * Only local folders are checked: an s3:// warehouse is a key prefix, which exists once written.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -23,15 +24,15 @@ export function localWarehouseFolder(warehouse: string): string | undefined {
 
 /**
  * Checks the warehouse folder for a command that reads (`'read'`) or writes (`'write'`).
- * @returns 'created' when a writing command's folder was missing and is now made, else 'exists'
- * ('remote' for an s3:// warehouse, not checked)
+ * @returns 'missing' when a writing command's folder is not there yet, else 'exists' ('remote' for an
+ * s3:// warehouse, not checked)
  * @throws WarehouseNotFoundError when a reading command's folder is missing
  * @throws ValidationError when the path is a file, not a folder
  */
 export async function checkWarehouseFolder(
   warehouse: string,
   access: 'read' | 'write',
-): Promise<'exists' | 'created' | 'remote'> {
+): Promise<'exists' | 'missing' | 'remote'> {
   const folder = localWarehouseFolder(warehouse);
   if (folder === undefined) return 'remote';
   let isDirectory: boolean | undefined;
@@ -49,6 +50,5 @@ export async function checkWarehouseFolder(
         `${process.cwd()}); floe ingest, run and backfill create it on their first write`,
     );
   }
-  await mkdir(folder, { recursive: true });
-  return 'created';
+  return 'missing';
 }
