@@ -78,38 +78,13 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(takesCatalog(asked) ? `${help}\n${CATALOG_USAGE}` : help);
       return 0;
     }
-    if (helpFor(command) !== undefined)
-      await (await import('./warehouse-check.js')).checkWarehouseArgs(command, rest);
-    // The Kafka commands (run, backfill, redrive-failed) parse their own flags.
-    if (KAFKA_COMMAND_NAMES.has(command)) {
-      const { KAFKA_COMMANDS } = await import('./commands/run.js');
-      return await KAFKA_COMMANDS[command]!(rest);
-    }
-    // The live commands take the Kafka connection flags too, so they parse their own.
-    if (command === 'scan' && rest.includes('--live'))
-      return await (await import('./commands/scan-live.js')).runLiveScan(rest);
-    if (command === 'serve') return await (await import('./commands/serve.js')).runServe(rest);
-    if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
-    if (command === 'rebase-offsets')
-      return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);
-    const { values, positionals } = parseOptions(rest);
-    switch (command) {
-      case 'ingest':
-        return await (await import('./commands/ingest.js')).runIngest(values, positionals);
-      case 'scan':
-        return await (await import('./commands/scan.js')).runScan(values);
-      case 'inspect':
-        return await (await import('./commands/inspect.js')).runInspect(values);
-      case 'alter':
-        return await (await import('./commands/alter.js')).runAlter(values);
-      case 'dlq':
-        return await (await import('./commands/dlq.js')).runDlq(values, positionals);
-      case 'demo':
-        return await (await import('./commands/demo.js')).runDemo(values);
-      case 'maintain':
-        return await (await import('./commands/maintain.js')).runMaintain(values, positionals);
-      default:
-        throw new UsageError(`unknown command '${command}'`);
+    const warehouses = await import('./warehouse-check.js');
+    if (warehouses.writesTables(command)) await warehouses.checkWarehouseArgs(command, rest);
+    try {
+      return await runCommand(command, rest);
+    } catch (error) {
+      // A read over a mistyped --warehouse fails as "no such table": name the folder instead.
+      throw error instanceof UsageError ? error : await warehouses.explainFailure(command, rest, error);
     }
   } catch (error) {
     if (error instanceof UsageError) {
@@ -131,6 +106,41 @@ export async function main(argv: string[]): Promise<number> {
     );
     if (process.env.FLOE_DEBUG) console.error(error);
     return 1;
+  }
+}
+
+/** Runs `command`. @throws UsageError for bad usage; whatever the command throws */
+async function runCommand(command: string, rest: string[]): Promise<number> {
+  // The Kafka commands (run, backfill, redrive-failed) parse their own flags.
+  if (KAFKA_COMMAND_NAMES.has(command)) {
+    const { KAFKA_COMMANDS } = await import('./commands/run.js');
+    return await KAFKA_COMMANDS[command]!(rest);
+  }
+  // The live commands take the Kafka connection flags too, so they parse their own.
+  if (command === 'scan' && rest.includes('--live'))
+    return await (await import('./commands/scan-live.js')).runLiveScan(rest);
+  if (command === 'serve') return await (await import('./commands/serve.js')).runServe(rest);
+  if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
+  if (command === 'rebase-offsets')
+    return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);
+  const { values, positionals } = parseOptions(rest);
+  switch (command) {
+    case 'ingest':
+      return await (await import('./commands/ingest.js')).runIngest(values, positionals);
+    case 'scan':
+      return await (await import('./commands/scan.js')).runScan(values);
+    case 'inspect':
+      return await (await import('./commands/inspect.js')).runInspect(values);
+    case 'alter':
+      return await (await import('./commands/alter.js')).runAlter(values);
+    case 'dlq':
+      return await (await import('./commands/dlq.js')).runDlq(values, positionals);
+    case 'demo':
+      return await (await import('./commands/demo.js')).runDemo(values);
+    case 'maintain':
+      return await (await import('./commands/maintain.js')).runMaintain(values, positionals);
+    default:
+      throw new UsageError(`unknown command '${command}'`);
   }
 }
 

@@ -1,9 +1,10 @@
 /**
- * The embedded catalog's warehouse folder, checked before a command runs (core/catalog/warehouse-folder.ts):
- * commands that only read refuse a missing folder, naming it, rather than show an empty catalog;
- * commands that write say it will be created (the embedded catalog makes it with the first table's
- * files, so a command that then fails on a bad flag leaves no empty folder behind). Read from the raw arguments, so every command — those
- * that parse their own flags too — is checked the same way, before its modules load.
+ * The embedded catalog's warehouse folder (core/catalog/warehouse-folder.ts). A command that only reads
+ * and fails over a missing folder ("no such table") fails naming the folder instead; `floe serve`
+ * refuses one at start rather than serve an empty catalog. Commands that write say first that it will
+ * be created (the embedded catalog makes it with the first table's files, so a command that then fails
+ * on a bad flag leaves no empty folder behind). Read from the raw arguments, so every command — those
+ * that parse their own flags too — is treated the same way; bad flags are still usage errors first.
  */
 
 /** Commands that write into a table they may create: a missing warehouse is made for them. */
@@ -39,6 +40,34 @@ export function warehouseOf(
   const catalog = flagValue(args, '--catalog') ?? env.FLOE_CATALOG;
   if (catalog !== undefined && catalog !== 'embedded') return undefined;
   return env.FLOE_WAREHOUSE || undefined;
+}
+
+/** Whether `command` writes into tables it may create (a missing warehouse is created for it). */
+export function writesTables(command: string): boolean {
+  return WRITING_COMMANDS.has(command);
+}
+
+/**
+ * What a failed command that reads should report: a WarehouseNotFoundError naming the folder (the
+ * failure as its cause) when the warehouse the arguments select is not there, else the failure itself.
+ * Never throws.
+ */
+export async function explainFailure(
+  command: string,
+  args: readonly string[],
+  failure: unknown,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<unknown> {
+  if (writesTables(command)) return failure;
+  try {
+    await checkWarehouseArgs(command, args, env);
+  } catch (missing) {
+    if (missing instanceof Error && missing.name === 'WarehouseNotFoundError') {
+      missing.cause = failure;
+      return missing;
+    }
+  }
+  return failure;
 }
 
 /**

@@ -81,6 +81,8 @@ export async function runServe(args: string[]): Promise<number> {
   const ttl = values['cache-ttl'];
   const ttlMs = ttl === undefined ? undefined : parseDuration(ttl, '--cache-ttl');
   const security = await serveSecurityFrom(values, host);
+  // An empty catalog over a mistyped --warehouse would look like a warehouse with no tables.
+  await (await import('../warehouse-check.js')).checkWarehouseArgs('serve', args);
   const { catalog } = await openCatalog(values);
   let live: LiveCatalog | undefined;
   if (values.live) {

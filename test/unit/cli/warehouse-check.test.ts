@@ -34,10 +34,15 @@ describe('the warehouse folder', () => {
     async (command) => {
       // Prepare
       const missing = join(dir, 'typo');
-      const args = command === 'maintain' ? ['maintain', 'all'] : [command];
+      const args =
+        command === 'maintain'
+          ? ['maintain', 'all']
+          : command === 'serve'
+            ? ['serve', '--port', '0']
+            : [command];
 
       // Act
-      const code = await main([...args, '--warehouse', missing, '--table', 'a.b', '--port', '0']);
+      const code = await main([...args, '--warehouse', missing, '--table', 'a.b']);
 
       // Assess: exit 1, the folder named, nothing created
       expect(code).toBe(1);
@@ -47,6 +52,10 @@ describe('the warehouse folder', () => {
       expect(existsSync(missing)).toBe(false);
     },
   );
+
+  it('a bad flag is still a usage error first', async () => {
+    expect(await main(['scan', '--warehouse', join(dir, 'typo'), '--table', 'a.b', '--port', '1'])).toBe(2);
+  });
 
   it('a command that writes says it will be created, and creates nothing before it writes', async () => {
     // Prepare
