@@ -10,6 +10,7 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
+import { logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkBroker,
@@ -18,6 +19,7 @@ import {
   KafkaTlsError,
   KafkaUnreachableError,
 } from '../../../functions/core/kafka/broker-check.js';
+import { kafkaConfigOf } from '../../../functions/core/kafka/kafka-client.js';
 
 async function listen(server: TcpServer | TlsServer): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -176,5 +178,33 @@ describe('errorOfOutcomes', () => {
     );
     expect(error?.message).toMatch(/check the host names$/);
     expect(error?.retryable).toBe(false);
+  });
+});
+
+describe("kafkajs's log", () => {
+  it('keeps its connection retries quiet and every other warning or error', async () => {
+    // Prepare
+    const lines: string[] = [];
+    const config = await kafkaConfigOf({ brokers: ['127.0.0.1:1'], log: (line) => lines.push(line) });
+    const logger = config.logCreator!(logLevel.WARN);
+    const entry = (namespace: string, message: string) => ({
+      namespace,
+      level: logLevel.ERROR,
+      label: 'ERROR',
+      log: { timestamp: '', logger: 'kafkajs', message },
+    });
+
+    // Act
+    logger(entry('Connection', 'Connection error: connect ECONNREFUSED 127.0.0.1:1'));
+    logger(entry('BrokerPool', 'Failed to connect to seed broker, trying another broker from the list'));
+    logger(entry('Connection', 'Connection timeout'));
+    logger(entry('Consumer', 'Crash: KafkaJSGroupCoordinatorNotFound'));
+    logger(entry('Connection', 'Response Metadata(key: 3, version: 6)'));
+
+    // Assess
+    expect(lines).toEqual([
+      'kafka error: Consumer: Crash: KafkaJSGroupCoordinatorNotFound',
+      'kafka error: Connection: Response Metadata(key: 3, version: 6)',
+    ]);
   });
 });
