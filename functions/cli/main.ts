@@ -73,10 +73,13 @@ export async function main(argv: string[]): Promise<number> {
     if (command === 'help' || asksForHelp(rest)) {
       const [asked, args] = command === 'help' ? [rest[0]!, rest.slice(1)] : [command, rest];
       const help = helpFor(asked, args);
-      if (help === undefined)
+      if (help !== undefined) {
+        process.stdout.write(takesCatalog(asked) ? `${help}\n${CATALOG_USAGE}` : help);
+        return 0;
+      }
+      // A command help.ts does not list answers its own --help; `floe help` names only known ones.
+      if (command === 'help')
         throw new UsageError(`unknown command '${asked}' (commands: ${HELP_COMMANDS.join(', ')})`);
-      process.stdout.write(takesCatalog(asked) ? `${help}\n${CATALOG_USAGE}` : help);
-      return 0;
     }
     const warehouses = await import('./warehouse-check.js');
     if (warehouses.writesTables(command)) await warehouses.checkWarehouseArgs(command, rest);

@@ -69,6 +69,9 @@ describe('floe <command> --help', () => {
   it('an unknown command asked about is a usage error listing the commands', async () => {
     expect(await main(['help', 'nope'])).toBe(2);
     expect(err.join('')).toMatch(/unknown command 'nope' \(commands: ingest, scan, .*rebase-offsets\)/);
+    err.length = 0;
+    expect(await main(['nope', '--help'])).toBe(2);
+    expect(err.join('')).toMatch(/unknown command 'nope'/);
   });
 
   it('a usage error points at the command its own help', async () => {
