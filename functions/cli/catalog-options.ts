@@ -11,7 +11,9 @@
  */
 import type { Catalog } from '../core/catalog/catalog.js';
 import type { CommitLock } from '../core/lock/commit-lock.js';
-import { createCatalogFromEnv, createLockFromEnv, type Env } from '../handlers/config.js';
+// Types only at load: the handlers' config loads the routes and formats code, ~0.5 s of CPU that
+// `floe --help` (which prints CATALOG_USAGE) must not pay. openCatalog imports it when it runs.
+import type { Env } from '../handlers/config.js';
 import { UsageError } from './usage-error.js';
 
 export const CATALOG_OPTIONS = {
@@ -304,6 +306,7 @@ export async function openCatalog(
   const settings = resolveCatalogSettings(flags, options.env ?? process.env);
   const catalog = await createCatalog(settings);
   if (!options.withLock) return { kind: settings.kind, catalog };
+  const { createLockFromEnv } = await import('../handlers/config.js');
   const lock = await createLockFromEnv(settings.env);
   if (lock) {
     // Loaded only when a lock is configured: most local runs never need the DynamoDB SDK.
@@ -318,7 +321,7 @@ export async function openCatalog(
 
 async function createCatalog(settings: CatalogSettings): Promise<Catalog> {
   if (settings.credential === undefined && settings.token === undefined)
-    return createCatalogFromEnv(settings.env);
+    return (await import('../handlers/config.js')).createCatalogFromEnv(settings.env);
   // The handlers read REST auth from Secrets Manager only; given on the command line it goes straight
   // to the same RestCatalog the handlers build, with the same settings.
   const [{ RestCatalog }, { restOptionsFromEnv }] = await Promise.all([

@@ -15,29 +15,6 @@ import { readJsonFile, routeFromOptions } from './commands/ingest.js';
 import { parseInteger } from './flag-values.js';
 import { OPTIONS, type ParsedOptions, UsageError } from './options.js';
 
-/** The usage of the Kafka commands: `floe run`, `floe backfill`, `floe redrive-failed`. */
-export const RUN_USAGE = `usage:
-  floe run --bootstrap-servers HOST:PORT[,...] --topics T1[,T2] [--group ID]
-           (--warehouse DIR --table NS.NAME [route flags as for ingest] | --warehouse DIR --routes FILE)
-           [--batch-size N] [--batching-window-ms MS]
-           [--starting-position latest|trim-horizon|at-timestamp [--starting-timestamp ISO]]
-           [--exit-when-idle MS] [Kafka connection flags]
-  floe backfill --bootstrap-servers HOST:PORT[,...] --topic T --warehouse DIR (--table NS.NAME [route flags] | --routes FILE)
-           [--from earliest|ISO-TIME] [--to latest|ISO-TIME] [--batch-size N] [Kafka connection flags]
-  floe redrive-failed (--from s3://BUCKET/PREFIX | --from-file PATH | --from-topic T --bootstrap-servers ...)
-           --warehouse DIR (--table NS.NAME [route flags] | --routes FILE)
-      re-ingest the batches the ESM gave up on (S3 on-failure records, or a Kafka on-failure topic)
-  --session-timeout-ms MS (floe run): how long the group waits for a member that died before handing
-  its partitions on (default 30000; a kill -9 and restart waits this long); backfill and
-  redrive-failed read without a consumer group
-Kafka connection flags:
-  --client-id ID  --sasl-mechanism plain|scram-sha-256|scram-sha-512 --sasl-username U
-  (password from --sasl-password or, better, the FLOE_KAFKA_SASL_PASSWORD environment variable)
-  --sasl-mechanism aws-msk-iam --tls [--aws-region R]: Amazon MSK IAM auth (port 9098) with the default
-  AWS credential chain; the region defaults to AWS_REGION
-  --tls  [--tls-ca FILE] [--tls-cert FILE --tls-key FILE] [--tls-insecure]
-`;
-
 /** How every command that talks to Kafka reaches the brokers (connectionFromOptions reads them). */
 export const KAFKA_CONNECTION_FLAGS = {
   'bootstrap-servers': { type: 'string' },

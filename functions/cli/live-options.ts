@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import type { LoadedTable } from '../core/catalog/catalog.js';
 import { formatIdentifier } from '../core/catalog/catalog.js';
 import { parseRoutes, type TableRoute } from '../core/routing/routes.js';
-import { createKafka } from '../core/kafka/kafka-client.js';
+import { createCheckedKafka } from '../core/kafka/kafka-client.js';
 import { readCommittedOffsets } from '../core/table/source-offsets.js';
 import { readJsonFile, routeFromOptions } from './commands/ingest.js';
 import { connectionFromOptions, KAFKA_CONNECTION_FLAGS, type KafkaCommandOptions } from './kafka-options.js';
@@ -48,9 +48,9 @@ export function parseLiveArgs(args: string[], command: string): LiveOptions {
   return parsed.values;
 }
 
-/** The Kafka client the connection flags describe. @throws UsageError, ValidationError */
+/** The Kafka client the connection flags describe, its brokers checked. @throws UsageError, ValidationError, KafkaUnreachableError, KafkaTlsError */
 export async function kafkaFromOptions(values: LiveOptions) {
-  return createKafka(connectionFromOptions(values as KafkaCommandOptions));
+  return createCheckedKafka(connectionFromOptions(values as KafkaCommandOptions));
 }
 
 /**

@@ -6,6 +6,7 @@
 import { describeError, LakeError } from '../core/errors.js';
 import { CATALOG_USAGE } from './catalog-options.js';
 import { hintFor } from './error-hints.js';
+import { asksForHelp, HELP_COMMANDS, helpFor, takesCatalog } from './help.js';
 import { parseOptions, UsageError } from './options.js';
 
 // Each command's module is imported when it runs, not up front: together they load most of floe and
@@ -14,6 +15,7 @@ import { parseOptions, UsageError } from './options.js';
 const KAFKA_COMMAND_NAMES = new Set(['run', 'backfill', 'redrive-failed']);
 
 const USAGE = `usage: floe <command> <catalog> [options]
+       floe <command> --help | floe help <command>: the command's flags, one line each, and an example
 
 <catalog> is --warehouse DIR (the embedded catalog), --table-bucket-arn ARN (S3 Tables) or --uri URL
 (a REST catalog), or the FLOE_* variables of a deployed function; see "catalog options" below.
@@ -49,6 +51,11 @@ commands:
   dlq redrive <catalog> --table NS.NAME [--where EXPR] [--routes FILE] [--schema-evolution P]
       re-ingest the table's dead letters after a fix, each exactly once (failing ones stay); with
       --routes (the FLOE_TABLES JSON), the table's route decides format, mapping and evolution policy
+  status <catalog> --table NS.NAME [--bootstrap-servers ... [Kafka flags]] [--gap-age 15m] [--json]
+      how far behind its topics the table is: lag, last advance, gaps and their age, dead letters
+      (exit 3: a stale gap)
+  verify <catalog> --table NS.NAME [--snapshot ID] [--deep] [--allow-holes] [--json]
+      audit a snapshot: files registered once and present, totals true; --deep: offsets and keys once
   rebase-offsets <catalog> --table NS.NAME --topic T [--partitions 0,1] --help
       start a new offset epoch for a topic whose history changed (recreated, new cluster, failover)
   run | backfill | redrive-failed --help
@@ -64,50 +71,36 @@ ${CATALOG_USAGE}`;
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (!command || command === '--help' || command === '-h' || command === 'help') {
+    if (!command || command === '--help' || command === '-h' || (command === 'help' && rest.length === 0)) {
       process.stdout.write(USAGE);
       return command ? 0 : 2;
     }
-    // The Kafka commands (run, backfill, redrive-failed) parse their own flags.
-    if (KAFKA_COMMAND_NAMES.has(command)) {
-      const { KAFKA_COMMANDS } = await import('./commands/run.js');
-      return await KAFKA_COMMANDS[command]!(rest);
+    if (command === 'help' || asksForHelp(rest)) {
+      const [asked, args] = command === 'help' ? [rest[0]!, rest.slice(1)] : [command, rest];
+      const help = helpFor(asked, args);
+      if (help !== undefined) {
+        process.stdout.write(takesCatalog(asked) ? `${help}\n${CATALOG_USAGE}` : help);
+        return 0;
+      }
+      // A command help.ts does not list answers its own --help; `floe help` names only known ones.
+      if (command === 'help')
+        throw new UsageError(`unknown command '${asked}' (commands: ${HELP_COMMANDS.join(', ')})`);
     }
-    // The live commands take the Kafka connection flags too, so they parse their own.
-    if (command === 'scan' && rest.includes('--live'))
-      return await (await import('./commands/scan-live.js')).runLiveScan(rest);
-    if (command === 'serve') return await (await import('./commands/serve.js')).runServe(rest);
-    if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
-    if (command === 'verify') return await (await import('./commands/verify.js')).runVerify(rest);
-    if (command === 'status') return await (await import('./commands/status.js')).runStatus(rest);
-    if (command === 'rebase-offsets')
-      return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);
-    const { values, positionals } = parseOptions(rest);
-    if (values.help) {
-      process.stdout.write(USAGE);
-      return 0;
-    }
-    switch (command) {
-      case 'ingest':
-        return await (await import('./commands/ingest.js')).runIngest(values, positionals);
-      case 'scan':
-        return await (await import('./commands/scan.js')).runScan(values);
-      case 'inspect':
-        return await (await import('./commands/inspect.js')).runInspect(values);
-      case 'alter':
-        return await (await import('./commands/alter.js')).runAlter(values);
-      case 'dlq':
-        return await (await import('./commands/dlq.js')).runDlq(values, positionals);
-      case 'demo':
-        return await (await import('./commands/demo.js')).runDemo(values);
-      case 'maintain':
-        return await (await import('./commands/maintain.js')).runMaintain(values, positionals);
-      default:
-        throw new UsageError(`unknown command '${command}'`);
+    const warehouses = await import('./warehouse-check.js');
+    if (warehouses.writesTables(command)) await warehouses.checkWarehouseArgs(command, rest);
+    try {
+      return await runCommand(command, rest);
+    } catch (error) {
+      // A read over a mistyped --warehouse fails as "no such table": name the folder instead.
+      throw error instanceof UsageError ? error : await warehouses.explainFailure(command, rest, error);
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`floe: ${error.message}\n(floe --help lists the commands and catalog options)\n`);
+      const more =
+        command && helpFor(command)
+          ? `floe ${command} --help lists its flags`
+          : 'floe --help lists the commands';
+      process.stderr.write(`floe: ${error.message}\n(${more})\n`);
       return 2;
     }
     const setup = hintFor(error);
@@ -121,6 +114,43 @@ export async function main(argv: string[]): Promise<number> {
     );
     if (process.env.FLOE_DEBUG) console.error(error);
     return 1;
+  }
+}
+
+/** Runs `command`. @throws UsageError for bad usage; whatever the command throws */
+async function runCommand(command: string, rest: string[]): Promise<number> {
+  // The Kafka commands (run, backfill, redrive-failed) parse their own flags.
+  if (KAFKA_COMMAND_NAMES.has(command)) {
+    const { KAFKA_COMMANDS } = await import('./commands/run.js');
+    return await KAFKA_COMMANDS[command]!(rest);
+  }
+  // The live commands take the Kafka connection flags too, so they parse their own.
+  if (command === 'scan' && rest.includes('--live'))
+    return await (await import('./commands/scan-live.js')).runLiveScan(rest);
+  if (command === 'serve') return await (await import('./commands/serve.js')).runServe(rest);
+  if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
+  if (command === 'status') return await (await import('./commands/status.js')).runStatus(rest);
+  if (command === 'verify') return await (await import('./commands/verify.js')).runVerify(rest);
+  if (command === 'rebase-offsets')
+    return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);
+  const { values, positionals } = parseOptions(rest);
+  switch (command) {
+    case 'ingest':
+      return await (await import('./commands/ingest.js')).runIngest(values, positionals);
+    case 'scan':
+      return await (await import('./commands/scan.js')).runScan(values);
+    case 'inspect':
+      return await (await import('./commands/inspect.js')).runInspect(values);
+    case 'alter':
+      return await (await import('./commands/alter.js')).runAlter(values);
+    case 'dlq':
+      return await (await import('./commands/dlq.js')).runDlq(values, positionals);
+    case 'demo':
+      return await (await import('./commands/demo.js')).runDemo(values);
+    case 'maintain':
+      return await (await import('./commands/maintain.js')).runMaintain(values, positionals);
+    default:
+      throw new UsageError(`unknown command '${command}'`);
   }
 }
 

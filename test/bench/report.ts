@@ -5,6 +5,7 @@ import type { HotPath } from './hot-paths.js';
 import type { LambdaHeapIngest } from './ingest-lambda-heap.js';
 import type { IngestFigures } from './ingest-throughput.js';
 import type { LambdaFigures } from './lambda-cold-start.js';
+import { type CliHelpFigures, cliHelpText } from './cli-help.js';
 import { type LiveFigures, liveText } from './live-read.js';
 import type { MachineInfo } from './machine.js';
 import type { MemoryFigures } from './memory.js';
@@ -47,6 +48,8 @@ export interface BenchReport {
   /** The issue's targets against this run's figures (targets.ts). */
   targets?: TargetCheck[];
   live?: LiveFigures;
+  /** `floe --help` through the bin over the compiled CLI, against `node -e 0` (cli-help.ts). */
+  cli_help?: CliHelpFigures;
   duration_s: number;
 }
 
@@ -367,6 +370,7 @@ export function formatReport(r: BenchReport): string {
   if (r.scaling) parts.push(scalingText(r.scaling, table));
   parts.push(targetsText(r.targets ?? checkTargets(r), table));
   if (r.live) parts.push(liveText(r.live, table));
+  if (r.cli_help) parts.push(cliHelpText(r.cli_help, table));
   for (const [section, why] of Object.entries(r.sections_skipped)) parts.push(`(${section} skipped: ${why})`);
   parts.push(`(${r.duration_s.toFixed(0)} s)`);
   return `${parts.join('\n\n')}\n`;

@@ -7,7 +7,7 @@
  *   npm run bench -- --only=ingest,memory
  *
  * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, scan (with compaction),
- * scaling (with cost per GB), live. The moto sections (commit on S3, contention, freshness on S3) start
+ * scaling (with cost per GB), live, cli-help (`floe --help` against `node -e 0`). The moto sections (commit on S3, contention, freshness on S3) start
  * their own moto_server and are skipped, with the reason, without it; live starts its own mock Kafka
  * broker (kcat) and is skipped without kcat.
  * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
@@ -32,6 +32,7 @@ const SECTIONS = [
   'scan',
   'scaling',
   'live',
+  'cli-help',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -199,6 +200,10 @@ async function main(): Promise<number> {
       );
       if ('skipped' in live) report.sections_skipped.live = live.skipped;
       else report.live = live;
+    });
+    await attempt('cli-help', async () => {
+      const { runCliHelp } = await import('./cli-help.js');
+      report.cli_help = await runCliHelp({ repeats: quick ? 5 : 15 }, progress);
     });
   } finally {
     await moto?.stop();

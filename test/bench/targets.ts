@@ -41,5 +41,7 @@ export function checkTargets(r: BenchReport): TargetCheck[] {
       r.live ? tailFigure(r.live, 'concurrent_peak_rss_mb') : undefined,
       300,
     ),
+    // `floe --help` prints before any of floe's core loads (the CLI imports its commands lazily).
+    atMost('cli_help.wall_ms', r.cli_help?.wall_ms, 500),
   ];
 }

@@ -12,7 +12,8 @@ import {
   runBackfill,
 } from '../../core/kafka/backfill.js';
 import { ESM_MAX_BATCH_SIZE } from '../../core/kafka/esm-batch.js';
-import { createKafka } from '../../core/kafka/kafka-client.js';
+import { createCheckedKafka } from '../../core/kafka/kafka-client.js';
+import { helpFor } from '../help.js';
 import { UsageError } from '../options.js';
 import {
   connectionFromOptions,
@@ -20,7 +21,6 @@ import {
   type KafkaCommandOptions,
   parseIsoTime,
   parseKafkaArgs,
-  RUN_USAGE,
   refuseGroupFlags,
   routesForTopics,
 } from '../kafka-options.js';
@@ -90,7 +90,7 @@ function describeProgress(p: BackfillProgress): string {
 export async function runBackfillCommand(args: string[]): Promise<number> {
   const values = parseKafkaArgs(args, 'backfill');
   if (values.help) {
-    process.stdout.write(RUN_USAGE);
+    process.stdout.write(helpFor('backfill')!);
     return 0;
   }
   const connection = connectionFromOptions(values);
@@ -107,7 +107,10 @@ export async function runBackfillCommand(args: string[]): Promise<number> {
   );
   const totals = { rows: 0, deadLetters: 0, replays: 0, snapshots: 0 };
   try {
-    const kafka = await createKafka({ ...connection, log: (line) => status.log(line, process.stderr) });
+    const kafka = await createCheckedKafka({
+      ...connection,
+      log: (line) => status.log(line, process.stderr),
+    });
     const ranges = await planBackfillFromBrokers(kafka, config.topic, config.from, config.to);
     const tables = [...new Set(routes.map((r) => formatIdentifier(r.table)))].join(', ');
     status.log(

@@ -3,25 +3,13 @@
  * whose letters are checked against the same offsets), the way on after floe refused a batch because
  * the topic's history changed under the table (functions/core/ingest/rebase-offsets.ts).
  */
+import { helpFor } from '../help.js';
 import { parseArgs } from 'node:util';
 import { parseIdentifier } from '../../core/catalog/catalog.js';
 import { type RebaseResult, rebaseOffsets } from '../../core/table/actions/rebase-offsets.js';
 import { dlqIdentifier } from '../../core/records/dead-letters.js';
-import { CATALOG_USAGE, openCatalog } from '../catalog-options.js';
+import { openCatalog } from '../catalog-options.js';
 import { OPTIONS, UsageError } from '../options.js';
-
-export const REBASE_USAGE = `usage:
-  floe rebase-offsets <catalog> --table NS.NAME --topic T [--partitions 0,1,...] [--dlq-table NS.NAME]
-      start a new offset epoch for topic T (all its partitions, or those listed) in the table and in its
-      dead-letter table (NS.NAME__dlq unless --dlq-table names another; skipped when it does not exist):
-      the committed offsets of the current epoch move aside (kept in the snapshot summary as
-      floe.offset-epochs) and the table holds none for those partitions, so the next batches land as
-      new records. For a topic that was deleted and recreated, a new cluster, or a failover, after floe
-      stopped with "records inside the table's committed offsets are not the records it committed there".
-      Rows already in the table stay. Run it while nothing ingests the topic, then start ingesting from
-      where the new history should begin (e.g. floe run --starting-position trim-horizon with a new group).
-
-${CATALOG_USAGE}`;
 
 const REBASE_FLAGS = {
   topic: { type: 'string' },
@@ -71,7 +59,7 @@ export async function runRebaseOffsets(args: string[]): Promise<number> {
     throw new UsageError((error as Error).message);
   }
   if (values.help) {
-    process.stdout.write(REBASE_USAGE);
+    process.stdout.write(helpFor('rebase-offsets')!);
     return 0;
   }
   if (!values.table) throw new UsageError('rebase-offsets needs --table NS.NAME');

@@ -15,8 +15,9 @@ import { planBackfillFromBrokers, runBackfill } from '../../core/kafka/backfill.
 import { deliverWithRetry } from '../../core/kafka/deliver-with-retry.js';
 import { ESM_MAX_BATCH_SIZE } from '../../core/kafka/esm-batch.js';
 import { type FailureRecord, parseFailureRecord } from '../../core/kafka/failure-record.js';
-import { createKafka } from '../../core/kafka/kafka-client.js';
+import { createCheckedKafka } from '../../core/kafka/kafka-client.js';
 import { parseEventJson } from '../../core/records/event-json.js';
+import { helpFor } from '../help.js';
 import { UsageError } from '../options.js';
 import { readJsonFile } from './ingest.js';
 import {
@@ -24,7 +25,6 @@ import {
   type KafkaCommandOptions,
   parseKafkaArgs,
   refuseGroupFlags,
-  RUN_USAGE,
   routesForTopics,
 } from '../kafka-options.js';
 import { describeReport, openKafkaCatalog, stopOnSignals } from '../kafka-session.js';
@@ -126,7 +126,7 @@ export async function runRedriveFailed(args: string[]): Promise<number> {
   const values = parseKafkaArgs(args, 'redrive-failed');
   refuseGroupFlags(values, 'redrive-failed');
   if (values.help) {
-    process.stdout.write(RUN_USAGE);
+    process.stdout.write(helpFor('redrive-failed')!);
     return 0;
   }
   const sources = [values.from, values['from-file'], values['from-topic']].filter((s) => s !== undefined);
@@ -184,7 +184,7 @@ export async function runRedriveFailed(args: string[]): Promise<number> {
     } else {
       const topic = values['from-topic']!;
       const connection = connectionFromOptions(values);
-      const kafka = await createKafka(connection);
+      const kafka = await createCheckedKafka(connection);
       const ranges = await planBackfillFromBrokers(kafka, topic, 'earliest', 'latest');
       await runBackfill({
         kafka,

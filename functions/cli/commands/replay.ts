@@ -3,10 +3,11 @@
  * across kills (functions/core/replay). The value is the row without `_kafka` as the CLI's exact JSON
  * (format-value.ts: longs and decimals exact, bytes base64, times ISO-8601).
  */
+import { helpFor } from '../help.js';
 import { parseArgs } from 'node:util';
 import { parseIdentifier } from '../../core/catalog/catalog.js';
 import { ValidationError } from '../../core/errors.js';
-import { createKafka } from '../../core/kafka/kafka-client.js';
+import { createCheckedKafka } from '../../core/kafka/kafka-client.js';
 import {
   type Partitioning,
   type ReplayBounds,
@@ -31,21 +32,6 @@ import {
   parseIsoTime,
 } from '../kafka-options.js';
 import { StatusLine, stopOnSignals } from '../kafka-session.js';
-
-export const REPLAY_USAGE = `usage:
-  floe replay <catalog> --table NS.NAME --bootstrap-servers HOST:PORT[,...] --to-topic OUT
-           [--from-offsets P:O,... | --from-time ISO] [--to-offsets P:O,... | --to-time ISO]
-           [--where EXPR] [--partitioning same|key] [--follow] [--idempotent] [--batch-size N]
-           [Kafka connection flags, as for floe run]
-      the table's rows into OUT, per source partition in _kafka.offset order, with their original key,
-      headers and timestamp, the row (without _kafka) as exact JSON, and a floe-source header
-      (topic/partition/offset). Exactly once across kills: a rerun reads back what OUT holds and
-      continues after it. --partitioning same (default): source partition N → OUT partition N;
-      key: Kafka's default partitioner on the key. --from/--to-offsets: source partition → first
-      offset / offset to stop before. --follow: then the source topics' records past the table's
-      committed offsets, as they are, until SIGINT/SIGTERM. --idempotent: kafkajs's idempotent
-      producer on top (only where the broker supports it).
-`;
 
 const REPLAY_FLAGS = {
   'to-topic': { type: 'string' },
@@ -141,7 +127,7 @@ function describeSummary(s: ReplaySummary, topic: string): string {
 export async function runReplayCommand(args: string[]): Promise<number> {
   const values = parseReplayArgs(args);
   if (values.help) {
-    process.stdout.write(REPLAY_USAGE);
+    process.stdout.write(helpFor('replay')!);
     return 0;
   }
   const connection = connectionFromOptions(values as KafkaCommandOptions);
@@ -177,7 +163,10 @@ export async function runReplayCommand(args: string[]): Promise<number> {
     ),
   );
   try {
-    const kafka = await createKafka({ ...connection, log: (line) => status.log(line, process.stderr) });
+    const kafka = await createCheckedKafka({
+      ...connection,
+      log: (line) => status.log(line, process.stderr),
+    });
     const summary = await runReplay({
       kafka,
       table,

@@ -17,7 +17,7 @@ import {
   STARTING_POSITIONS,
   type StartingPosition,
 } from '../../core/kafka/event-source.js';
-import { createKafka, type KafkaConnectionOptions } from '../../core/kafka/kafka-client.js';
+import { createCheckedKafka, type KafkaConnectionOptions } from '../../core/kafka/kafka-client.js';
 import { lagOf, type PartitionProgress } from '../../core/kafka/partition-progress.js';
 import {
   connectionFromOptions,
@@ -26,7 +26,6 @@ import {
   parseIsoTime,
   parseKafkaArgs,
   routesForTopics,
-  RUN_USAGE,
   splitList,
 } from '../kafka-options.js';
 import {
@@ -37,6 +36,7 @@ import {
   StatusLine,
   stopOnSignals,
 } from '../kafka-session.js';
+import { helpFor } from '../help.js';
 import { UsageError } from '../options.js';
 import { runBackfillCommand } from './backfill.js';
 import { runRedriveFailed } from './redrive-failed.js';
@@ -97,7 +97,7 @@ function describeLag(partitions: PartitionProgress[], position: string): string 
 export async function runRun(args: string[]): Promise<number> {
   const values = parseKafkaArgs(args, 'run');
   if (values.help) {
-    process.stdout.write(RUN_USAGE);
+    process.stdout.write(helpFor('run')!);
     return 0;
   }
   const config = runConfigFromOptions(values);
@@ -112,7 +112,7 @@ export async function runRun(args: string[]): Promise<number> {
   );
   let lastSnapshot = '';
   try {
-    const kafka = await createKafka({
+    const kafka = await createCheckedKafka({
       ...config.connection,
       log: (line) => status.log(line, process.stderr),
     });

@@ -3,6 +3,7 @@
  * snapshot plus the Kafka records it does not hold yet, mapped by its own route. Prints the rows as
  * `scan` does, and the funnel with a hot line (records read per partition, offsets read up to).
  */
+import { helpFor } from '../help.js';
 import { parseIdentifier } from '../../core/catalog/catalog.js';
 import { readLiveTable, type LiveReport } from '../../core/live/read-live-table.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
@@ -46,17 +47,10 @@ export function formatFreshnessLine(report: LiveReport): string {
   return `fresh: ${newest}; read up to ${upTo || 'nothing'}`;
 }
 
-export const SCAN_LIVE_USAGE = `usage: floe scan <catalog> --table NS.NAME --live --bootstrap-servers HOST:PORT[,...]
-           [--topics T1[,T2] | --routes FILE] [--where EXPR] [--json] [--limit N] [Kafka connection flags]
-  the table's rows plus the Kafka records it does not hold yet, mapped by its route (nothing is
-  committed); the topics default to those the table's committed offsets name. The funnel (stderr with
-  --json) ends with a fresh: line: the tail's newest record time and the offsets read up to
-`;
-
 export async function runLiveScan(args: string[]): Promise<number> {
   const values = parseLiveArgs(args, 'scan');
   if (values.help) {
-    process.stdout.write(SCAN_LIVE_USAGE);
+    process.stdout.write(helpFor('scan-live')!);
     return 0;
   }
   const id = parseIdentifier(requireOption(values as ParsedOptions, 'table'));

@@ -4,6 +4,7 @@
  * holding its Kafka tail (functions/core/live/live-catalog.ts), so any engine that speaks the REST
  * catalog reads the merged table. Runs until SIGINT/SIGTERM.
  */
+import { helpFor } from '../help.js';
 import type { Catalog } from '../../core/catalog/catalog.js';
 import { EmbeddedCatalog } from '../../core/catalog/embedded-catalog.js';
 import { describeError } from '../../core/errors.js';
@@ -16,7 +17,7 @@ import { openCatalog } from '../catalog-options.js';
 import { parseDuration } from '../flag-values.js';
 import { kafkaFromOptions, liveRouteFor, parseLiveArgs } from '../live-options.js';
 import { UsageError } from '../options.js';
-import { CLIENTS_ENV, serveSecurityFrom, TOKEN_ENV } from '../serve-security.js';
+import { serveSecurityFrom } from '../serve-security.js';
 
 /** `<ns...>/<table>/metadata/vN.metadata.json` below the warehouse: the embedded catalog's layout. */
 const EMBEDDED_TABLE = /^(.+)\/[^/]+\/metadata\/v\d+\.metadata\.json$/;
@@ -66,28 +67,10 @@ export function servedCatalogOf(catalog: Catalog, live?: LiveCatalog): ServedCat
   };
 }
 
-export const SERVE_USAGE = `usage: floe serve <catalog> --port P [--host 127.0.0.1]
-           [--live --bootstrap-servers HOST:PORT[,...] [--topics T | --routes FILE] [--cache-ttl 10m]
-            [--cache-dir DIR] [Kafka connection flags as for floe run]]
-           [--token-file PATH] [--client-credentials-file PATH [--token-ttl 1h]]
-           [--https-cert PEM --https-key PEM] [--insecure]
-  a read-only Iceberg REST catalog (GET /v1/config, namespaces, tables; writes refused with 403).
-  --live: each table carries one extra snapshot holding its Kafka tail (files under
-  <table location>/floe-live/, or --cache-dir, which must be storage the engines read)
-  --token-file PATH: every request needs 'Authorization: Bearer <the file's token>' (or ${TOKEN_ENV});
-    at least 16 characters. Never on the command line: --token is refused (ps shows it)
-  --client-credentials-file PATH: client_id:client_secret lines (or ${CLIENTS_ENV}); clients get
-    expiring tokens from POST /v1/oauth/tokens (OAuth2 client credentials), as engines' credential=id:secret
-  --token-ttl: lifetime of those tokens (default 1h)
-  --https-cert / --https-key: serve HTTPS with this PEM certificate (chain) and key (--tls-cert and
-    --tls-key are the Kafka connection's client certificate, as for floe run)
-  --insecure: allow a non-loopback --host with neither authentication nor TLS
-`;
-
 export async function runServe(args: string[]): Promise<number> {
   const values = parseLiveArgs(args, 'serve');
   if (values.help) {
-    process.stdout.write(SERVE_USAGE);
+    process.stdout.write(helpFor('serve')!);
     return 0;
   }
   const port = Number(values.port);
@@ -98,6 +81,8 @@ export async function runServe(args: string[]): Promise<number> {
   const ttl = values['cache-ttl'];
   const ttlMs = ttl === undefined ? undefined : parseDuration(ttl, '--cache-ttl');
   const security = await serveSecurityFrom(values, host);
+  // An empty catalog over a mistyped --warehouse would look like a warehouse with no tables.
+  await (await import('../warehouse-check.js')).checkWarehouseArgs('serve', args);
   const { catalog } = await openCatalog(values);
   let live: LiveCatalog | undefined;
   if (values.live) {

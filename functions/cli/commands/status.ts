@@ -18,38 +18,13 @@ import {
   type KafkaCommandOptions,
   splitList,
 } from '../kafka-options.js';
+import { helpFor } from '../help.js';
 import { OPTIONS, UsageError } from '../options.js';
 import { printTable } from '../print-table.js';
 
 /** Exit code when a stale gap exists. */
 export const STALE_GAP_EXIT = 3;
 const DEFAULT_GAP_AGE = '15m';
-
-export const STATUS_USAGE = `usage:
-  floe status <catalog> --table NS.NAME [--bootstrap-servers HOST:PORT[,...] [Kafka connection flags]]
-              [--topics T1,T2] [--gap-age DURATION] [--dlq-table NS.NAME] [--json]
-      how far behind its topics the table is, per topic-partition, from its snapshots' committed
-      offsets (of Kafka only the watermarks and the gaps' offsets are read, no data file, nothing
-      commits):
-      committed   the offset ranges the table holds (of the current offset epoch)
-      log start, high watermark   the broker's, with --bootstrap-servers
-      lag         offsets from the later of the log start and the table's first committed offset up to
-                  the high watermark that the table does not hold (holes and the tail, less holes
-                  found empty); without Kafka flags unknown. expired: offsets above the first commit
-                  that retention dropped before the table held them (lost: the broker has them no more)
-      last advanced   when the table first held the partition's last committed offset (snapshot time)
-      newest record   the highest record timestamp of the committed ranges
-      gaps        holes between committed ranges, with how long each has been open (since the batch
-                  after it committed); stale when open at least --gap-age (default ${DEFAULT_GAP_AGE}): a batch
-                  the event source gave up on. Redrive it (floe redrive-failed) to close it. With Kafka
-                  flags the holes' records are counted (records); a hole delivering none (transaction
-                  markers, compacted records) is neither lag nor stale
-      dead letters   the dead-letter table (NS.NAME__dlq unless --dlq-table) counted by stage
-      --topics: ask the broker about these topics too (partitions the table never committed lag by
-      all the broker holds). Exit 0, or ${STALE_GAP_EXIT} when a stale gap exists.
-Kafka connection flags: as floe run's (floe run --help)
-
-${CATALOG_USAGE}`;
 
 const STATUS_FLAGS = {
   ...KAFKA_CONNECTION_FLAGS,
@@ -233,7 +208,7 @@ function printHuman(s: TableStatus, now: number): void {
 export async function runStatus(args: string[]): Promise<number> {
   const values = parseStatusArgs(args);
   if (values.help) {
-    process.stdout.write(STATUS_USAGE);
+    process.stdout.write(`${helpFor('status')!}\n${CATALOG_USAGE}`);
     return 0;
   }
   if (!values.table) throw new UsageError('status needs --table NS.NAME');

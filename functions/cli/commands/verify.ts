@@ -9,22 +9,8 @@ import { stringifyJson } from '../../core/spec/json-codec.js';
 import type { VerifyReport } from '../../core/verify/findings.js';
 import { verifyTable } from '../../core/verify/verify-table.js';
 import { CATALOG_USAGE, openCatalog } from '../catalog-options.js';
+import { helpFor } from '../help.js';
 import { OPTIONS, UsageError } from '../options.js';
-
-export const VERIFY_USAGE = `usage:
-  floe verify <catalog> --table NS.NAME [--snapshot ID] [--deep] [--allow-holes] [--dlq-table NS.NAME] [--json]
-      audit a snapshot of the table (the current one unless --snapshot): no data or delete file
-      registered twice, every file (data, delete, manifest, manifest list) present at its recorded
-      size, the manifest list's counts and the summary's totals true to the manifests.
-      --deep also reads the rows' _kafka topic, partition and offset (deletes applied): no offset held
-      by two live rows, every live row inside the committed offsets, every committed offset held by a
-      live row or a dead letter (NS.NAME__dlq unless --dlq-table); keyed tables (debezium, upsert,
-      aggregate results): no key held by two live rows, and holes in committed ranges are expected.
-      --allow-holes: on an append table, committed offsets without a row are notes, not findings
-      (topics with transactions or compaction, routes whose "when" sends records elsewhere).
-      Exit 0: clean; 1: findings (each with what, where and how many) or an error; 2: bad usage.
-
-${CATALOG_USAGE}`;
 
 const VERIFY_FLAGS = {
   snapshot: { type: 'string' },
@@ -65,7 +51,7 @@ export async function runVerify(args: string[]): Promise<number> {
     throw new UsageError((error as Error).message);
   }
   if (values.help) {
-    process.stdout.write(VERIFY_USAGE);
+    process.stdout.write(`${helpFor('verify')!}\n${CATALOG_USAGE}`);
     return 0;
   }
   if (!values.table) throw new UsageError('verify needs --table NS.NAME');

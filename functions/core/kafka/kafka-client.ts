@@ -13,6 +13,7 @@ import {
   type SASLOptions,
 } from 'kafkajs';
 import { ValidationError } from '../errors.js';
+import { checkBrokers } from './broker-check.js';
 import type { ConsumedMessage } from './esm-batch.js';
 import { loadMskSigner, mskIamTokenProvider } from './msk-iam.js';
 
@@ -97,6 +98,17 @@ async function saslOf(options: KafkaConnectionOptions): Promise<SASLOptions | un
 }
 
 /**
+ * kafkajs logs every failed attempt to connect (two lines per retry, a dozen before it gives up); the
+ * error it finally throws says the same once, and broker-check.ts has said it better before.
+ */
+function isConnectionRetry(namespace: string, message: string | undefined): boolean {
+  return (
+    (namespace === 'Connection' || namespace === 'BrokerPool') &&
+    /^(Connection error|Connection timeout|Failed to connect)/.test(message ?? '')
+  );
+}
+
+/**
  * The kafkajs configuration for the options (createKafka's; apart so it can be checked without a client).
  * @throws as createKafka
  */
@@ -126,6 +138,7 @@ export async function kafkaConfigOf(options: KafkaConnectionOptions): Promise<Ka
       () =>
       ({ namespace, level, log: entry }: LogEntry) => {
         const { message, error } = entry as { message?: string; error?: string };
+        if (isConnectionRetry(namespace, message)) return;
         const label = level === logLevel.ERROR ? 'error' : 'warning';
         log(
           `kafka ${label}: ${namespace ? `${namespace}: ` : ''}${message ?? ''}${error ? ` (${error})` : ''}`,
@@ -142,6 +155,23 @@ export async function kafkaConfigOf(options: KafkaConnectionOptions): Promise<Ka
  */
 export async function createKafka(options: KafkaConnectionOptions): Promise<KafkaConnection> {
   return new Kafka(await kafkaConfigOf(options));
+}
+
+/**
+ * createKafka, after checking that a bootstrap server answers (broker-check.ts): what the command
+ * line uses, so a dead broker or a TLS mismatch fails at once in one line. The Lambda functions, whose
+ * brokers are the ESM's, call createKafka.
+ * @throws as createKafka; KafkaUnreachableError, KafkaTlsError from checkBrokers
+ */
+export async function createCheckedKafka(
+  options: KafkaConnectionOptions,
+  timeoutMs?: number,
+): Promise<KafkaConnection> {
+  const config = await kafkaConfigOf(options);
+  const tls =
+    config.ssl === undefined || config.ssl === false ? undefined : config.ssl === true ? {} : config.ssl;
+  await checkBrokers(options.brokers, tls, timeoutMs);
+  return new Kafka(config);
 }
 
 /** A kafkajs key, value or header value as bytes (null stays null). */

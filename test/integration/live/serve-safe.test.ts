@@ -7,7 +7,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -215,6 +215,7 @@ describe.skipIf(!kcatAvailable())('floe serve --live, exposed', () => {
 
   it('refuses to bind a non-loopback address with neither authentication nor TLS, unless --insecure', async () => {
     const { dir } = await makeWarehouse();
+    await mkdir(dir, { recursive: true }); // serve refuses a warehouse folder that is not there
     const refused = spawnFloe(['serve', '--warehouse', dir, '--port', '0', '--host', '0.0.0.0']);
     const { code } = await exitOf(refused);
     expect(code).toBe(2);

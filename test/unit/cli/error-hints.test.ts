@@ -30,6 +30,32 @@ describe('hintFor', () => {
     ).toMatch(/may not implement this call/);
   });
 
+  it('a Kafka connection failure gets the Kafka hint, never the catalog one', () => {
+    // Prepare: what kafkajs throws when the brokers stopped answering mid-run
+    const kafkajs = Object.assign(new Error('Connection error: connect ECONNREFUSED 127.0.0.1:9092'), {
+      name: 'KafkaJSNumberOfRetriesExceeded',
+    });
+    const catalog = new TypeError('fetch failed', {
+      cause: new Error('connect ECONNREFUSED 127.0.0.1:8181'),
+    });
+
+    // Act / Assess
+    expect(hintFor(kafkajs)).toMatch(/--bootstrap-servers/);
+    expect(hintFor(kafkajs)).not.toMatch(/--uri|AWS_ENDPOINT_URL/);
+    expect(hintFor(new LakeError('batch failed', { cause: kafkajs }))).toMatch(/--bootstrap-servers/);
+    expect(hintFor(catalog)).toMatch(/check --uri/);
+  });
+
+  it("adds nothing to floe's own Kafka errors, which say what to do", () => {
+    const unreachable = Object.assign(
+      new LakeError('cannot reach Kafka at --bootstrap-servers a:1 (ECONNREFUSED)'),
+      {
+        name: 'KafkaUnreachableError',
+      },
+    );
+    expect(hintFor(unreachable)).toBeUndefined();
+  });
+
   it('says nothing about failures of the table or the data', () => {
     expect(hintFor(new LakeError('sales.orders: not found'))).toBeUndefined();
     expect(hintFor('a string')).toBeUndefined();

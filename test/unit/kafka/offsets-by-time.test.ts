@@ -8,6 +8,7 @@ import { planBackfill } from '../../../functions/core/kafka/backfill.js';
 import {
   offsetsAtTime,
   planTimestampSeeks,
+  TimeLookupUnsupportedError,
   takeSeeks,
 } from '../../../functions/core/kafka/offsets-by-time.js';
 
@@ -85,6 +86,71 @@ describe('floe run --starting-position at-timestamp', () => {
     await expect(offsetsAtTime(fakeAdmin(), 'orders', 1)).rejects.toThrow(
       /could not look up the offsets of orders at 1970-01-01T00:00:00.001Z: .*no answer for 1.*mock cluster/,
     );
+  });
+});
+
+/**
+ * A topic of 2 partitions holding [0, 40) and [5, 9); `byTime` answers a time lookup as kafkajs does
+ * (a broker's "none" becomes the high watermark).
+ */
+function endAnsweringAdmin(byTime: (ms: number) => string[]) {
+  const asked: number[] = [];
+  return {
+    asked,
+    fetchTopicOffsetsByTimestamp: async (_topic: string, ms?: number) => {
+      asked.push(ms ?? -1);
+      return byTime(ms ?? -1).map((offset, partition) => ({ partition, offset }));
+    },
+    fetchTopicOffsets: async (_topic: string) =>
+      [
+        ['0', '40'],
+        ['5', '9'],
+      ].map(([low, high], partition) => ({ partition, low, high, offset: high })),
+    fetchOffsets: async () => [],
+  };
+}
+
+describe('a broker that cannot look offsets up by time', () => {
+  it('is refused, not read as "nothing at or after that time"', async () => {
+    // Prepare: every time answers the end, as librdkafka's mock cluster does
+    const admin = endAnsweringAdmin(() => ['40', '9']);
+
+    // Act
+    const error = await offsetsAtTime(admin, 'orders', T0).catch((e: unknown) => e);
+    const viaBackfill = await planBackfill(admin, 'orders', T0, 'latest').catch((e: unknown) => e);
+    const viaRun = await planTimestampSeeks(admin, 'g', ['orders'], T0).catch((e: unknown) => e);
+
+    // Assess: the epoch was asked too, and each caller gets the refusal
+    expect(admin.asked).toContain(0);
+    expect(error).toBeInstanceOf(TimeLookupUnsupportedError);
+    expect((error as Error).message).toMatch(
+      /cannot look up the offsets of orders by time: .*2026-11-30T12:00:00\.000Z.*--from earliest.*--starting-position trim-horizon/,
+    );
+    expect(viaBackfill).toBeInstanceOf(TimeLookupUnsupportedError);
+    expect(viaRun).toBeInstanceOf(TimeLookupUnsupportedError);
+  });
+
+  it('a time past the end on a broker that can look up reads nothing, as asked', async () => {
+    // Prepare: the epoch answers each partition's first record
+    const admin = endAnsweringAdmin((ms) => (ms === 0 ? ['0', '5'] : ['40', '9']));
+
+    // Act
+    const offsets = await offsetsAtTime(admin, 'orders', T1);
+
+    // Assess
+    expect([...offsets]).toEqual([
+      [0, 40n],
+      [1, 9n],
+    ]);
+  });
+
+  it('an empty topic needs no second lookup', async () => {
+    const admin = {
+      ...endAnsweringAdmin(() => ['3']),
+      fetchTopicOffsets: async () => [{ partition: 0, low: '3', high: '3', offset: '3' }],
+    };
+    expect([...(await offsetsAtTime(admin, 'orders', T0))]).toEqual([[0, 3n]]);
+    expect(admin.asked).toEqual([T0]);
   });
 });
 
