@@ -107,7 +107,8 @@ function distance(a: string, b: string): number {
 /** The allowed name closest to a typo, when it is close enough to be the one meant. */
 export function nearestName(name: string, allowed: readonly string[]): string | undefined {
   let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
+  // A short name is one edit from many; a longer one may lose a few letters and still be clear.
+  let bestDistance = (name.length < 5 ? 1 : Math.max(3, Math.floor(name.length / 3))) + 1;
   for (const candidate of allowed) {
     const d = distance(name, candidate);
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
