@@ -16,7 +16,10 @@ type Json = Record<string, unknown>;
  * An object of settings: every key it may have is listed, any other is refused (a typo or a setting
  * floe does not have is never ignored).
  */
-export function Settings<T extends TProperties>(properties: T, options: { description?: string } = {}) {
+export function Settings<T extends TProperties>(
+  properties: T,
+  options: { description?: string; expected?: string } = {},
+) {
   return Type.Object(properties, { additionalProperties: false, ...options });
 }
 
@@ -80,6 +83,8 @@ export function describeSchema(schema: TSchema): string {
       return `${s.minItems === 1 ? 'a non-empty array' : 'an array'}, each ${each}`;
     }
     case 'object': {
+      const values = Object.values((s.patternProperties as Json | undefined) ?? {})[0];
+      if (values !== undefined) return `an object whose values are each ${describeSchema(values as TSchema)}`;
       const keys = objectKeys(s);
       return keys.length === 0 ? 'an object' : `an object { ${keys.join(', ')} }`;
     }
@@ -128,6 +133,12 @@ function pathOf(pointer: string, root: unknown): string {
   return out;
 }
 
+/** The user's path of a problem: `prefix` (where the value sits) and the way into it. */
+function where(prefix: string, pointer: string, root: unknown): string {
+  const path = `${prefix}${pathOf(pointer, root)}`;
+  return path.startsWith('.') ? path.slice(1) : path;
+}
+
 interface Problem {
   pointer: string;
   text: string;
@@ -136,7 +147,7 @@ interface Problem {
 }
 
 function problemOf(error: ValueError, prefix: string, root: unknown): Problem[] {
-  const where = `${prefix}${pathOf(error.path, root)}`;
+  const at = where(prefix, error.path, root);
   switch (error.type) {
     case ValueErrorType.Union:
       return unionProblems(error, prefix, root);
@@ -145,19 +156,19 @@ function problemOf(error: ValueError, prefix: string, root: unknown): Problem[] 
       const allowed = objectKeys(error.schema as Json);
       const near = nearestName(key, allowed);
       const hint = near === undefined ? '' : ` (did you mean '${near}'?)`;
-      const text = `${where}: unknown setting${hint}; allowed: ${allowed.join(', ')}`;
+      const text = `${at}: unknown setting${hint}; allowed: ${allowed.join(', ')}`;
       return [{ pointer: error.path, text, weight: 10 }];
     }
     case ValueErrorType.ObjectRequiredProperty:
       return [
         {
           pointer: error.path,
-          text: `${where}: missing; expected ${describeSchema(error.schema)}`,
+          text: `${at}: missing; expected ${describeSchema(error.schema)}`,
           weight: 10,
         },
       ];
     default: {
-      const text = `${where}: expected ${describeSchema(error.schema)}, got ${shown(error.value)}`;
+      const text = `${at}: expected ${describeSchema(error.schema)}, got ${shown(error.value)}`;
       return [{ pointer: error.path, text, weight: 1 }];
     }
   }
@@ -194,8 +205,8 @@ function unionProblems(error: ValueError, prefix: string, root: unknown): Proble
     if (weight < bestWeight) [best, bestWeight] = [problems, weight];
   });
   if (best !== undefined && best.length > 0) return best;
-  const where = `${prefix}${pathOf(error.path, root)}`;
-  const text = `${where}: expected ${describeSchema(error.schema)}, got ${shown(error.value)}`;
+  const at = where(prefix, error.path, root);
+  const text = `${at}: expected ${describeSchema(error.schema)}, got ${shown(error.value)}`;
   return [{ pointer: error.path, text, weight: 1 }];
 }
 

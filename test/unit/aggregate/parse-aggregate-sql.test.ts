@@ -285,7 +285,7 @@ describe('parseAggregateConfig', () => {
       parseRoutes([
         { table: 'rt.x', topics: ['orders'], schema: SCHEMA, mode: 'upsert', aggregate: { sql: ISSUE_SQL } },
       ]),
-    ).toThrow('table route [0].aggregate: an aggregate route takes neither mode nor identifierColumns');
+    ).toThrow('routes[0].aggregate: an aggregate route takes neither mode nor identifierColumns');
     const [route] = parseRoutes([
       {
         table: 'rt.x',

@@ -86,7 +86,11 @@ describe('table routes', () => {
 
   it.each<[string, TableRoute[], RegExp]>([
     ['no routes', [], /at least one table route/],
-    ['a route without topics', [{ topics: [], table: 'a.b' }], /non-empty array of topic names/],
+    [
+      'a route without topics',
+      [{ topics: [], table: 'a.b' }],
+      /routes\[0\]\.topics: expected a non-empty array, each a topic name, got \[\]/,
+    ],
     ['CDC without keys', [{ topics: ['t'], table: 'a.b', mode: 'debezium' }], /needs identifierColumns/],
     [
       'upsert without keys',
@@ -94,7 +98,11 @@ describe('table routes', () => {
       /needs identifierColumns/,
     ],
     ['a bad file size', [{ topics: ['t'], table: 'a.b', targetFileSizeBytes: 0 }], /positive integer/],
-    ['a bad mode', [{ topics: ['t'], table: 'a.b', mode: 'merge' as 'append' }], /must be one of/],
+    [
+      'a bad mode',
+      [{ topics: ['t'], table: 'a.b', mode: 'merge' as 'append' }],
+      /routes\[0\]\.mode: expected one of append, debezium, upsert, got "merge"/,
+    ],
     [
       'a table routed twice',
       [
