@@ -76,7 +76,9 @@ export const RouteSettingsSchema = Settings(
 );
 
 /** FLOE_TABLES and a routes file: a JSON array of routes... */
-export const RoutesSchema = Type.Array(RouteSettingsSchema, { expected: 'a JSON array of routes' });
+export const RoutesSchema = Type.Array(RouteSettingsSchema, {
+  expected: 'a JSON array of routes (or an object { "$schema", "routes": [...] })',
+});
 
 /** ...or, so that editors find the schema, an object naming it with `$schema` and holding the routes. */
 export const RoutesDocumentSchema = Settings({
