@@ -4,7 +4,7 @@
  * against the one route schema (route-schema.ts), then for what a schema cannot say.
  */
 import { parseIdentifier } from '../catalog/catalog.js';
-import { settingsError, settingsProblems } from '../check-settings.js';
+import { refuseSetting, settingsError, settingsProblems } from '../check-settings.js';
 import { ValidationError } from '../errors.js';
 import { parseSchema } from '../spec/schema.js';
 import { type EvolutionPolicy, parseEvolutionPolicy } from '../mapping/evolution/evolution-policy.js';
@@ -61,7 +61,7 @@ function readRoute(r: RouteSettings, path: string): TableRoute {
   try {
     table = parseIdentifier(r.table);
   } catch (error) {
-    throw new ValidationError(`${path}.table: ${(error as Error).message}`);
+    refuseSetting(`${path}.table`, (error as Error).message);
   }
   const properties: Record<string, string> = {};
   if (r.targetFileSizeBytes !== undefined) {
@@ -74,8 +74,9 @@ function readRoute(r: RouteSettings, path: string): TableRoute {
   const schema = r.schema === undefined ? undefined : parseSchema(r.schema, `${path}.schema`);
   if (r.aggregate !== undefined && (r.mode !== undefined || r.identifierColumns !== undefined)) {
     // The result table's key is the query's GROUP BY and window; a second key would contradict it.
-    throw new ValidationError(
-      `${path}.aggregate: an aggregate route takes neither mode nor identifierColumns (its key is GROUP BY + window_start)`,
+    refuseSetting(
+      `${path}.aggregate`,
+      'an aggregate route takes neither mode nor identifierColumns (its key is GROUP BY + window_start)',
     );
   }
   const aggregate =

@@ -68,7 +68,10 @@ describe('table routes', () => {
 
   it('fails synth for a mapping or condition the handlers would refuse', () => {
     expect(() =>
-      checkRoutes([{ topics: ['t'], table: 'a.b', mapping: { columns: { ts: { epoch: 'hours' } } } }]),
+      // What the prop type refuses at compile time, as untyped JavaScript could still pass it.
+      checkRoutes([
+        { topics: ['t'], table: 'a.b', mapping: { columns: { ts: { epoch: 'hours' as never } } } },
+      ]),
     ).toThrow(/routes\[0\]\.mapping\.columns\.ts\.epoch/);
     expect(() =>
       checkRoutes([
@@ -195,7 +198,7 @@ describe('construct-level checks', () => {
   });
 
   it('refuses plaintext registry credentials and registry secrets given as strings', () => {
-    const withRegistry = (registry: Record<string, unknown>) =>
+    const withRegistry = (registry: { url: string; [key: string]: unknown }) =>
       base({
         tables: [{ topics: ['orders'], table: 'sales.orders', format: { value: 'confluent', registry } }],
       });
