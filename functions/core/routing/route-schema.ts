@@ -86,5 +86,15 @@ export const RoutesDocumentSchema = Settings({
   routes: RoutesSchema,
 });
 
+/**
+ * The two forms with each route left unchecked: parseRoutes checks the form first, then each route on
+ * its own, so that one route's schema problems do not hide another's that only reading it finds.
+ */
+export const RouteListShape = Type.Array(Type.Unknown(), { expected: RoutesSchema.expected as string });
+export const RouteDocumentShape = Settings({
+  $schema: Type.Optional(Type.String()),
+  routes: RouteListShape,
+});
+
 /** A route as written (before routes.ts reads it into a TableRoute). */
 export type RouteSettings = Static<typeof RouteSettingsSchema>;

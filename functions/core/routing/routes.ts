@@ -15,7 +15,12 @@ import { parseRouteCondition, type RouteCondition } from '../mapping/route-condi
 import { type AggregateConfig, parseAggregateConfig } from '../sql/aggregate-config.js';
 import { INGEST_MODES, type IngestMode } from '../spec/table-properties.js';
 import type { Schema, TableIdentifier } from '../spec/types.js';
-import { type RouteSettings, RoutesDocumentSchema, RoutesSchema } from './route-schema.js';
+import {
+  RouteDocumentShape,
+  RouteListShape,
+  type RouteSettings,
+  RouteSettingsSchema,
+} from './route-schema.js';
 
 export interface TableRoute {
   table: TableIdentifier;
@@ -109,26 +114,32 @@ function readRoute(r: RouteSettings, path: string): TableRoute {
  * The routes of FLOE_TABLES, a `--routes` file or the construct: a JSON array of routes, or an object
  * `{ "$schema": ..., "routes": [...] }` (so that editors find routes.schema.json).
  */
-function routeList(json: unknown): RouteSettings[] {
+function routeList(json: unknown): unknown[] {
   const document = json !== null && typeof json === 'object' && !Array.isArray(json);
   const problems = document
-    ? settingsProblems(RoutesDocumentSchema, json, '')
-    : settingsProblems(RoutesSchema, json, 'routes');
+    ? settingsProblems(RouteDocumentShape, json, '')
+    : settingsProblems(RouteListShape, json, 'routes');
   if (problems.length > 0) throw settingsError(problems);
-  return document ? (json as { routes: RouteSettings[] }).routes : (json as RouteSettings[]);
+  return document ? (json as { routes: unknown[] }).routes : (json as unknown[]);
 }
 
 /**
  * Parses routes from JSON (the FLOE_TABLES variable, a routes file, the construct's rendered routes).
  * @throws RouteConfigError (a ValidationError, not retryable) listing every problem with its path
- *   (`routes[0].partitionBy: expected a non-empty string, got 5`): all the schema finds, else the first
- *   of each route that only reading it finds (an unknown column type, a `when` or SQL that does not parse)
+ *   (`routes[0].partitionBy: expected a non-empty string, got 5`): of each route, all the schema finds,
+ *   else the first that only reading it finds (an unknown column type, a `when` or SQL that does not parse)
  */
 export function parseRoutes(json: unknown): TableRoute[] {
   const problems: string[] = [];
   const routes = routeList(json).map((route, i) => {
+    const path = `routes[${i}]`;
+    const found = settingsProblems(RouteSettingsSchema, route, path);
+    if (found.length > 0) {
+      problems.push(...found);
+      return undefined;
+    }
     try {
-      return readRoute(route, `routes[${i}]`);
+      return readRoute(route as RouteSettings, path);
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       problems.push(error.message);

@@ -101,6 +101,23 @@ describe('route errors', () => {
     );
   });
 
+  it("lists one route's schema problems and another's that only reading it finds", () => {
+    // Act
+    const message = messageOf([
+      { ...ORDERS, partitionBy: 5 },
+      { ...ORDERS, when: { field: 'type', equal: 'order' } },
+    ]);
+
+    // Assess
+    expect(message).toBe(
+      [
+        '2 problems:',
+        '  routes[0].partitionBy: expected a non-empty string, got 5',
+        '  routes[1].when: needs exactly one of "equals", "in", "exists"',
+      ].join('\n'),
+    );
+  });
+
   it('checks what no schema can say after it, naming the path, for every route', () => {
     // Act
     const message = messageOf([
