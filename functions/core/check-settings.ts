@@ -9,6 +9,7 @@ import { type TLiteral, type TProperties, type TSchema, type TUnion, Type } from
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { RouteConfigError } from './errors.js';
+import { redact } from './redact.js';
 
 type Json = Record<string, unknown>;
 
@@ -29,16 +30,20 @@ export function OneOf<const T extends readonly string[]>(values: T): TUnion<TLit
 }
 
 /**
- * A string with something in it (names, paths, URLs). `expected` (a keyword of floe's, which JSON
- * Schema readers ignore) says in messages what the generated "a non-empty string" would not.
+ * A string with something in it (names, paths, URLs). `expected` (floe's own keyword, left out of
+ * routes.schema.json) says in messages what the generated "a non-empty string" would not.
  */
 export const NonEmptyString = (options: { description?: string; expected?: string } = {}) =>
   Type.String({ minLength: 1, ...options });
 
-/** A JSON value as a message shows it: short, and `nothing` for a missing one. */
-function shown(value: unknown): string {
+/** Settings whose value is a credential: a message names its type, never repeats it. */
+const SECRET_SETTING = /auth|token|secret|password|credential/i;
+
+/** A JSON value as a message shows it: short, `nothing` for a missing one, a credential by its type. */
+function shown(value: unknown, pointer: string): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? String(value);
+  if (SECRET_SETTING.test(pointer.split('/').at(-1) ?? '')) return `a value of type ${jsonTypeOf(value)}`;
+  const text = redact(JSON.stringify(value) ?? String(value));
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
@@ -93,7 +98,10 @@ export function describeSchema(schema: TSchema): string {
   }
 }
 
-/** The edit distance of two short names (for "did you mean"). */
+/**
+ * The edit distance of two short names (for "did you mean"): a dozen lines over setting names of a few
+ * letters, not worth a dependency.
+ */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
@@ -168,7 +176,7 @@ function problemOf(error: ValueError, prefix: string, root: unknown): Problem[] 
         },
       ];
     default: {
-      const text = `${at}: expected ${describeSchema(error.schema)}, got ${shown(error.value)}`;
+      const text = `${at}: expected ${describeSchema(error.schema)}, got ${shown(error.value, error.path)}`;
       return [{ pointer: error.path, text, weight: 1 }];
     }
   }
@@ -206,7 +214,7 @@ function unionProblems(error: ValueError, prefix: string, root: unknown): Proble
   });
   if (best !== undefined && best.length > 0) return best;
   const at = where(prefix, error.path, root);
-  const text = `${at}: expected ${describeSchema(error.schema)}, got ${shown(error.value)}`;
+  const text = `${at}: expected ${describeSchema(error.schema)}, got ${shown(error.value, error.path)}`;
   return [{ pointer: error.path, text, weight: 1 }];
 }
 

@@ -133,6 +133,22 @@ describe('route errors', () => {
     expect(message).toContain("routes[2].mapping.columns.x.type: unknown type 'strin'");
   });
 
+  it('never repeats a credential it refuses', () => {
+    // Act
+    const message = messageOf([
+      {
+        ...ORDERS,
+        format: { value: 'confluent', registry: { url: 'http://r', bearerToken: ['tok-4f9a2c'] } },
+      },
+    ]);
+
+    // Assess
+    expect(message).toBe(
+      'routes[0].format.registry.bearerToken: expected a non-empty string, got a value of type array',
+    );
+    expect(message).not.toContain('tok-4f9a2c');
+  });
+
   it('reads what it accepts unchanged: text properties, the target file size beside them', () => {
     // Act
     const [route] = parseRoutes([{ ...ORDERS, targetFileSizeBytes: 1024, properties: { 'write.x': 'y' } }]);
