@@ -37,7 +37,7 @@ export const NonEmptyString = (options: { description?: string; expected?: strin
   Type.String({ minLength: 1, ...options });
 
 /** Settings whose value is a credential: a message names its type, never repeats it. */
-const SECRET_SETTING = /auth|token|secret|password|credential/i;
+const SECRET_SETTING = /basic|bearer|token|secret|password|credential/i;
 
 /** A JSON value as a message shows it: short, `nothing` for a missing one, a credential by its type. */
 function shown(value: unknown, pointer: string): string {
