@@ -6,6 +6,8 @@
  */
 import { Token } from 'aws-cdk-lib';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { FormatSettings } from '../functions/core/formats/format-schema.js';
+import type { MappingSettings } from '../functions/core/mapping/mapping-schema.js';
 import { withKafkaLineage } from '../functions/core/records/kafka-lineage.js';
 import { parseRoutes } from '../functions/core/routing/routes.js';
 import { parseAggregateConfig } from '../functions/core/sql/aggregate-config.js';
@@ -33,8 +35,8 @@ export interface RenderedRoute {
   targetFileSizeBytes: number;
   schemaEvolution?: SchemaPolicy;
   sortBy?: string;
-  format?: { readonly [key: string]: unknown };
-  mapping?: { readonly [key: string]: unknown };
+  format?: FormatSettings;
+  mapping?: MappingSettings;
   when?: { readonly [key: string]: unknown };
   properties?: { readonly [key: string]: string };
   kafkaLineage?: boolean;
@@ -213,13 +215,15 @@ export function renderRoutes(
   secretVariable: (route: TableRoute) => string | undefined = () => undefined,
 ): RenderedRoute[] {
   return routes.map((route) => ({
-    topics: [...route.topics],
+    topics: copyList(route.topics),
     table: route.table,
     ...(route.schema === undefined ? {} : { schema: route.schema }),
     ...(route.partitionBy === undefined ? {} : { partitionBy: route.partitionBy }),
     // An aggregate route takes no mode (parseRoutes refuses one): its key is GROUP BY + window_start.
     ...(route.aggregate ? { aggregate: route.aggregate } : { mode: route.mode ?? 'append' }),
-    ...(route.identifierColumns === undefined ? {} : { identifierColumns: [...route.identifierColumns] }),
+    ...(route.identifierColumns === undefined
+      ? {}
+      : { identifierColumns: copyList(route.identifierColumns) }),
     targetFileSizeBytes: route.targetFileSizeBytes ?? DEFAULT_TARGET_FILE_SIZE_BYTES,
     // The handlers' key; unset, the table's own `floe.schema-evolution` property (else evolve) decides.
     ...(route.schemaPolicy === undefined ? {} : { schemaEvolution: route.schemaPolicy }),
@@ -227,19 +231,28 @@ export function renderRoutes(
     ...(route.format === undefined ? {} : { format: renderFormat(route.format, secretVariable(route)) }),
     ...(route.mapping === undefined ? {} : { mapping: route.mapping }),
     ...(route.when === undefined ? {} : { when: route.when }),
-    ...(route.properties === undefined ? {} : { properties: { ...route.properties } }),
+    ...(route.properties === undefined ? {} : { properties: copyRecord(route.properties) }),
     ...(route.kafkaLineage === undefined ? {} : { kafkaLineage: route.kafkaLineage }),
     ...(route.dlqTable === undefined ? {} : { dlqTable: route.dlqTable }),
   }));
 }
 
-function renderFormat(
-  format: { readonly [key: string]: unknown },
-  secretVariable: string | undefined,
-): { readonly [key: string]: unknown } {
-  if (secretVariable === undefined) return format;
-  const registry = format.registry as { readonly [key: string]: unknown };
-  return { ...format, registry: { ...registry, credentialsSecretArnEnv: secretVariable } };
+/**
+ * Copies of the props' lists and maps, leaving a value of another type as it is: spreading a string
+ * would turn `topics: 'orders'` into letters the route schema then takes; untouched, checkRoutes
+ * refuses it with its path (untyped JavaScript and `as` casts get past the prop types).
+ */
+function copyList<T>(list: readonly T[]): T[] {
+  return Array.isArray(list) ? [...list] : (list as T[]);
+}
+
+function copyRecord<T extends object>(record: T): T {
+  return record !== null && typeof record === 'object' && !Array.isArray(record) ? { ...record } : record;
+}
+
+function renderFormat(format: FormatSettings, secretVariable: string | undefined): FormatSettings {
+  if (secretVariable === undefined || format.registry === undefined) return format;
+  return { ...format, registry: { ...format.registry, credentialsSecretArnEnv: secretVariable } };
 }
 
 /** Every topic any route reads, in first-seen order. */

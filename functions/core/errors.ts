@@ -32,6 +32,13 @@ export class ValidationError extends LakeError {
   }
 }
 
+/**
+ * A route (FLOE_TABLES, a `--routes` file, the construct's props) that cannot work as written: every
+ * problem found is listed, each with its path (`routes[0].partitionBy: expected a string, got 5`).
+ * Not retryable: the configuration must change. A ValidationError, so callers that catch those still do.
+ */
+export class RouteConfigError extends ValidationError {}
+
 /** A record's schema cannot be reconciled with the table's. */
 export class SchemaEvolutionError extends LakeError {
   constructor(message: string, options: { cause?: unknown } = {}) {

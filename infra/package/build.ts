@@ -5,7 +5,10 @@
  *   the three entry points reach — the CLI, `floe` and `floe/cdk` — and nothing of the tests);
  * - `lambda/<name>/`: each Lambda function bundled as the construct deploys it (infra/bundle-function.ts),
  *   so a user's `cdk synth` copies the folder (infra/functions.ts) instead of running esbuild;
- * - `events/`: the sample events `floe demo` ingests (it finds them beside the compiled CLI, as in a clone).
+ * - `events/`: the sample events `floe demo` ingests (it finds them beside the compiled CLI, as in a clone),
+ *   and the example routes files under `events/routes/`;
+ * - the routes' JSON Schema at its place in the source tree (`floe/routes.schema.json`), so the example
+ *   files' relative `"$schema"` finds it in the package as in a clone.
  *
  * The `bin` (functions/cli/bin.mjs) runs the compiled CLI once installed and the TypeScript in a clone.
  */
@@ -36,6 +39,8 @@ async function build(): Promise<void> {
     );
   }
   cpSync(path.join(REPO_ROOT, 'events'), path.join(DIST, 'events'), { recursive: true });
+  const routesSchema = path.join('functions', 'core', 'routing', 'routes.schema.json');
+  cpSync(path.join(REPO_ROOT, routesSchema), path.join(DIST, routesSchema));
 }
 
 await build();

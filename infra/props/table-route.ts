@@ -3,6 +3,8 @@
  * (`FLOE_TABLES_FILE`), and how each route turns records into rows.
  */
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { FormatSettings } from '../../functions/core/formats/format-schema.js';
+import type { MappingSettings } from '../../functions/core/mapping/mapping-schema.js';
 import type { Schema } from '../../functions/core/spec/types.js';
 
 /** How records become rows: plain appends, a Debezium change envelope, or upserts by key. */
@@ -42,7 +44,12 @@ export interface AggregateRouteProps {
   };
 }
 
-/** One topic → table route; rendered into the routes file the ingest function reads (`FLOE_TABLES_FILE`). */
+/**
+ * One topic → table route; rendered into the routes file the ingest function reads (`FLOE_TABLES_FILE`)
+ * and checked at synth against the same route schema the handlers use (functions/core/routing/
+ * route-schema.ts; a unit test keeps these types in agreement with it). `format` and `mapping` are that
+ * schema's own types.
+ */
 export interface TableRoute {
   /** Topics whose records land in this table. */
   readonly topics: readonly string[];
@@ -90,7 +97,7 @@ export interface TableRoute {
    * plain text into the function's code and the template); pass `registryCredentials` instead.
    * @default - JSON values (or what the event source mapping's schema registry decoded)
    */
-  readonly format?: { readonly [key: string]: unknown };
+  readonly format?: FormatSettings;
   /**
    * Secret holding the credentials of `format.registry`: `{"username","password"}`,
    * `{"basicAuth":"user:password"}` or `{"bearerToken":"..."}`. The ingest function may read it and
@@ -103,7 +110,7 @@ export interface TableRoute {
    * defaults; for CDC modes only type rules). Checked at synth.
    * @default - the value's fields are the columns
    */
-  readonly mapping?: { readonly [key: string]: unknown };
+  readonly mapping?: MappingSettings;
   /**
    * Only records matching this condition go to this table (`when`: a value field or a header), so one
    * topic can feed several tables. Checked at synth.

@@ -2,7 +2,8 @@
  * How a route's record values and keys are encoded, validated once at start-up so a typo is one
  * clear error naming the field, not a dead letter per record.
  */
-import { ValidationError } from '../errors.js';
+import { checkSettings, refuseSetting as fail } from '../check-settings.js';
+import { type FormatSettings, FormatSettingsSchema, PAYLOAD_FORMATS } from './format-schema.js';
 
 /**
  * - `json`: UTF-8 JSON (any JSON value).
@@ -12,8 +13,8 @@ import { ValidationError } from '../errors.js';
  * - `auto`: by the first byte — 0 → confluent, 3 → glue, `{` or `[` (after whitespace) → json,
  *   anything else → string.
  */
-export type PayloadFormat = 'json' | 'string' | 'confluent' | 'glue' | 'auto';
-export const PAYLOAD_FORMATS: readonly PayloadFormat[] = ['json', 'string', 'confluent', 'glue', 'auto'];
+export type PayloadFormat = (typeof PAYLOAD_FORMATS)[number];
+export { PAYLOAD_FORMATS };
 
 export interface RegistryConfig {
   /** Base URL of a Confluent-compatible Schema Registry (a path prefix is kept). */
@@ -56,43 +57,7 @@ export interface FormatConfig {
 
 export const DEFAULT_REGISTRY_TIMEOUT_MS = 5_000;
 
-function fail(path: string, message: string): never {
-  throw new ValidationError(`${path}: ${message}`);
-}
-
-function checkKeys(obj: Record<string, unknown>, allowed: string[], path: string): void {
-  for (const key of Object.keys(obj)) {
-    if (!allowed.includes(key))
-      fail(`${path}.${key}`, `unknown field (expected one of ${allowed.join(', ')})`);
-  }
-}
-
-function asObject(raw: unknown, path: string): Record<string, unknown> {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) fail(path, 'must be an object');
-  return raw as Record<string, unknown>;
-}
-
-function parseFormat(raw: unknown, path: string): PayloadFormat {
-  if (typeof raw !== 'string' || !PAYLOAD_FORMATS.includes(raw as PayloadFormat)) {
-    fail(path, `must be one of ${PAYLOAD_FORMATS.join(', ')} (got ${JSON.stringify(raw)})`);
-  }
-  return raw as PayloadFormat;
-}
-
-function optionalString(raw: unknown, path: string): string | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || raw.trim() === '') fail(path, 'must be a non-empty string');
-  return raw;
-}
-
-function parseRegistry(raw: unknown, path: string): RegistryConfig {
-  const r = asObject(raw, path);
-  checkKeys(
-    r,
-    ['url', 'basicAuth', 'bearerToken', 'credentialsSecretArn', 'credentialsSecretArnEnv', 'timeoutMs'],
-    path,
-  );
-  if (typeof r.url !== 'string') fail(`${path}.url`, 'must be the registry URL (http:// or https://)');
+function parseRegistry(r: NonNullable<FormatSettings['registry']>, path: string): RegistryConfig {
   let url: URL;
   try {
     url = new URL(r.url);
@@ -101,15 +66,9 @@ function parseRegistry(raw: unknown, path: string): RegistryConfig {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     fail(`${path}.url`, 'must be http:// or https://');
-  const basicAuth = optionalString(r.basicAuth, `${path}.basicAuth`);
+  const { basicAuth, bearerToken, credentialsSecretArn, credentialsSecretArnEnv } = r;
   if (basicAuth !== undefined && !basicAuth.includes(':'))
     fail(`${path}.basicAuth`, 'must be "user:password"');
-  const bearerToken = optionalString(r.bearerToken, `${path}.bearerToken`);
-  const credentialsSecretArn = optionalString(r.credentialsSecretArn, `${path}.credentialsSecretArn`);
-  const credentialsSecretArnEnv = optionalString(
-    r.credentialsSecretArnEnv,
-    `${path}.credentialsSecretArnEnv`,
-  );
   if (basicAuth !== undefined && bearerToken !== undefined) {
     fail(path, 'set basicAuth or bearerToken, not both');
   }
@@ -120,43 +79,29 @@ function parseRegistry(raw: unknown, path: string): RegistryConfig {
       'name the credentials one way: basicAuth, bearerToken, credentialsSecretArn or credentialsSecretArnEnv',
     );
   }
-  const timeoutMs = r.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS;
-  if (!Number.isInteger(timeoutMs) || (timeoutMs as number) < 1 || (timeoutMs as number) > 120_000) {
-    fail(`${path}.timeoutMs`, 'must be an integer number of milliseconds between 1 and 120000');
-  }
   return {
     url: r.url,
     basicAuth,
     bearerToken,
     ...(credentialsSecretArn === undefined ? {} : { credentialsSecretArn }),
     ...(credentialsSecretArnEnv === undefined ? {} : { credentialsSecretArnEnv }),
-    timeoutMs: timeoutMs as number,
-  };
-}
-
-function parseGlue(raw: unknown, path: string): GlueConfig {
-  const g = asObject(raw, path);
-  checkKeys(g, ['registryName', 'region'], path);
-  return {
-    registryName: optionalString(g.registryName, `${path}.registryName`),
-    region: optionalString(g.region, `${path}.region`),
+    timeoutMs: r.timeoutMs ?? DEFAULT_REGISTRY_TIMEOUT_MS,
   };
 }
 
 /**
  * Parses a route's `format` setting. Absent → `{ value: 'json' }`.
- * @throws ValidationError naming the offending field (e.g. `format.registry.url: ...`)
+ * @throws RouteConfigError (a ValidationError) listing the problems with their paths
+ *   (e.g. `format.registry.url: ...`)
  */
 export function parseFormatConfig(raw: unknown, path = 'format'): FormatConfig {
   if (raw === undefined) return { value: 'json' };
-  const f = asObject(raw, path);
-  checkKeys(f, ['value', 'key', 'registry', 'glue'], path);
-  const config: FormatConfig = {
-    value: f.value === undefined ? 'json' : parseFormat(f.value, `${path}.value`),
-  };
-  if (f.key !== undefined) config.key = parseFormat(f.key, `${path}.key`);
+  checkSettings(FormatSettingsSchema, raw, path);
+  const f = raw as FormatSettings;
+  const config: FormatConfig = { value: f.value ?? 'json' };
+  if (f.key !== undefined) config.key = f.key;
   if (f.registry !== undefined) config.registry = parseRegistry(f.registry, `${path}.registry`);
-  if (f.glue !== undefined) config.glue = parseGlue(f.glue, `${path}.glue`);
+  if (f.glue !== undefined) config.glue = { registryName: f.glue.registryName, region: f.glue.region };
   for (const side of ['value', 'key'] as const) {
     if (config[side] === 'confluent' && !config.registry) {
       fail(`${path}.registry`, `is required when ${side} is 'confluent' (set registry.url)`);

@@ -21,14 +21,20 @@
  *     }
  *   }
  */
-import { ValidationError } from '../errors.js';
+import { checkSettings, refuseSetting as fail } from '../check-settings.js';
 import { parseType } from '../spec/schema.js';
 import type { PrimitiveType } from '../spec/types.js';
+import {
+  EPOCH_UNITS,
+  type KEY_FORMATS,
+  type MappingSettings,
+  MappingSettingsSchema,
+} from './mapping-schema.js';
 import { compileTimestampFormat, parseZoneOffset, type TimestampFormat } from './timestamp-format.js';
 
-export type KeyFormat = 'string' | 'binary' | 'long' | 'json';
+export type KeyFormat = (typeof KEY_FORMATS)[number];
 /** Units of numbers: since the epoch (timestamps, dates), or since midnight (times; not `days`). */
-export type EpochUnit = 'days' | 'seconds' | 'millis' | 'micros' | 'nanos';
+export type EpochUnit = (typeof EPOCH_UNITS)[number];
 
 export type KeyMapping =
   | { kind: 'column'; column: string; as: KeyFormat; required: boolean }
@@ -80,92 +86,51 @@ export const DEFAULT_MAPPING: MappingConfig = {
 };
 
 const TEMPORAL = new Set(['timestamp', 'timestamptz', 'date']);
-const EPOCH_UNITS: readonly EpochUnit[] = ['days', 'seconds', 'millis', 'micros', 'nanos'];
-const KEY_FORMATS: readonly KeyFormat[] = ['string', 'binary', 'long', 'json'];
 
-type Json = Record<string, unknown>;
-
-function fail(path: string, message: string): never {
-  throw new ValidationError(`${path}: ${message}`);
-}
-
-function objectAt(v: unknown, path: string): Json {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(path, 'must be an object');
-  return v as Json;
-}
-
-function onlyKeys(obj: Json, path: string, allowed: readonly string[]): void {
-  for (const k of Object.keys(obj)) {
-    if (!allowed.includes(k)) fail(`${path}.${k}`, `unknown setting (allowed: ${allowed.join(', ')})`);
-  }
-}
-
-function nameAt(v: unknown, path: string): string {
-  if (typeof v !== 'string' || v === '') fail(path, 'must be a non-empty column name');
+/** A column name: the schema made it a non-empty string; dots would make it a path. */
+function nameAt(v: string, path: string): string {
   if (v.includes('.')) fail(path, `'${v}' must not contain '.' (dots separate nested fields)`);
   if (v === '__proto__') fail(path, "'__proto__' cannot be a column name here");
   return v;
 }
 
-function pathAt(v: unknown, path: string): string {
-  if (typeof v !== 'string' || v === '' || v.split('.').some((s) => s === '')) {
-    fail(path, 'must be a dotted field path like "shipping.city"');
-  }
+function pathAt(v: string, path: string): string {
+  if (v.split('.').some((s) => s === '')) fail(path, 'must be a dotted field path like "shipping.city"');
   if (v.split('.').includes('__proto__') && !path.endsWith('.from') && !path.includes('.exclude[')) {
     fail(path, "'__proto__' cannot be a column name (map it from there to another name)");
   }
   return v;
 }
 
-function boolAt(v: unknown, path: string, fallback: boolean): boolean {
-  if (v === undefined) return fallback;
-  if (typeof v !== 'boolean') fail(path, 'must be true or false');
-  return v;
-}
-
-function parseKey(raw: unknown, path: string): KeyMapping {
-  const obj = objectAt(raw, path);
-  const required = boolAt(obj.required, `${path}.required`, false);
-  if (obj.fields !== undefined) {
-    onlyKeys(obj, path, ['fields', 'prefix', 'required']);
-    if (obj.fields !== true) fail(`${path}.fields`, 'must be true (or leave it out and give a column)');
-    const prefix = obj.prefix ?? '';
-    if (typeof prefix !== 'string' || prefix.includes('.'))
-      fail(`${path}.prefix`, "must be a string without '.'");
+function readKey(key: NonNullable<MappingSettings['key']>, path: string): KeyMapping {
+  const required = key.required ?? false;
+  if ('fields' in key) {
+    const prefix = key.prefix ?? '';
+    if (prefix.includes('.')) fail(`${path}.prefix`, "must be a string without '.'");
     return { kind: 'fields', prefix, required };
   }
-  onlyKeys(obj, path, ['column', 'as', 'required']);
-  const as = obj.as ?? 'string';
-  if (!KEY_FORMATS.includes(as as KeyFormat)) fail(`${path}.as`, `must be one of ${KEY_FORMATS.join(', ')}`);
   return {
     kind: 'column',
-    column: nameAt(obj.column ?? 'key', `${path}.column`),
-    as: as as KeyFormat,
+    column: nameAt(key.column ?? 'key', `${path}.column`),
+    as: key.as ?? 'string',
     required,
   };
 }
 
-function parseHeaders(raw: unknown, path: string): HeaderMapping[] {
-  if (!Array.isArray(raw)) fail(path, 'must be an array of { header, column, as }');
-  return raw.map((h, i) => {
-    const p = `${path}[${i}]`;
-    const obj = objectAt(h, p);
-    onlyKeys(obj, p, ['header', 'column', 'as', 'required']);
-    if (typeof obj.header !== 'string' || obj.header === '') fail(`${p}.header`, 'must be a header name');
-    const as = obj.as ?? 'string';
-    if (as !== 'string' && as !== 'binary') fail(`${p}.as`, 'must be "string" or "binary"');
-    return {
-      header: obj.header,
-      column: nameAt(obj.column ?? obj.header, `${p}.column`),
-      as,
-      required: boolAt(obj.required, `${p}.required`, false),
-    };
-  });
+function readHeaders(headers: NonNullable<MappingSettings['headers']>, path: string): HeaderMapping[] {
+  return headers.map((h, i) => ({
+    header: h.header,
+    column: nameAt(h.column ?? h.header, `${path}[${i}].column`),
+    as: h.as ?? 'string',
+    required: h.required ?? false,
+  }));
 }
 
-function parseRule(column: string, raw: unknown, path: string): ColumnRule {
-  const obj = objectAt(raw, path);
-  onlyKeys(obj, path, ['from', 'type', 'format', 'zone', 'epoch', 'default']);
+function readRule(
+  column: string,
+  obj: NonNullable<MappingSettings['columns']>[string],
+  path: string,
+): ColumnRule {
   const rule: ColumnRule = { column };
   if (obj.from !== undefined) rule.from = pathAt(obj.from, `${path}.from`);
   if (obj.type !== undefined) {
@@ -177,8 +142,6 @@ function parseRule(column: string, raw: unknown, path: string): ColumnRule {
   const temporal = rule.type !== undefined && TEMPORAL.has(rule.type);
   if (obj.format !== undefined) {
     if (!temporal) fail(`${path}.format`, 'needs "type" to be timestamp, timestamptz or date');
-    if (typeof obj.format !== 'string')
-      fail(`${path}.format`, 'must be a pattern like "yyyy-MM-dd HH:mm:ss"');
     try {
       rule.format = compileTimestampFormat(obj.format);
     } catch (error) {
@@ -190,7 +153,6 @@ function parseRule(column: string, raw: unknown, path: string): ColumnRule {
   }
   if (obj.zone !== undefined) {
     if (rule.type !== 'timestamptz') fail(`${path}.zone`, 'needs "type": "timestamptz"');
-    if (typeof obj.zone !== 'string') fail(`${path}.zone`, 'must be UTC or an offset like +02:00');
     try {
       rule.zoneMinutes = parseZoneOffset(obj.zone);
     } catch (error) {
@@ -201,13 +163,12 @@ function parseRule(column: string, raw: unknown, path: string): ColumnRule {
     const time = rule.type === 'time';
     if (!temporal && !time) fail(`${path}.epoch`, 'needs "type" to be timestamp, timestamptz, date or time');
     if (rule.format) fail(`${path}.epoch`, 'give either "format" (text) or "epoch" (numbers), not both');
-    const units = time ? EPOCH_UNITS.filter((u) => u !== 'days') : EPOCH_UNITS;
-    if (!units.includes(obj.epoch as EpochUnit))
+    if (time && obj.epoch === 'days')
       fail(
         `${path}.epoch`,
-        `must be one of ${units.join(', ')}${time ? ' (since midnight, for a time)' : ''}`,
+        `must be one of ${EPOCH_UNITS.filter((u) => u !== 'days').join(', ')} (since midnight, for a time)`,
       );
-    rule.epoch = obj.epoch as EpochUnit;
+    rule.epoch = obj.epoch;
   }
   if (Object.hasOwn(obj, 'default')) {
     if (obj.default === null || obj.default === undefined)
@@ -227,54 +188,41 @@ function parseRule(column: string, raw: unknown, path: string): ColumnRule {
 
 /**
  * Reads a mapping from its JSON form (a route's `mapping`). `path` prefixes error paths.
- * @throws ValidationError naming the path of the first problem
+ * @throws RouteConfigError (a ValidationError) listing the problems the schema finds, else naming the
+ *   first a schema cannot express (a dotted name, an unknown type, a column filled twice)
  */
 export function parseMappingConfig(json: unknown, path = 'mapping'): MappingConfig {
   if (json === undefined || json === null) return DEFAULT_MAPPING;
-  const obj = objectAt(json, path);
-  onlyKeys(obj, path, ['value', 'flatten', 'exclude', 'key', 'headers', 'timestamp', 'columns']);
+  checkSettings(MappingSettingsSchema, json, path);
+  const obj = json as MappingSettings;
   const config: MappingConfig = { value: { kind: 'fields' }, exclude: [], headers: [], columns: [] };
 
   if (obj.value !== undefined && obj.value !== 'fields') {
-    const v = objectAt(obj.value, `${path}.value`);
-    onlyKeys(v, `${path}.value`, ['column']);
-    config.value = { kind: 'column', column: nameAt(v.column, `${path}.value.column`) };
+    config.value = { kind: 'column', column: nameAt(obj.value.column, `${path}.value.column`) };
   }
   if (obj.flatten !== undefined && obj.flatten !== false) {
     if (config.value.kind !== 'fields') fail(`${path}.flatten`, 'needs "value": "fields"');
-    const f = obj.flatten === true ? {} : objectAt(obj.flatten, `${path}.flatten`);
-    onlyKeys(f, `${path}.flatten`, ['separator', 'maxDepth']);
+    const f = obj.flatten === true ? {} : obj.flatten;
     const separator = f.separator ?? '_';
-    if (typeof separator !== 'string' || separator === '' || separator.includes('.')) {
-      fail(`${path}.flatten.separator`, "must be a non-empty string without '.'");
-    }
-    const maxDepth = f.maxDepth ?? 16;
-    if (!Number.isInteger(maxDepth) || (maxDepth as number) < 1)
-      fail(`${path}.flatten.maxDepth`, 'must be a positive integer');
-    config.flatten = { separator, maxDepth: maxDepth as number };
+    if (separator.includes('.')) fail(`${path}.flatten.separator`, "must be a non-empty string without '.'");
+    config.flatten = { separator, maxDepth: f.maxDepth ?? 16 };
   }
-  if (obj.exclude !== undefined) {
-    if (!Array.isArray(obj.exclude)) fail(`${path}.exclude`, 'must be an array of field paths');
+  if (obj.exclude !== undefined)
     config.exclude = obj.exclude.map((e, i) => pathAt(e, `${path}.exclude[${i}]`));
-  }
-  if (obj.key !== undefined && obj.key !== null) config.key = parseKey(obj.key, `${path}.key`);
-  if (obj.headers !== undefined) config.headers = parseHeaders(obj.headers, `${path}.headers`);
-  if (obj.timestamp !== undefined && obj.timestamp !== null) {
-    const t =
-      typeof obj.timestamp === 'string'
-        ? { column: obj.timestamp }
-        : objectAt(obj.timestamp, `${path}.timestamp`);
-    onlyKeys(t, `${path}.timestamp`, ['column']);
-    config.timestamp = { column: nameAt(t.column, `${path}.timestamp.column`) };
+  if (obj.key !== undefined) config.key = readKey(obj.key, `${path}.key`);
+  if (obj.headers !== undefined) config.headers = readHeaders(obj.headers, `${path}.headers`);
+  if (obj.timestamp !== undefined) {
+    const column = typeof obj.timestamp === 'string' ? obj.timestamp : obj.timestamp.column;
+    config.timestamp = { column: nameAt(column, `${path}.timestamp.column`) };
   }
   if (obj.columns !== undefined) {
-    const cols = objectAt(obj.columns, `${path}.columns`);
-    config.columns = Object.entries(cols).map(([column, rule]) => {
+    config.columns = Object.entries(obj.columns).map(([column, rule]) => {
       const p = `${path}.columns.${column}`;
+      if (column === '') fail(p, 'must be a dotted field path like "shipping.city"');
       pathAt(column, p);
       if (config.flatten && column.includes('.'))
         fail(p, 'with "flatten", columns are top-level names (no dots)');
-      return parseRule(column, rule, p);
+      return readRule(column, rule, p);
     });
   }
   checkCollisions(config, path);

@@ -12,7 +12,7 @@
  * compare exactly. A value that is not an object (or could not be decoded) has no fields: field
  * conditions are false for it, header conditions still work.
  */
-import { ValidationError } from '../errors.js';
+import { refuseSetting as fail } from '../check-settings.js';
 import { JsonNumberText } from '../records/json-to-value.js';
 import type { DecodedRecord } from './decoded-record.js';
 import { getAt, isFieldObject, splitPath } from './value-paths.js';
@@ -30,17 +30,13 @@ export type RouteCondition =
   | { any: RouteCondition[] }
   | { not: RouteCondition };
 
-function fail(path: string, message: string): never {
-  throw new ValidationError(`${path}: ${message}`);
-}
-
 function isScalar(v: unknown): v is Scalar {
   return v === null || ['string', 'number', 'boolean'].includes(typeof v);
 }
 
 /**
  * Reads a condition from JSON (a route's `when`).
- * @throws ValidationError naming the path of the first problem
+ * @throws RouteConfigError (a ValidationError) naming the path of the first problem
  */
 export function parseRouteCondition(json: unknown, path = 'when'): RouteCondition {
   if (json === null || typeof json !== 'object' || Array.isArray(json)) fail(path, 'must be an object');

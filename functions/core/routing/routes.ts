@@ -1,8 +1,10 @@
 /**
  * Table routes: which topics feed which table, and how. Validated once at start-up, so a bad
- * configuration is one clear error, not a failure per batch.
+ * configuration is one clear error (listing every problem found), not a failure per batch: first
+ * against the one route schema (route-schema.ts), then for what a schema cannot say.
  */
 import { parseIdentifier } from '../catalog/catalog.js';
+import { refuseSetting, settingsError, settingsProblems } from '../check-settings.js';
 import { ValidationError } from '../errors.js';
 import { parseSchema } from '../spec/schema.js';
 import { type EvolutionPolicy, parseEvolutionPolicy } from '../mapping/evolution/evolution-policy.js';
@@ -13,6 +15,12 @@ import { parseRouteCondition, type RouteCondition } from '../mapping/route-condi
 import { type AggregateConfig, parseAggregateConfig } from '../sql/aggregate-config.js';
 import { INGEST_MODES, type IngestMode } from '../spec/table-properties.js';
 import type { Schema, TableIdentifier } from '../spec/types.js';
+import {
+  RouteDocumentShape,
+  RouteListShape,
+  type RouteSettings,
+  RouteSettingsSchema,
+} from './route-schema.js';
 
 export interface TableRoute {
   table: TableIdentifier;
@@ -52,115 +60,94 @@ export interface TableRoute {
 // Defined with the table property that stores them (floe.mode).
 export { INGEST_MODES, type IngestMode };
 
-function fail(path: string, message: string): never {
-  throw new ValidationError(`table route ${path}: ${message}`);
+/** The route at `path` (`routes[0]`), already shaped by the schema, checked for what it cannot say. */
+function readRoute(r: RouteSettings, path: string): TableRoute {
+  let table: TableIdentifier;
+  try {
+    table = parseIdentifier(r.table);
+  } catch (error) {
+    refuseSetting(`${path}.table`, (error as Error).message);
+  }
+  const properties: Record<string, string> = {};
+  if (r.targetFileSizeBytes !== undefined) {
+    properties['write.target-file-size-bytes'] = String(r.targetFileSizeBytes);
+  }
+  Object.assign(properties, r.properties);
+  const mapping = r.mapping === undefined ? undefined : parseMappingConfig(r.mapping, `${path}.mapping`);
+  // A CDC table's row is the change event's row image: refuse, at start-up, what it cannot apply.
+  if (r.mode === 'debezium' || r.mode === 'upsert') checkCdcMapping(mapping, `${path}.mapping`);
+  const schema = r.schema === undefined ? undefined : parseSchema(r.schema, `${path}.schema`);
+  if (r.aggregate !== undefined && (r.mode !== undefined || r.identifierColumns !== undefined)) {
+    // The result table's key is the query's GROUP BY and window; a second key would contradict it.
+    refuseSetting(
+      `${path}.aggregate`,
+      'an aggregate route takes neither mode nor identifierColumns (its key is GROUP BY + window_start)',
+    );
+  }
+  const aggregate =
+    r.aggregate === undefined
+      ? undefined
+      : parseAggregateConfig(r.aggregate, `${path}.aggregate`, { topics: r.topics, schema });
+  return {
+    table,
+    ...(aggregate ? { aggregate } : {}),
+    format: r.format === undefined ? undefined : parseFormatConfig(r.format, `${path}.format`),
+    mapping,
+    schemaEvolution:
+      r.schemaEvolution === undefined
+        ? undefined
+        : parseEvolutionPolicy(r.schemaEvolution, `${path}.schemaEvolution`),
+    when: r.when === undefined ? undefined : parseRouteCondition(r.when, `${path}.when`),
+    mode: r.mode,
+    identifierColumns: r.identifierColumns,
+    topics: r.topics,
+    schema,
+    partitionBy: r.partitionBy,
+    sortBy: r.sortBy,
+    kafkaLineage: r.kafkaLineage !== false,
+    dlqTable: r.dlqTable,
+    properties,
+  };
 }
 
-/** The keys a route may have; anything else is a typo or a setting floe does not have, never ignored. */
-const ROUTE_KEYS = [
-  'table',
-  'topics',
-  'schema',
-  'partitionBy',
-  'sortBy',
-  'mode',
-  'identifierColumns',
-  'format',
-  'mapping',
-  'when',
-  'schemaEvolution',
-  'kafkaLineage',
-  'dlqTable',
-  'targetFileSizeBytes',
-  'properties',
-  'aggregate',
-] as const;
+/**
+ * The routes of FLOE_TABLES, a `--routes` file or the construct: a JSON array of routes, or an object
+ * `{ "$schema": ..., "routes": [...] }` (so that editors find routes.schema.json).
+ */
+function routeList(json: unknown): unknown[] {
+  const document = json !== null && typeof json === 'object' && !Array.isArray(json);
+  const problems = document
+    ? settingsProblems(RouteDocumentShape, json, '')
+    : settingsProblems(RouteListShape, json, 'routes');
+  if (problems.length > 0) throw settingsError(problems);
+  return document ? (json as { routes: unknown[] }).routes : (json as unknown[]);
+}
 
-/** Parses routes from JSON (the FLOE_TABLES variable or a CLI flag). @throws ValidationError */
+/**
+ * Parses routes from JSON (the FLOE_TABLES variable, a routes file, the construct's rendered routes).
+ * @throws RouteConfigError (a ValidationError, not retryable) listing every problem with its path
+ *   (`routes[0].partitionBy: expected a non-empty string, got 5`): of each route, all the schema finds,
+ *   else the first that only reading it finds (an unknown column type, a `when` or SQL that does not parse)
+ */
 export function parseRoutes(json: unknown): TableRoute[] {
-  if (!Array.isArray(json)) fail('', 'expected a JSON array of routes');
-  const routes = json.map((raw, i): TableRoute => {
-    const r = raw as Record<string, unknown>;
-    if (!r || typeof r !== 'object' || Array.isArray(r)) fail(`[${i}]`, 'must be an object');
-    for (const key of Object.keys(r)) {
-      if (!(ROUTE_KEYS as readonly string[]).includes(key)) {
-        fail(`[${i}].${key}`, `unknown setting (a route takes: ${ROUTE_KEYS.join(', ')})`);
-      }
+  const problems: string[] = [];
+  const routes = routeList(json).map((route, i) => {
+    const path = `routes[${i}]`;
+    const found = settingsProblems(RouteSettingsSchema, route, path);
+    if (found.length > 0) {
+      problems.push(...found);
+      return undefined;
     }
-    if (typeof r.table !== 'string') fail(`[${i}].table`, 'must be "namespace.table"');
-    let table: TableIdentifier;
     try {
-      table = parseIdentifier(r.table);
+      return readRoute(route as RouteSettings, path);
     } catch (error) {
-      fail(`[${i}].table`, (error as Error).message);
+      if (!(error instanceof ValidationError)) throw error;
+      problems.push(error.message);
+      return undefined;
     }
-    if (
-      !Array.isArray(r.topics) ||
-      r.topics.length === 0 ||
-      !r.topics.every((t) => typeof t === 'string' && t)
-    ) {
-      fail(`[${i}].topics`, 'must be a non-empty array of topic names');
-    }
-    const properties: Record<string, string> = {};
-    if (r.targetFileSizeBytes !== undefined) {
-      if (!Number.isSafeInteger(r.targetFileSizeBytes) || (r.targetFileSizeBytes as number) <= 0) {
-        fail(`[${i}].targetFileSizeBytes`, 'must be a positive integer');
-      }
-      properties['write.target-file-size-bytes'] = String(r.targetFileSizeBytes);
-    }
-    if (r.properties !== undefined) {
-      for (const [k, v] of Object.entries(r.properties as Record<string, unknown>)) properties[k] = String(v);
-    }
-    if (r.mode !== undefined && !INGEST_MODES.includes(r.mode as IngestMode)) {
-      fail(`[${i}].mode`, `must be one of ${INGEST_MODES.join(', ')}`);
-    }
-    if (
-      r.identifierColumns !== undefined &&
-      (!Array.isArray(r.identifierColumns) || !r.identifierColumns.every((c) => typeof c === 'string' && c))
-    ) {
-      fail(`[${i}].identifierColumns`, 'must be an array of column names');
-    }
-    const mapping =
-      r.mapping === undefined ? undefined : parseMappingConfig(r.mapping, `routes[${i}].mapping`);
-    // A CDC table's row is the change event's row image: refuse, at start-up, what it cannot apply.
-    if (r.mode === 'debezium' || r.mode === 'upsert') checkCdcMapping(mapping, `routes[${i}].mapping`);
-    const schema = r.schema === undefined ? undefined : parseSchema(r.schema, `routes[${i}].schema`);
-    if (r.aggregate !== undefined && (r.mode !== undefined || r.identifierColumns !== undefined)) {
-      // The result table's key is the query's GROUP BY and window; a second key would contradict it.
-      fail(
-        `[${i}].aggregate`,
-        'an aggregate route takes neither mode nor identifierColumns (its key is GROUP BY + window_start)',
-      );
-    }
-    const aggregate =
-      r.aggregate === undefined
-        ? undefined
-        : parseAggregateConfig(r.aggregate, `routes[${i}].aggregate`, {
-            topics: r.topics as string[],
-            schema,
-          });
-    return {
-      table,
-      ...(aggregate ? { aggregate } : {}),
-      format: r.format === undefined ? undefined : parseFormatConfig(r.format, `routes[${i}].format`),
-      mapping,
-      schemaEvolution:
-        r.schemaEvolution === undefined
-          ? undefined
-          : parseEvolutionPolicy(r.schemaEvolution, `routes[${i}].schemaEvolution`),
-      when: r.when === undefined ? undefined : parseRouteCondition(r.when, `routes[${i}].when`),
-      mode: r.mode as IngestMode | undefined,
-      identifierColumns: r.identifierColumns as string[] | undefined,
-      topics: r.topics as string[],
-      schema,
-      partitionBy: typeof r.partitionBy === 'string' ? r.partitionBy : undefined,
-      sortBy: typeof r.sortBy === 'string' ? r.sortBy : undefined,
-      kafkaLineage: r.kafkaLineage !== false,
-      dlqTable: typeof r.dlqTable === 'string' ? r.dlqTable : undefined,
-      properties,
-    };
   });
-  return routes;
+  if (problems.length > 0) throw settingsError(problems);
+  return routes as TableRoute[];
 }
 
 /** The routes a topic feeds. */

@@ -9,11 +9,12 @@
  * The route's `schema` is the mapped record's schema (what the append path would write); the result
  * table's schema is derived from the query (aggregate-schema.ts).
  */
-import { ValidationError } from '../errors.js';
+import { checkSettings, refuseSetting as fail } from '../check-settings.js';
 import { bindExpression } from '../scan/bind-expression.js';
 import type { BoundExpression } from '../scan/expression.js';
 import type { Schema } from '../spec/types.js';
 import { type AggregatePlan, planAggregate } from './aggregate-schema.js';
+import { type AggregateSettings, AggregateSettingsSchema, EMIT_AUTHS } from './aggregate-settings-schema.js';
 import { parseAggregateSql } from './parse-aggregate-sql.js';
 
 export interface EmitConfig {
@@ -30,9 +31,8 @@ export interface EmitConfig {
   tls: boolean;
 }
 
-export const EMIT_AUTHS = ['none', 'aws-msk-iam'] as const;
+export { EMIT_AUTHS };
 export type EmitAuth = (typeof EMIT_AUTHS)[number];
-const EMIT_KEYS = ['topic', 'bootstrapServers', 'auth', 'tls'];
 
 export interface AggregateConfig {
   sql: string;
@@ -49,83 +49,39 @@ export interface AggregateConfig {
   where?: BoundExpression;
 }
 
-const KEYS = ['sql', 'allowedLatenessSeconds', 'partitions', 'emit'];
-
-function fail(path: string, message: string): never {
-  throw new ValidationError(`${path}: ${message}`);
-}
-
-function parseBootstrap(value: unknown, path: string): string[] | undefined {
-  if (value === undefined) return undefined;
+function parseBootstrap(value: string | string[], path: string): string[] {
   const list = typeof value === 'string' ? value.split(',').map((s) => s.trim()) : value;
-  if (
-    !Array.isArray(list) ||
-    list.length === 0 ||
-    !list.every((b) => typeof b === 'string' && /^[^:\s]+:\d{1,5}$/.test(b))
-  ) {
+  if (!list.every((b) => /^[^:\s]+:\d{1,5}$/.test(b))) {
     fail(path, 'must be "host:port[,host:port...]" or an array of host:port');
   }
   return list;
 }
 
-function parseEmit(raw: unknown, path: string): EmitConfig | undefined {
-  if (raw === undefined) return undefined;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    fail(path, 'must be an object { topic, bootstrapServers, auth?, tls? }');
-  const r = raw as Record<string, unknown>;
-  for (const key of Object.keys(r)) {
-    if (!EMIT_KEYS.includes(key))
-      fail(`${path}.${key}`, `unknown setting (emit takes: ${EMIT_KEYS.join(', ')})`);
-  }
-  if (typeof r.topic !== 'string' || !/^[A-Za-z0-9._-]{1,249}$/.test(r.topic))
-    fail(`${path}.topic`, 'must be a Kafka topic name');
-  const bootstrapServers = parseBootstrap(r.bootstrapServers, `${path}.bootstrapServers`);
-  // Required: a Lambda has no other broker address to produce to, and an emit that silently never
-  // happens would be worse than a start-up error.
-  if (!bootstrapServers)
-    fail(`${path}.bootstrapServers`, 'is required: the brokers the closed windows are produced to');
-  const auth = r.auth ?? 'none';
-  if (typeof auth !== 'string' || !EMIT_AUTHS.includes(auth as EmitAuth))
-    fail(`${path}.auth`, `must be one of ${EMIT_AUTHS.join(', ')}`);
-  if (r.tls !== undefined && typeof r.tls !== 'boolean') fail(`${path}.tls`, 'must be true or false');
+function parseEmit(raw: NonNullable<AggregateSettings['emit']>, path: string): EmitConfig {
+  const bootstrapServers = parseBootstrap(raw.bootstrapServers, `${path}.bootstrapServers`);
+  const auth = raw.auth ?? 'none';
   // MSK's IAM listeners speak TLS only; turning TLS off with them would only fail at the first emit.
-  if (auth === 'aws-msk-iam' && r.tls === false)
+  if (auth === 'aws-msk-iam' && raw.tls === false)
     fail(`${path}.tls`, 'cannot be false with auth aws-msk-iam (MSK IAM listeners are TLS only)');
-  return {
-    topic: r.topic,
-    bootstrapServers,
-    auth: auth as EmitAuth,
-    tls: auth === 'aws-msk-iam' || r.tls === true,
-  };
+  return { topic: raw.topic, bootstrapServers, auth, tls: auth === 'aws-msk-iam' || raw.tls === true };
 }
 
 /**
  * Parses a route's `aggregate` (`path` is where it sits, e.g. `routes[0].aggregate`) against the
  * route's topics and record schema.
- * @throws ValidationError naming the setting or SQL clause at fault; retrying cannot help
+ * @throws RouteConfigError (a ValidationError) listing the settings at fault, else naming the SQL
+ *   clause at fault; retrying cannot help
  */
 export function parseAggregateConfig(
   raw: unknown,
   path: string,
   route: { topics: readonly string[]; schema?: Schema },
 ): AggregateConfig {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-    fail(path, 'must be an object { sql, allowedLatenessSeconds?, emit? }');
-  const r = raw as Record<string, unknown>;
-  for (const key of Object.keys(r)) {
-    if (!KEYS.includes(key)) fail(`${path}.${key}`, `unknown setting (aggregate takes: ${KEYS.join(', ')})`);
-  }
-  if (typeof r.sql !== 'string' || r.sql.trim() === '')
-    fail(`${path}.sql`, 'must be a SELECT ... GROUP BY ..., TUMBLE(...) query');
+  checkSettings(AggregateSettingsSchema, raw, path);
+  const r = raw as AggregateSettings;
   const lateness = r.allowedLatenessSeconds ?? 0;
-  if (typeof lateness !== 'number' || !Number.isSafeInteger(lateness) || lateness < 0) {
-    fail(`${path}.allowedLatenessSeconds`, 'must be a whole number of seconds, 0 or more');
-  }
-  const emit = parseEmit(r.emit, `${path}.emit`);
-  if (r.partitions !== undefined && (!Number.isSafeInteger(r.partitions) || (r.partitions as number) < 1)) {
-    fail(`${path}.partitions`, "must be the source topic's partition count (a positive whole number)");
-  }
-  const partitions = r.partitions as number | undefined;
+  const emit = r.emit === undefined ? undefined : parseEmit(r.emit, `${path}.emit`);
+  const partitions = r.partitions;
   const label = `${path}.sql`;
   const query = parseAggregateSql(r.sql, label);
   if (!route.topics.includes(query.from)) {

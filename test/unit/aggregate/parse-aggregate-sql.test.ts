@@ -243,21 +243,24 @@ describe('parseAggregateConfig', () => {
     [{ sql: g('user_id, COUNT(*) AS n', 'WHERE status = 3') }, 'routes[0].aggregate.sql WHERE'],
     [
       { sql: ISSUE_SQL, allowedLatenessSeconds: -1 },
-      'routes[0].aggregate.allowedLatenessSeconds: must be a whole number of seconds',
+      'routes[0].aggregate.allowedLatenessSeconds: expected a whole number of seconds, 0 or more, got -1',
     ],
     [{ sql: ISSUE_SQL, window: 1 }, 'routes[0].aggregate.window: unknown setting'],
-    [{ sql: ISSUE_SQL, emit: { topic: 'out' } }, 'routes[0].aggregate.emit.bootstrapServers: is required'],
+    [
+      { sql: ISSUE_SQL, emit: { topic: 'out' } },
+      'routes[0].aggregate.emit.bootstrapServers: missing; expected "host:port[,host:port...]"',
+    ],
     [
       { sql: ISSUE_SQL, emit: { topic: 'out', bootstrapServers: 'nohost' } },
       'emit.bootstrapServers: must be "host:port',
     ],
     [
       { sql: ISSUE_SQL, emit: { topic: 'bad topic!', bootstrapServers: 'b:9092' } },
-      'emit.topic: must be a Kafka topic name',
+      'routes[0].aggregate.emit.topic: expected a Kafka topic name, got "bad topic!"',
     ],
     [
       { sql: ISSUE_SQL, emit: { topic: 'out', bootstrapServers: 'b:9098', auth: 'scram' } },
-      'routes[0].aggregate.emit.auth: must be one of none, aws-msk-iam',
+      'routes[0].aggregate.emit.auth: expected one of none, aws-msk-iam, got "scram"',
     ],
     [
       { sql: ISSUE_SQL, emit: { topic: 'out', bootstrapServers: 'b:9098', auth: 'aws-msk-iam', tls: false } },
@@ -265,9 +268,9 @@ describe('parseAggregateConfig', () => {
     ],
     [
       { sql: ISSUE_SQL, emit: { topic: 'out', bootstrapServers: 'b:9092', tls: 'yes' } },
-      'routes[0].aggregate.emit.tls: must be true or false',
+      'routes[0].aggregate.emit.tls: expected true or false, got "yes"',
     ],
-    [{ sql: '' }, 'routes[0].aggregate.sql: must be a SELECT'],
+    [{ sql: '' }, 'routes[0].aggregate.sql: expected a SELECT ... FROM <topic> GROUP BY'],
   ])('refuses %j', (raw, message) => {
     expect(() =>
       parseAggregateConfig(raw, 'routes[0].aggregate', { topics: ['orders'], schema: SCHEMA }),
@@ -282,7 +285,7 @@ describe('parseAggregateConfig', () => {
       parseRoutes([
         { table: 'rt.x', topics: ['orders'], schema: SCHEMA, mode: 'upsert', aggregate: { sql: ISSUE_SQL } },
       ]),
-    ).toThrow('table route [0].aggregate: an aggregate route takes neither mode nor identifierColumns');
+    ).toThrow('routes[0].aggregate: an aggregate route takes neither mode nor identifierColumns');
     const [route] = parseRoutes([
       {
         table: 'rt.x',

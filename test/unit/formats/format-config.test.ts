@@ -38,8 +38,14 @@ describe('parseFormatConfig', () => {
   });
 
   it.each([
-    [{ value: 'avro' }, 'routes[0].format.value: must be one of json, string, confluent, glue, auto'],
-    [{ value: 'json', key: 7 }, 'routes[0].format.key: must be one of'],
+    [
+      { value: 'avro' },
+      'routes[0].format.value: expected one of json, string, confluent, glue, auto, got "avro"',
+    ],
+    [
+      { value: 'json', key: 7 },
+      'routes[0].format.key: expected one of json, string, confluent, glue, auto, got 7',
+    ],
     [{ value: 'confluent' }, "routes[0].format.registry: is required when value is 'confluent'"],
     [{ value: 'json', key: 'confluent' }, "routes[0].format.registry: is required when key is 'confluent'"],
     [{ value: 'confluent', registry: { url: 'ftp://x' } }, 'routes[0].format.registry.url: must be http'],
@@ -47,7 +53,10 @@ describe('parseFormatConfig', () => {
       { value: 'confluent', registry: { url: 'not a url' } },
       "routes[0].format.registry.url: 'not a url' is not a URL",
     ],
-    [{ value: 'confluent', registry: {} }, 'routes[0].format.registry.url: must be the registry URL'],
+    [
+      { value: 'confluent', registry: {} },
+      'routes[0].format.registry.url: missing; expected the registry URL',
+    ],
     [
       { value: 'confluent', registry: { url: 'http://x', basicAuth: 'nocolon' } },
       'registry.basicAuth: must be "user:password"',
@@ -62,14 +71,17 @@ describe('parseFormatConfig', () => {
     ],
     [
       { value: 'confluent', registry: { url: 'http://x', timout: 5 } },
-      'routes[0].format.registry.timout: unknown field',
+      "routes[0].format.registry.timout: unknown setting (did you mean 'timeoutMs'?)",
     ],
-    [{ value: 'json', regsitry: {} }, 'routes[0].format.regsitry: unknown field'],
+    [
+      { value: 'json', regsitry: {} },
+      "routes[0].format.regsitry: unknown setting (did you mean 'registry'?)",
+    ],
     [
       { value: 'glue', glue: { registryName: '' } },
-      'routes[0].format.glue.registryName: must be a non-empty string',
+      'routes[0].format.glue.registryName: expected a non-empty string, got ""',
     ],
-    ['json', 'routes[0].format: must be an object'],
+    ['json', 'routes[0].format: expected an object { value, key, registry, glue }, got "json"'],
   ])('refuses %j naming the field', (raw, message) => {
     // Act / Assess
     expect(() => parseFormatConfig(raw, 'routes[0].format')).toThrow(ValidationError);

@@ -68,7 +68,10 @@ describe('table routes', () => {
 
   it('fails synth for a mapping or condition the handlers would refuse', () => {
     expect(() =>
-      checkRoutes([{ topics: ['t'], table: 'a.b', mapping: { columns: { ts: { epoch: 'hours' } } } }]),
+      // What the prop type refuses at compile time, as untyped JavaScript could still pass it.
+      checkRoutes([
+        { topics: ['t'], table: 'a.b', mapping: { columns: { ts: { epoch: 'hours' as never } } } },
+      ]),
     ).toThrow(/routes\[0\]\.mapping\.columns\.ts\.epoch/);
     expect(() =>
       checkRoutes([
@@ -86,7 +89,11 @@ describe('table routes', () => {
 
   it.each<[string, TableRoute[], RegExp]>([
     ['no routes', [], /at least one table route/],
-    ['a route without topics', [{ topics: [], table: 'a.b' }], /non-empty array of topic names/],
+    [
+      'a route without topics',
+      [{ topics: [], table: 'a.b' }],
+      /routes\[0\]\.topics: expected a non-empty array, each a topic name, got \[\]/,
+    ],
     ['CDC without keys', [{ topics: ['t'], table: 'a.b', mode: 'debezium' }], /needs identifierColumns/],
     [
       'upsert without keys',
@@ -94,7 +101,11 @@ describe('table routes', () => {
       /needs identifierColumns/,
     ],
     ['a bad file size', [{ topics: ['t'], table: 'a.b', targetFileSizeBytes: 0 }], /positive integer/],
-    ['a bad mode', [{ topics: ['t'], table: 'a.b', mode: 'merge' as 'append' }], /must be one of/],
+    [
+      'a bad mode',
+      [{ topics: ['t'], table: 'a.b', mode: 'merge' as 'append' }],
+      /routes\[0\]\.mode: expected one of append, debezium, upsert, got "merge"/,
+    ],
     [
       'a table routed twice',
       [
@@ -187,7 +198,7 @@ describe('construct-level checks', () => {
   });
 
   it('refuses plaintext registry credentials and registry secrets given as strings', () => {
-    const withRegistry = (registry: Record<string, unknown>) =>
+    const withRegistry = (registry: { url: string; [key: string]: unknown }) =>
       base({
         tables: [{ topics: ['orders'], table: 'sales.orders', format: { value: 'confluent', registry } }],
       });

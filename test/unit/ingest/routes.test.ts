@@ -38,19 +38,26 @@ describe('parseRoutes', () => {
   });
 
   it.each([
+    [{ ...base, schemaPolicy: 'dlq' }, 'routes[0].schemaPolicy: unknown setting; allowed: table, topics,'],
     [
-      { ...base, schemaPolicy: 'dlq' },
-      'table route [0].schemaPolicy: unknown setting (a route takes: table, topics,',
+      { ...base, partitonBy: 'day(ts)' },
+      "routes[0].partitonBy: unknown setting (did you mean 'partitionBy'?)",
     ],
-    [{ ...base, partitonBy: 'day(ts)' }, 'table route [0].partitonBy: unknown setting'],
-    [{ ...base, identifierColumn: ['id'] }, 'table route [0].identifierColumn: unknown setting'],
+    [
+      { ...base, identifierColumn: ['id'] },
+      "routes[0].identifierColumn: unknown setting (did you mean 'identifierColumns'?)",
+    ],
   ])('refuses a key it does not know: %j', (route, message) => {
     expect(() => parseRoutes([route])).toThrow(ValidationError);
     expect(() => parseRoutes([route])).toThrow(message);
   });
 
   it('refuses a route that is not an object', () => {
-    expect(() => parseRoutes([['sales.orders']])).toThrow('table route [0]: must be an object');
-    expect(() => parseRoutes([null])).toThrow('table route [0]: must be an object');
+    expect(() => parseRoutes([['sales.orders']])).toThrow(
+      'routes[0]: expected a route (an object { "table", "topics", ... }), got ["sales.orders"]',
+    );
+    expect(() => parseRoutes([null])).toThrow(
+      'routes[0]: expected a route (an object { "table", "topics", ... }), got null',
+    );
   });
 });

@@ -40,10 +40,19 @@ describe('parseMappingConfig', () => {
 
   it.each([
     [{ colums: {} }, 'mapping.colums: unknown setting'],
-    [{ key: { column: 'k', as: 'int' } }, 'mapping.key.as: must be one of string, binary, long, json'],
-    [{ key: { fields: 'yes' } }, 'mapping.key.fields: must be true'],
-    [{ headers: { entity: 'string' } }, 'mapping.headers: must be an array'],
-    [{ headers: [{ header: 'e', as: 'text' }] }, 'mapping.headers[0].as: must be "string" or "binary"'],
+    [
+      { key: { column: 'k', as: 'int' } },
+      'mapping.key.as: expected one of string, binary, long, json, got "int"',
+    ],
+    [{ key: { fields: 'yes' } }, 'mapping.key.fields: expected true, got "yes"'],
+    [
+      { headers: { entity: 'string' } },
+      'mapping.headers: expected an array, each an object { header, column, as, required }, got {"entity":"string"}',
+    ],
+    [
+      { headers: [{ header: 'e', as: 'text' }] },
+      'mapping.headers[0].as: expected one of string, binary, got "text"',
+    ],
     [{ timestamp: { column: 'a.b' } }, "mapping.timestamp.column: 'a.b' must not contain '.'"],
     [
       { columns: { ts: { type: 'timestamptz', format: 'yyyy-QQ' } } },
@@ -60,7 +69,7 @@ describe('parseMappingConfig', () => {
     [{ columns: { ts: { type: 'timestamptz', zone: 'Europe/Berlin' } } }, 'mapping.columns.ts.zone: zone'],
     [
       { columns: { ts: { type: 'timestamptz', epoch: 'hours' } } },
-      'mapping.columns.ts.epoch: must be one of',
+      'mapping.columns.ts.epoch: expected one of days, seconds, millis, micros, nanos, got "hours"',
     ],
     [{ columns: { ts: { type: 'date', epoch: 'millis', format: 'yyyy-MM-dd' } } }, 'either "format"'],
     [

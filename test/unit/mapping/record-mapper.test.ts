@@ -299,7 +299,7 @@ describe('compileMapping → map', () => {
       ),
     ).toThrow("routes[2].mapping.columns.city.type: the mapping makes 'city' a long");
     expect(() => parseMappingConfig({ key: 1 }, 'routes[2].mapping')).toThrow(
-      'routes[2].mapping.key: must be an object',
+      'routes[2].mapping.key: expected an object { column, as, required } or an object { fields, prefix, required }, got 1',
     );
   });
 
