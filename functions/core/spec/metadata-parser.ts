@@ -156,7 +156,8 @@ function parseEncryptedKey(value: unknown, path: string): EncryptedKey {
     'encrypted-key-metadata': str(obj, 'encrypted-key-metadata', path),
   };
   if (obj['encrypted-by-id'] !== undefined) key['encrypted-by-id'] = str(obj, 'encrypted-by-id', path);
-  if (obj.properties !== undefined) key.properties = parseStringMap(obj.properties, joinPath(path, 'properties'));
+  if (obj.properties !== undefined)
+    key.properties = parseStringMap(obj.properties, joinPath(path, 'properties'));
   return key;
 }
 
@@ -320,7 +321,10 @@ function checkRowLineage(md: TableMetadata): void {
     if (first === undefined) return;
     const end = first + (s['added-rows'] ?? 0);
     if (end > next) {
-      fail(`snapshots[${i}].first-row-id`, `${first} + added-rows ${s['added-rows']} is above next-row-id ${next}`);
+      fail(
+        `snapshots[${i}].first-row-id`,
+        `${first} + added-rows ${s['added-rows']} is above next-row-id ${next}`,
+      );
     }
   });
 }
