@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import { toDisplayRow } from '../../../functions/cli/format-value.js';
+import { readColumnValues } from '../../../functions/core/data/arrow/arrow-to-values.js';
+import { projectFile, readArrowFile } from '../../../functions/core/data/parquet/read/read-arrow-columns.js';
 import { ValidationError } from '../../../functions/core/errors.js';
 import { LocalFileIO } from '../../../functions/core/io/local-file-io.js';
 import { readManifestList, writeManifestList } from '../../../functions/core/manifest/manifest-list.js';
@@ -193,6 +195,19 @@ describe('a format-version 3 table written by another engine', () => {
     expect(rows.map((r) => r.ts)).toEqual(TS);
     expect(rows.map((r) => r.ts_tz)).toEqual(TS_TZ);
     expect(rows.map((r) => r.later)).toEqual([null, null, null, null, null]);
+  });
+
+  it('projects nanosecond columns to Arrow (the columnar read) without losing digits', async () => {
+    // Prepare
+    const file = await readArrowFile(io, dataFile.file_path);
+    const struct: StructType = { type: 'struct', fields: SCHEMA.fields.slice(1, 3) };
+
+    // Act
+    const [columns] = projectFile(file, struct);
+    const values = struct.fields.map((f, j) => readColumnValues(f.type, columns[j], f.name));
+
+    // Assess
+    expect(values).toEqual([TS, TS_TZ]);
   });
 
   it('shows nanosecond timestamps with every digit', async () => {
