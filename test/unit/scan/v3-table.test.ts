@@ -17,6 +17,7 @@ import { LocalFileIO } from '../../../functions/core/io/local-file-io.js';
 import { readManifestList, writeManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import { readManifestEntries } from '../../../functions/core/manifest/manifest-reader.js';
 import { writeManifest } from '../../../functions/core/manifest/manifest-writer.js';
+import { parseExpression } from '../../../functions/core/scan/parse-expression.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { UnsupportedFeatureError } from '../../../functions/core/spec/format-version.js';
@@ -208,6 +209,53 @@ describe('a format-version 3 table written by another engine', () => {
 
     // Assess
     expect(values).toEqual([TS, TS_TZ]);
+  });
+
+  it.each([
+    ["ts > '2023-11-14T22:13:20.120000001'", [1n]],
+    ["ts <= '2023-11-14T22:13:20.120000000'", [2n, 3n, 5n]],
+    ["ts_tz = '1970-04-15T06:59:59.254740993+01:00'", [2n]],
+    ["ts < '1970-01-01'", [2n]],
+  ])('filters on nanosecond columns to the nanosecond: %s', async (where, ids) => {
+    // Prepare
+    const table = await tableOf([[dataManifest]]);
+    const filter = parseExpression(where);
+
+    // Act
+    const rows = await readScanRows(table, await planScan(table, { filter }), { schema: readable, filter });
+
+    // Assess
+    expect(rows.map((r) => r.id)).toEqual(ids);
+  });
+
+  it('keeps a timestamp_ns partition value exact in a v3 manifest', async () => {
+    // Prepare
+    const spec = {
+      'spec-id': 0,
+      fields: [{ 'source-id': 2, 'field-id': 1000, name: 'ts', transform: 'identity' as const }],
+    };
+    const value = 1_700_000_000_123_456_789n;
+    const file: DataFile = { ...dataFile, partition: { ts: value } };
+    const written = await writeManifest({
+      io,
+      location: `${root}/metadata/m${manifestCount++}.avro`,
+      schema: SCHEMA,
+      spec,
+      content: 0,
+      snapshotId: 1n,
+      entries: [added(file)],
+      formatVersion: 3,
+    });
+
+    // Act
+    const [entry] = await readManifestEntries(io, {
+      ...written,
+      sequence_number: 1n,
+      min_sequence_number: 1n,
+    });
+
+    // Assess
+    expect(entry.data_file.partition).toEqual({ ts: value });
   });
 
   it('shows nanosecond timestamps with every digit', async () => {
