@@ -132,6 +132,33 @@ export function refuseUnreadableColumns(struct: StructType): void {
   visit(struct, '');
 }
 
+/**
+ * Refuses a read of a data file that lacks a column with a non-null v3 `initial-default`: rows of
+ * files written before the column was added must read as that default, which floe does not fill in
+ * yet, and reading them as null would be wrong. Files that hold the column read as usual.
+ * @throws UnsupportedFeatureError naming the column and the file
+ */
+export function refuseMissingDefaults(
+  struct: StructType,
+  fileFieldIds: ReadonlySet<number>,
+  location: string,
+): void {
+  const visit = (s: StructType, prefix: string): void => {
+    for (const f of s.fields) {
+      const name = prefix ? `${prefix}.${f.name}` : f.name;
+      const initial = f['initial-default'];
+      if (!fileFieldIds.has(f.id) && initial !== undefined && initial !== null) {
+        throw new UnsupportedFeatureError(
+          `column '${name}' has an initial-default, and data file ${location} was written before the column existed: filling in defaults is not supported yet; select other columns`,
+        );
+      }
+      if (typeof f.type !== 'string' && f.type.type === 'struct' && fileFieldIds.has(f.id))
+        visit(f.type, name);
+    }
+  };
+  visit(struct, '');
+}
+
 /** The value at a path of row keys; null when a struct on the way is null. Never throws. */
 export function readPath(row: Row, path: readonly string[]): Value {
   let current: Value = row;

@@ -67,7 +67,7 @@ describe('a format-version 3 table written by another engine', () => {
   let manifestCount = 0;
 
   /** A v3 table whose snapshots are the given manifest lists, each one snapshot after the other. */
-  const tableOf = async (lists: ManifestFile[][]): Promise<LoadedTable> => {
+  const tableOf = async (lists: ManifestFile[][], schema: Schema = SCHEMA): Promise<LoadedTable> => {
     const snapshots: Snapshot[] = [];
     // Manifests as an earlier snapshot's list wrote them (sequence numbers and first_row_id assigned).
     const assigned = new Map<string, ManifestFile>();
@@ -112,11 +112,7 @@ describe('a format-version 3 table written by another engine', () => {
         'added-rows': Number(nextRowId - firstRowId),
       });
     }
-    const base = newTableMetadata({
-      location: root,
-      schema: SCHEMA,
-      uuid: '6d0cc7f0-4d54-4a43-9ee8-2b0c6b0cd6a1',
-    });
+    const base = newTableMetadata({ location: root, schema, uuid: '6d0cc7f0-4d54-4a43-9ee8-2b0c6b0cd6a1' });
     const last = snapshots[snapshots.length - 1]['snapshot-id'];
     const metadata = {
       ...base,
@@ -256,6 +252,27 @@ describe('a format-version 3 table written by another engine', () => {
 
     // Assess
     expect(entry.data_file.partition).toEqual({ ts: value });
+  });
+
+  it('refuses to read a column with an initial-default from a file written before it; others read', async () => {
+    // Prepare: column 6 was added with initial-default 7 after the data file was written
+    const added6 = { id: 6, name: 'added', required: false, type: 'long' as const, 'initial-default': 7 };
+    const schema: Schema = { ...SCHEMA, fields: [...SCHEMA.fields, added6] };
+    const table = await tableOf([[dataManifest]], schema);
+    const plan = await planScan(table);
+
+    // Act
+    const withAdded = readScanRows(table, plan, {
+      schema: { type: 'struct', fields: [SCHEMA.fields[0], added6] },
+    });
+    const without = readScanRows(table, plan, { schema: readable });
+
+    // Assess
+    await expect(withAdded).rejects.toBeInstanceOf(UnsupportedFeatureError);
+    await expect(withAdded).rejects.toThrow(
+      `column 'added' has an initial-default, and data file ${dataFile.file_path} was written before the column existed`,
+    );
+    expect(await without).toHaveLength(5);
   });
 
   it('shows nanosecond timestamps with every digit', async () => {
