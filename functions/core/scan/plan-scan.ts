@@ -49,7 +49,8 @@ interface OpenedManifest {
  * @throws ValidationError for a filter that does not bind to the current schema, an unknown
  *   snapshot id, or metadata naming a missing spec
  * @throws NotFoundError / TransientIOError / ValidationError from reading the manifest list and manifests
- * @throws UnsupportedFeatureError when a deletion vector applies to a file the scan reads
+ * @throws UnsupportedFeatureError when a deletion vector applies to a file the scan reads, or the
+ *   snapshot is encrypted
  */
 export async function planScan(table: LoadedTable, options: PlanScanOptions = {}): Promise<ScanPlan> {
   const md = table.metadata;
@@ -67,6 +68,7 @@ export async function planScan(table: LoadedTable, options: PlanScanOptions = {}
   if (!snapshot) return { snapshotId: null, tasks: [], funnel, manifestsRead: 0, bytesRead: 0 };
 
   const io = new CountingFileIO(table.io);
+  refuseEncrypted(snapshot);
   const manifests = await readManifestList(io, snapshot['manifest-list']);
   const projections = new Map<number, BoundExpression>();
   const projectionFor = (spec: PartitionSpec): BoundExpression => {
@@ -145,6 +147,19 @@ export async function planScan(table: LoadedTable, options: PlanScanOptions = {}
     manifestsRead: opened.length,
     bytesRead: io.bytesRead,
   };
+}
+
+/**
+ * A v3 snapshot with a `key-id` has an encrypted manifest list (and manifests): floe has no decryption,
+ * and reading the ciphertext as Avro would fail with a less useful message.
+ * @throws UnsupportedFeatureError when the snapshot names an encryption key
+ */
+function refuseEncrypted(snapshot: Snapshot): void {
+  const keyId = snapshot['key-id'];
+  if (keyId === undefined) return;
+  throw new UnsupportedFeatureError(
+    `snapshot ${snapshot['snapshot-id']} is encrypted (key-id ${keyId}): reading encrypted tables is not supported`,
+  );
 }
 
 /**

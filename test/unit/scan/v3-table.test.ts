@@ -372,6 +372,17 @@ describe('a format-version 3 table written by another engine', () => {
     await expect(plan).rejects.toThrow(`deletion vector ${dv.file_path} in a manifest ${problem}`);
   });
 
+  it('refuses to plan a snapshot whose manifest list is encrypted (key-id)', async () => {
+    // Prepare
+    const table = await tableOf([[dataManifest]]);
+    table.metadata.snapshots[0]['key-id'] = 'k1';
+
+    // Act / Assess
+    await expect(planScan(table)).rejects.toThrow(
+      'snapshot 1 is encrypted (key-id k1): reading encrypted tables is not supported',
+    );
+  });
+
   it('refuses a manifest entry with a negative first_row_id', async () => {
     // Prepare
     const bad = await manifest(0, 1n, [added({ ...dataFile, first_row_id: -3n })]);
