@@ -1,10 +1,16 @@
 /**
- * Iceberg values → JSON-friendly values for printing: timestamps as ISO-8601, decimals as exact
+ * Iceberg values → JSON-friendly values for printing: timestamps as ISO-8601 (timestamp_ns with all nine
+ * digits, so nothing is rounded to a double), decimals as exact
  * text, bytes as base64. Longs stay exact: numbers when a double holds them, else bigints, which
  * stringifyJson writes as exact JSON numbers (so a column keeps one JSON type, whatever its values' size).
  */
 import { decimalParams } from '../core/spec/conversions.js';
-import { formatDate, formatTimeOfDay, formatTimestamp } from '../core/spec/epoch-time.js';
+import {
+  formatDate,
+  formatTimeOfDay,
+  formatTimestamp,
+  formatTimestampNanos,
+} from '../core/spec/epoch-time.js';
 import type { IcebergType, Row, StructType, Value } from '../core/spec/types.js';
 
 function formatDecimal(unscaled: bigint, scale: number): string {
@@ -28,6 +34,10 @@ export function toDisplayValue(type: IcebergType, value: Value): unknown {
         return formatTimestamp(value as bigint);
       case 'timestamptz':
         return `${formatTimestamp(value as bigint)}Z`;
+      case 'timestamp_ns':
+        return formatTimestampNanos(value as bigint);
+      case 'timestamptz_ns':
+        return `${formatTimestampNanos(value as bigint)}Z`;
       case 'binary':
         return Buffer.from(value as Uint8Array).toString('base64');
     }

@@ -53,6 +53,11 @@ export async function runInspect(values: ParsedOptions): Promise<number> {
   }
   process.stdout.write(`table ${requireOption(values, 'table')}  (${md['table-uuid']})\n`);
   process.stdout.write(`location  ${md.location}\nmetadata  ${table.metadataLocation}\n`);
+  if (md['format-version'] !== 2) {
+    process.stdout.write(
+      `format    v${md['format-version']}, read only (floe does not write v3 tables yet)\n`,
+    );
+  }
   process.stdout.write(
     `schema ${schema['schema-id']}: ${schema.fields.map((f) => `${f.name} ${typeToString(f.type)}${f.required ? ' not null' : ''}`).join(', ')}\n`,
   );

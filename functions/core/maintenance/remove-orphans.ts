@@ -17,6 +17,7 @@
 import type { LoadedTable } from '../catalog/catalog.js';
 import { checkTableLocation, isFreshLiveCacheFile, TableArea } from '../io/confined-delete.js';
 import { normalizeLocation } from '../io/location.js';
+import { refuseUnwritableVersion } from '../spec/format-version.js';
 import { type DeleteRefusals, reportRefusals } from './delete-refusals.js';
 import { collectReachable } from './reachable-files.js';
 
@@ -76,9 +77,11 @@ function statisticsPaths(list: unknown): string[] {
 /**
  * Finds (and unless `dryRun`, deletes) the table's orphan files.
  * @throws NotFoundError / TransientIOError / ValidationError from listing and reading metadata
+ * @throws UnsupportedFeatureError for a table of a format version floe does not write (v3)
  */
 export async function removeOrphanFiles(table: LoadedTable, options: OrphanOptions): Promise<OrphanResult> {
   const md = table.metadata;
+  refuseUnwritableVersion(md, 'the table');
   const now = options.nowMs ?? Date.now();
   const cutoff = now - options.olderThanMs;
   const reachable = await collectReachable(table.io, md.snapshots);

@@ -43,6 +43,11 @@ export function toAvroEntry(
       split_offsets: df.split_offsets ?? null,
       equality_ids: df.equality_ids ?? null,
       sort_order_id: df.sort_order_id ?? null,
+      // Keys a v2 manifest's Avro type does not have are not written.
+      first_row_id: df.first_row_id ?? null,
+      referenced_data_file: df.referenced_data_file ?? null,
+      content_offset: df.content_offset ?? null,
+      content_size_in_bytes: df.content_size_in_bytes ?? null,
     },
   };
 }
@@ -83,6 +88,54 @@ function fromAvroMap<V>(value: unknown, toValue: (v: unknown) => V): Map<number,
   return out;
 }
 
+/** A long field that, when present, must be ≥ 0. @throws ValidationError */
+function nonNegative(df: AvroRecord, name: string): bigint | null {
+  const v = field(df, name);
+  if (v === null) return null;
+  const n = toBigint(v);
+  if (n < 0n) throw new ValidationError(`manifest entry ${String(df.file_path)}: ${name} is negative (${n})`);
+  return n;
+}
+
+/** The v3 fields of a `data_file` record (absent in v2 manifests: then nothing is added). */
+function readV3Fields(df: AvroRecord): Partial<DataFile> {
+  const out: Partial<DataFile> = {};
+  const firstRowId = nonNegative(df, 'first_row_id');
+  if (firstRowId !== null) out.first_row_id = firstRowId;
+  const referenced = field(df, 'referenced_data_file');
+  if (referenced !== null) out.referenced_data_file = String(referenced);
+  const offset = nonNegative(df, 'content_offset');
+  const size = nonNegative(df, 'content_size_in_bytes');
+  if (offset !== null) out.content_offset = offset;
+  if (size !== null) out.content_size_in_bytes = size;
+  if (offset !== null && size === null) {
+    throw new ValidationError(
+      `manifest entry ${String(df.file_path)} has content_offset but no content_size_in_bytes`,
+    );
+  }
+  return out;
+}
+
+/** True for a v3 deletion vector: a position delete stored as a Puffin blob. Never throws. */
+export function isDeletionVector(file: DataFile): boolean {
+  return String(file.file_format).toUpperCase() === 'PUFFIN';
+}
+
+/**
+ * A deletion vector names the one data file it deletes from and where its blob is (spec: required for
+ * deletion vectors); without them it cannot be applied, and applying it anywhere else loses rows.
+ */
+function checkDeletionVector(file: DataFile): void {
+  if (!isDeletionVector(file)) return;
+  const why = (problem: string) =>
+    new ValidationError(`deletion vector ${file.file_path} in a manifest ${problem}`);
+  if (file.content !== 1) throw why(`has content ${file.content}; deletion vectors are position deletes (1)`);
+  if (!file.referenced_data_file) throw why('has no referenced_data_file');
+  if (file.content_offset === undefined || file.content_size_in_bytes === undefined) {
+    throw why('has no content_offset / content_size_in_bytes');
+  }
+}
+
 /**
  * One decoded Avro `manifest_entry` → ManifestEntry, before inheritance (nulls stay null).
  * @throws ValidationError when a required field is missing
@@ -101,6 +154,7 @@ export function fromAvroEntry(
   const equalityIds = field(df, 'equality_ids');
   const keyMetadata = field(df, 'key_metadata');
   const sortOrderId = field(df, 'sort_order_id');
+  const v3 = readV3Fields(df);
   const dataFile: DataFile = {
     content: Number(field(df, 'content') ?? 0) as DataFileContent,
     file_path: requireField(df, 'file_path') as string,
@@ -113,7 +167,9 @@ export function fromAvroEntry(
     split_offsets: splitOffsets === null ? null : (splitOffsets as unknown[]).map(toBigint),
     equality_ids: equalityIds === null ? null : (equalityIds as number[]).slice(),
     sort_order_id: sortOrderId === null ? null : Number(sortOrderId),
+    ...v3,
   };
+  checkDeletionVector(dataFile);
   const maps = {
     column_sizes: fromAvroMap(field(df, 'column_sizes'), toBigint),
     value_counts: fromAvroMap(field(df, 'value_counts'), toBigint),

@@ -6,7 +6,7 @@ import { ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
 import type { FieldSummary, ManifestContent, ManifestFile } from '../spec/types.js';
 import { decodeAvroContainer, encodeAvroContainer } from './avro-container.js';
-import { manifestFileSchema } from './manifest-schemas.js';
+import { type ManifestFormatVersion, manifestFileSchema } from './manifest-schemas.js';
 
 /** Iceberg Java's ManifestWriter.UNASSIGNED_SEQ: "the sequence number of the commit that adds this". */
 export const UNASSIGNED_SEQUENCE_NUMBER = -1n;
@@ -21,6 +21,8 @@ export interface WriteManifestListOptions {
   manifests: ManifestFile[];
   /** @default 'deflate' */
   codec?: 'deflate' | 'null';
+  /** 3 writes each manifest's first_row_id (520) as given; floe's commits write 2. @default 2 */
+  formatVersion?: ManifestFormatVersion;
 }
 
 type AvroRecord = Record<string, unknown>;
@@ -70,6 +72,7 @@ function toAvroManifestFile(m: ManifestFile, opts: WriteManifestListOptions): Av
         upper_bound: asBuffer(s.upper_bound),
       })) ?? null,
     key_metadata: asBuffer(m.key_metadata),
+    first_row_id: m.first_row_id ?? null,
   };
 }
 
@@ -83,14 +86,14 @@ function toAvroManifestFile(m: ManifestFile, opts: WriteManifestListOptions): Av
  */
 export async function writeManifestList(opts: WriteManifestListOptions): Promise<void> {
   const bytes = encodeAvroContainer({
-    schema: manifestFileSchema(),
+    schema: manifestFileSchema(opts.formatVersion ?? 2),
     records: opts.manifests.map((m) => toAvroManifestFile(m, opts)),
     codec: opts.codec ?? 'deflate',
     metadata: {
       'snapshot-id': String(opts.snapshotId),
       'parent-snapshot-id': String(opts.parentSnapshotId),
       'sequence-number': String(opts.sequenceNumber),
-      'format-version': '2',
+      'format-version': String(opts.formatVersion ?? 2),
     },
   });
   await opts.io.write(opts.location, bytes);
@@ -138,7 +141,18 @@ function fromAvroManifestFile(r: AvroRecord, location: string): ManifestFile {
         }),
       ) ?? null,
     key_metadata: copyBytes(r.key_metadata),
+    ...firstRowId(r, location),
   };
+}
+
+/** A v3 list's first_row_id (absent in v2, null for manifests from before an upgrade). @throws ValidationError */
+function firstRowId(r: AvroRecord, location: string): Pick<ManifestFile, 'first_row_id'> | undefined {
+  if (r.first_row_id === null || r.first_row_id === undefined) return undefined;
+  const id = toBigint(r.first_row_id, 0n);
+  if (id < 0n) {
+    throw new ValidationError(`manifest list ${location}: ${String(r.manifest_path)} has first_row_id ${id}`);
+  }
+  return { first_row_id: id };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Reads manifests: the header (table schema and partition spec the manifest was written with) and
- * the entries, with the v2 inheritance rules applied so callers see final values.
+ * the entries, with the v2 and v3 inheritance rules applied so callers see final values.
  */
 import { ValidationError } from '../errors.js';
 import type { FileIO } from '../io/file-io.js';
@@ -105,7 +105,7 @@ export async function readManifestEntries(io: FileIO, manifest: ManifestFile): P
     findPartitionRecord(container.schema, location),
   );
   const inheritAll = manifest.sequence_number === 0n;
-  return container.records.map((record) => {
+  const entries = container.records.map((record) => {
     const entry = fromAvroEntry(record as Record<string, unknown>, fields, manifest.partition_spec_id);
     const inherits = inheritAll || entry.status === 1;
     return {
@@ -115,4 +115,24 @@ export async function readManifestEntries(io: FileIO, manifest: ManifestFile): P
       file_sequence_number: entry.file_sequence_number ?? (inherits ? manifest.sequence_number : null),
     };
   });
+  inheritFirstRowIds(entries, manifest);
+  return entries;
+}
+
+/**
+ * v3 first-row-id inheritance (spec, "First Row ID Inheritance"): a data file with a null first_row_id
+ * takes the manifest's first_row_id plus the record counts of the data files before it that were null
+ * too. Nothing is assigned when the manifest has none (written before the table's upgrade to v3: its
+ * rows have no row ids); delete files never have one.
+ */
+function inheritFirstRowIds(entries: ManifestEntry[], manifest: ManifestFile): void {
+  const start = manifest.first_row_id;
+  if (start === null || start === undefined || manifest.content !== 0) return;
+  let next = start;
+  for (const entry of entries) {
+    const file = entry.data_file;
+    if (file.content !== 0 || (file.first_row_id !== null && file.first_row_id !== undefined)) continue;
+    entry.data_file = { ...file, first_row_id: next };
+    next += file.record_count;
+  }
 }

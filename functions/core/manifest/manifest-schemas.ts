@@ -1,6 +1,6 @@
 /**
- * The v2 Avro schemas of manifests (`manifest_entry`) and manifest lists (`manifest_file`), field for
- * field as Iceberg Java writes them (V2Metadata + TypeToSchema): field ids as `field-id`, list element
+ * The v2 and v3 Avro schemas of manifests (`manifest_entry`) and manifest lists (`manifest_file`), field
+ * for field as Iceberg Java writes them (V2Metadata / V3Metadata + TypeToSchema): field ids as `field-id`, list element
  * ids as `element-id`, int-keyed maps as arrays of `k<keyId>_v<valueId>` records with
  * `logicalType: "map"`, nested records named `r<fieldId>`, optional fields as `["null", T]` with a
  * null default.
@@ -32,8 +32,17 @@ function intMap(keyId: number, valueId: number, value: AvroSchema): AvroComplexS
   };
 }
 
-/** `data_file` (record `r2`), ids 100–140, around the given partition record (`r102`). */
-export function dataFileSchema(partition: AvroComplexSchema): AvroComplexSchema {
+/** The manifest format versions floe can write (v3 only for tests and tools: tables are written as v2). */
+export type ManifestFormatVersion = 2 | 3;
+
+/**
+ * `data_file` (record `r2`), ids 100–140, around the given partition record (`r102`); v3 adds
+ * first_row_id 142, referenced_data_file 143, content_offset 144, content_size_in_bytes 145.
+ */
+export function dataFileSchema(
+  partition: AvroComplexSchema,
+  version: ManifestFormatVersion = 2,
+): AvroComplexSchema {
   return {
     type: 'record',
     name: 'r2',
@@ -54,12 +63,23 @@ export function dataFileSchema(partition: AvroComplexSchema): AvroComplexSchema 
       optional(132, 'split_offsets', list(133, 'long')),
       optional(135, 'equality_ids', list(136, 'int')),
       optional(140, 'sort_order_id', 'int'),
+      ...(version >= 3
+        ? [
+            optional(142, 'first_row_id', 'long'),
+            optional(143, 'referenced_data_file', 'string'),
+            optional(144, 'content_offset', 'long'),
+            optional(145, 'content_size_in_bytes', 'long'),
+          ]
+        : []),
     ],
   };
 }
 
 /** `manifest_entry`: status 0, snapshot_id 1, sequence_number 3, file_sequence_number 4, data_file 2. */
-export function manifestEntrySchema(partition: AvroComplexSchema): AvroComplexSchema {
+export function manifestEntrySchema(
+  partition: AvroComplexSchema,
+  version: ManifestFormatVersion = 2,
+): AvroComplexSchema {
   return {
     type: 'record',
     name: 'manifest_entry',
@@ -68,7 +88,7 @@ export function manifestEntrySchema(partition: AvroComplexSchema): AvroComplexSc
       optional(1, 'snapshot_id', 'long'),
       optional(3, 'sequence_number', 'long'),
       optional(4, 'file_sequence_number', 'long'),
-      required(2, 'data_file', dataFileSchema(partition)),
+      required(2, 'data_file', dataFileSchema(partition, version)),
     ],
   };
 }
@@ -85,8 +105,8 @@ const fieldSummarySchema: AvroComplexSchema = {
   ],
 };
 
-/** `manifest_file`, ids 500–519. */
-export function manifestFileSchema(): AvroComplexSchema {
+/** `manifest_file`, ids 500–519; v3 adds first_row_id 520. */
+export function manifestFileSchema(version: ManifestFormatVersion = 2): AvroComplexSchema {
   return {
     type: 'record',
     name: 'manifest_file',
@@ -106,6 +126,7 @@ export function manifestFileSchema(): AvroComplexSchema {
       required(514, 'deleted_rows_count', 'long'),
       optional(507, 'partitions', list(508, fieldSummarySchema)),
       optional(519, 'key_metadata', 'bytes'),
+      ...(version >= 3 ? [optional(520, 'first_row_id', 'long')] : []),
     ],
   };
 }

@@ -10,7 +10,7 @@ import type { ManifestContent, ManifestEntry, ManifestFile, PartitionSpec, Schem
 import { type AvroCodec, encodeAvroContainer } from './avro-container.js';
 import { toAvroEntry } from './manifest-entry-codec.js';
 import { UNASSIGNED_SEQUENCE_NUMBER } from './manifest-list.js';
-import { manifestEntrySchema } from './manifest-schemas.js';
+import { type ManifestFormatVersion, manifestEntrySchema } from './manifest-schemas.js';
 import { describePartitionFields, partitionAvroSchema } from './partition-avro.js';
 import { summarizePartitions } from './partition-summary.js';
 
@@ -28,6 +28,11 @@ export interface WriteManifestOptions {
   entries: ManifestEntry[];
   /** @default 'deflate' */
   codec?: 'deflate' | 'null';
+  /**
+   * 3 writes the v3 data_file fields (first_row_id, referenced_data_file, content_offset,
+   * content_size_in_bytes) as the entries give them; floe's commits write 2. @default 2
+   */
+  formatVersion?: ManifestFormatVersion;
 }
 
 /**
@@ -47,7 +52,8 @@ export interface WriteManifestOptions {
 export async function writeManifest(opts: WriteManifestOptions): Promise<ManifestFile> {
   const { io, location, schema, spec, content, snapshotId, entries } = opts;
   const fields = describePartitionFields(partitionType(spec, schema));
-  const avroSchema = manifestEntrySchema(partitionAvroSchema(fields));
+  const version = opts.formatVersion ?? 2;
+  const avroSchema = manifestEntrySchema(partitionAvroSchema(fields), version);
 
   let addedFiles = 0;
   let existingFiles = 0;
@@ -85,7 +91,7 @@ export async function writeManifest(opts: WriteManifestOptions): Promise<Manifes
       'schema-id': String(schema['schema-id']),
       'partition-spec': JSON.stringify(spec.fields),
       'partition-spec-id': String(spec['spec-id']),
-      'format-version': '2',
+      'format-version': String(version),
       content: content === 0 ? 'data' : 'deletes',
     },
   });

@@ -115,6 +115,10 @@ function primitiveAvroSchema(type: IcebergType, definedNames: Set<string>): Avro
       return { type: 'long', logicalType: 'timestamp-micros', 'adjust-to-utc': false };
     case 'timestamptz':
       return { type: 'long', logicalType: 'timestamp-micros', 'adjust-to-utc': true };
+    case 'timestamp_ns':
+      return { type: 'long', logicalType: 'timestamp-nanos', 'adjust-to-utc': false };
+    case 'timestamptz_ns':
+      return { type: 'long', logicalType: 'timestamp-nanos', 'adjust-to-utc': true };
     case 'uuid':
       return named({ type: 'fixed', name: 'uuid_fixed', size: 16, logicalType: 'uuid' });
   }
@@ -172,6 +176,8 @@ function toAvroValue(field: PartitionAvroField, value: Value): unknown {
     case 'time':
     case 'timestamp':
     case 'timestamptz':
+    case 'timestamp_ns':
+    case 'timestamptz_ns':
       if (typeof value === 'bigint') return value;
       if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
       throw wrong();
@@ -236,7 +242,14 @@ function fromAvroValue(type: IcebergType, avroValue: unknown): Value {
     if (decimalParams(type)) return minimalBytesToBigint(bytes);
     return bytes;
   }
-  if (type === 'long' || type === 'time' || type === 'timestamp' || type === 'timestamptz') {
+  if (
+    type === 'long' ||
+    type === 'time' ||
+    type === 'timestamp' ||
+    type === 'timestamptz' ||
+    type === 'timestamp_ns' ||
+    type === 'timestamptz_ns'
+  ) {
     // Tolerate writers that stored these as Avro int; the in-memory representation is bigint.
     return typeof avroValue === 'number' ? BigInt(avroValue) : (avroValue as bigint);
   }

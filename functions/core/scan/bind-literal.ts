@@ -7,7 +7,7 @@ import { ValidationError } from '../errors.js';
 import { decimalParams, fixedLength } from '../spec/conversions.js';
 import type { PrimitiveType, Value } from '../spec/types.js';
 import type { Literal } from './expression.js';
-import { parseDate, parseTime, parseTimestamp } from './temporal-literal.js';
+import { parseDate, parseTime, parseTimestamp, parseTimestampNanos } from './temporal-literal.js';
 
 const INT_MIN = -(2n ** 31n);
 const INT_MAX = 2n ** 31n - 1n;
@@ -77,6 +77,14 @@ export function convertLiteral(literal: Literal, type: PrimitiveType, column: st
       return mismatch(
         ` (write it as an ISO-8601 string, e.g. '2024-05-01T00:00:00${type === 'timestamptz' ? 'Z' : ''}')`,
       );
+    case 'timestamp_ns':
+    case 'timestamptz_ns':
+      if (typeof literal === 'string') {
+        return within(() => parseTimestampNanos(literal, type === 'timestamptz_ns'));
+      }
+      // Code may pass nanoseconds since the epoch directly.
+      if (typeof literal === 'bigint') return literal;
+      return mismatch(" (write it as an ISO-8601 string, e.g. '2024-05-01T00:00:00.123456789')");
     case 'string':
       if (typeof literal === 'string') return literal;
       return mismatch(" (quote it: '...')");

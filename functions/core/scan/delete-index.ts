@@ -6,7 +6,8 @@
  * - an equality delete applies when the data file's data sequence number is < the delete's, and
  *   either both have the same spec and partition tuple, or the delete's spec is unpartitioned
  *   (no fields, or only void ones) — then it applies to every partition of every spec.
- * v3 fields (referenced_data_file, deletion vectors) are not read.
+ * A position delete with a referenced_data_file (v3, and optional in v2) applies to that file only.
+ * Deletion vectors are indexed as the position deletes they are; plan-scan.ts refuses them.
  */
 import { compareValues, decodeValue } from '../spec/conversions.js';
 import type { DataFile, PartitionSpec } from '../spec/types.js';
@@ -72,8 +73,13 @@ function push(map: Map<string, DeleteFileRef[]>, key: string, ref: DeleteFileRef
   else map.set(key, [ref]);
 }
 
-/** Whether the position delete's file_path bounds (inclusive, possibly truncated) admit `path`. */
+/**
+ * Whether the position delete may name `path`: its referenced_data_file (when set, every delete in it
+ * is in that one file), else its file_path bounds (inclusive, possibly truncated).
+ */
 function mayReferencePath(deleteFile: DataFile, path: string): boolean {
+  const referenced = deleteFile.referenced_data_file;
+  if (referenced !== undefined && referenced !== null) return referenced === path;
   try {
     const lower = deleteFile.lower_bounds?.get(POSITION_DELETE_FILE_PATH_ID);
     const upper = deleteFile.upper_bounds?.get(POSITION_DELETE_FILE_PATH_ID);

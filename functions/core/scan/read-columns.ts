@@ -5,6 +5,7 @@
  * says a dropped delete column must still be used to apply the deletes).
  */
 import { ValidationError } from '../errors.js';
+import { isUnreadableType, UnsupportedFeatureError } from '../spec/format-version.js';
 import type {
   IcebergType,
   Row,
@@ -82,6 +83,80 @@ export function buildReadStruct(
     nestedStructIds(owner.type, have);
   }
   return { type: 'struct', fields };
+}
+
+/**
+ * `struct` without its `unknown` fields (v3: always null, never stored in data files, so there is
+ * nothing to read), through nested structs, and the top-level names dropped (set to null in each row).
+ * Never throws.
+ */
+export function withoutUnknownFields(struct: StructType): { struct: StructType; nullNames: string[] } {
+  const nullNames: string[] = [];
+  const strip = (s: StructType, top: boolean): StructType => {
+    const fields: StructField[] = [];
+    for (const f of s.fields) {
+      if (f.type === 'unknown') {
+        if (top) nullNames.push(f.name);
+      } else if (typeof f.type !== 'string' && f.type.type === 'struct') {
+        fields.push({ ...f, type: strip(f.type, false) });
+      } else {
+        fields.push(f);
+      }
+    }
+    return { ...s, fields };
+  };
+  return { struct: strip(struct, true), nullNames };
+}
+
+/**
+ * Refuses a read of a column floe cannot turn into values (v3 `variant`, `geometry`, `geography`),
+ * anywhere in the struct read, naming it: a scan that leaves such columns out still works.
+ * @throws UnsupportedFeatureError naming the first such column
+ */
+export function refuseUnreadableColumns(struct: StructType): void {
+  const visit = (type: IcebergType, name: string): void => {
+    if (isUnreadableType(type)) {
+      throw new UnsupportedFeatureError(
+        `column '${name}' has type ${String(type)}, which floe cannot read yet; select other columns`,
+      );
+    }
+    if (typeof type === 'string') return;
+    if (type.type === 'struct')
+      for (const f of type.fields) visit(f.type, name ? `${name}.${f.name}` : f.name);
+    else if (type.type === 'list') visit(type.element, `${name}.element`);
+    else {
+      visit(type.key, `${name}.key`);
+      visit(type.value, `${name}.value`);
+    }
+  };
+  visit(struct, '');
+}
+
+/**
+ * Refuses a read of a data file that lacks a column with a non-null v3 `initial-default`: rows of
+ * files written before the column was added must read as that default, which floe does not fill in
+ * yet, and reading them as null would be wrong. Files that hold the column read as usual.
+ * @throws UnsupportedFeatureError naming the column and the file
+ */
+export function refuseMissingDefaults(
+  struct: StructType,
+  fileFieldIds: ReadonlySet<number>,
+  location: string,
+): void {
+  const visit = (s: StructType, prefix: string): void => {
+    for (const f of s.fields) {
+      const name = prefix ? `${prefix}.${f.name}` : f.name;
+      const initial = f['initial-default'];
+      if (!fileFieldIds.has(f.id) && initial !== undefined && initial !== null) {
+        throw new UnsupportedFeatureError(
+          `column '${name}' has an initial-default, and data file ${location} was written before the column existed: filling in defaults is not supported yet; select other columns`,
+        );
+      }
+      if (typeof f.type !== 'string' && f.type.type === 'struct' && fileFieldIds.has(f.id))
+        visit(f.type, name);
+    }
+  };
+  visit(struct, '');
 }
 
 /** The value at a path of row keys; null when a struct on the way is null. Never throws. */

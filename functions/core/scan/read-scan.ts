@@ -1,7 +1,8 @@
 /**
  * Reads the rows of a planned scan: each task's data file, minus the rows its position deletes name,
  * minus the rows matching any of its equality deletes, then filtered by the row filter (the residual
- * that partition and metrics pruning could not decide).
+ * that partition and metrics pruning could not decide). v3 `unknown` columns read as null without
+ * touching the files; `variant`, `geometry` and `geography` columns are refused when read.
  *
  * Equality deletes compare on the delete file's `equality_ids` columns; a null in a delete row
  * matches a null in the data row (spec: "equivalent to col IS NULL"), and a null struct on the path
@@ -24,6 +25,8 @@ import {
   projectRow,
   pruneStruct,
   readPath,
+  refuseUnreadableColumns,
+  withoutUnknownFields,
 } from './read-columns.js';
 import { readTaskRows } from './read-task-rows.js';
 import type { FileScanTask, ScanPlan } from './scan-plan.js';
@@ -61,6 +64,7 @@ interface EqualityDeletes {
 /**
  * Streams the live rows of a plan, task by task, rows in file order.
  * @throws ValidationError when the filter does not bind, or a delete column is in no schema
+ * @throws UnsupportedFeatureError when a column read is a v3 variant, geometry or geography
  * @throws whatever readDataFile throws (NotFoundError, TransientIOError, ValidationError)
  */
 export async function* readScan(
@@ -69,7 +73,7 @@ export async function* readScan(
   options: ReadScanOptions = {},
 ): AsyncGenerator<Row> {
   const schema = currentSchema(table.metadata);
-  const projection = options.schema ?? schema;
+  const { struct: projection, nullNames } = withoutUnknownFields(options.schema ?? schema);
   const filter = options.filter ? bindExpression(options.filter, schema) : undefined;
 
   const extraIds = new Set<number>(filter ? collectFieldIds(filter) : []);
@@ -77,6 +81,7 @@ export async function* readScan(
     for (const ref of task.deletes) for (const id of equalityIds(ref.file)) extraIds.add(id);
   }
   const readStruct = buildReadStruct(projection, extraIds, schema, table.metadata);
+  refuseUnreadableColumns(readStruct);
   const paths = indexPaths(readStruct);
   const outputNames = projection.fields.map((f) => f.name);
 
@@ -106,7 +111,9 @@ export async function* readScan(
       const row = rows[i];
       if (isEqualityDeleted(row, equality, equalityPaths)) continue;
       if (filter && !filtered && !evaluateRow(filter, row)) continue;
-      yield projectRow(row, outputNames, readStruct.fields.length);
+      const out = projectRow(row, outputNames, readStruct.fields.length);
+      for (const name of nullNames) out[name] = null;
+      yield out;
     }
   }
 }

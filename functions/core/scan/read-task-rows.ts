@@ -17,7 +17,8 @@ import { columnBatchOf, selectRows } from './evaluate-columns.js';
 import type { BoundExpression } from './expression.js';
 import { collectFieldIds } from './expression-helpers.js';
 import { pageIndexRanges, pruneRowSpans } from './prune-row-spans.js';
-import { pruneStruct } from './read-columns.js';
+import { thriftInt, thriftStructs } from '../data/parquet/read/file-footer.js';
+import { pruneStruct, refuseMissingDefaults } from './read-columns.js';
 
 /** Rows read and the file position of each (position deletes name positions). */
 export interface TaskRows {
@@ -54,7 +55,7 @@ export const RANGED_MIN_BYTES = 1024 * 1024;
  * `sizeHint` is the file's size as its manifest entry states it (file_size_in_bytes): from
  * RANGED_MIN_BYTES up, a filtered read fetches by ranges (the size is checked before it is used).
  * @throws as openDataFile and OpenDataFile.read; ValidationError when a filter column cannot be read
- *   as its type
+ *   as its type; UnsupportedFeatureError when the file lacks a column with a v3 initial-default
  */
 export async function readTaskRows(
   io: FileIO,
@@ -67,6 +68,13 @@ export async function readTaskRows(
   const byRange = filter !== undefined && prune && sizeHint !== undefined && sizeHint >= RANGED_MIN_BYTES;
   const file = await openDataFile(io, location, byRange ? { rangedSize: sizeHint } : {});
   try {
+    // FileMetaData.schema (2): each SchemaElement's field_id (9).
+    const fileIds = new Set<number>();
+    for (const element of thriftStructs(file.footer, 2)) {
+      const id = thriftInt(element, 9);
+      if (id !== undefined) fileIds.add(id);
+    }
+    refuseMissingDefaults(readStruct, fileIds, location);
     if (!filter || !prune)
       return { rows: await file.read(readStruct), positions: undefined, filtered: false };
     if (file.ranged) await file.fetch(pageIndexRanges(file.footer, filter));

@@ -1,6 +1,7 @@
 /**
  * ISO-8601 text → Iceberg's temporal values (date = days since 1970-01-01, time = µs since midnight,
- * timestamp(tz) = µs since the epoch), exact to the microsecond in the proleptic Gregorian calendar.
+ * timestamp(tz) = µs since the epoch, timestamp(tz)_ns = ns since the epoch), exact to the microsecond
+ * (nanosecond for the _ns types) in the proleptic Gregorian calendar.
  *
  * Hand-written rather than `Date.parse`: Date keeps milliseconds only, treats zone-less date-times as
  * local time, maps years 0–99 to 1900–1999, and accepts many non-ISO shapes.
@@ -31,15 +32,20 @@ function checkedDays(text: string, y: string, m: string, d: string): number {
 }
 
 function checkedMicrosOfDay(text: string, h: string, mi: string, s?: string, frac?: string): bigint {
+  const digits = (frac ?? '').padEnd(9, '0');
+  if (/[1-9]/.test(digits.slice(6))) {
+    throw new ValidationError(`'${text}' is more precise than Iceberg's microseconds`);
+  }
+  return checkedNanosOfDay(text, h, mi, s, frac) / 1000n;
+}
+
+function checkedNanosOfDay(text: string, h: string, mi: string, s?: string, frac?: string): bigint {
   const hour = Number(h);
   const minute = Number(mi);
   const second = Number(s ?? '0');
   if (hour > 23 || minute > 59 || second > 59) throw new ValidationError(`'${text}' is not a valid time`);
   const digits = (frac ?? '').padEnd(9, '0');
-  if (/[1-9]/.test(digits.slice(6))) {
-    throw new ValidationError(`'${text}' is more precise than Iceberg's microseconds`);
-  }
-  return BigInt(((hour * 60 + minute) * 60 + second) * 1_000_000) + BigInt(digits.slice(0, 6));
+  return BigInt((hour * 60 + minute) * 60 + second) * 1_000_000_000n + BigInt(digits);
 }
 
 /** `YYYY-MM-DD` → days since the epoch. @throws ValidationError for anything else */
@@ -63,9 +69,22 @@ export function parseTime(text: string): bigint {
  * @throws ValidationError for malformed text or an offset on a timestamp without zone
  */
 export function parseTimestamp(text: string, withZone: boolean): bigint {
+  return parseInstant(text, withZone, false);
+}
+
+/**
+ * As parseTimestamp, to ns since the epoch (timestamp_ns, timestamptz_ns): up to nine fraction digits.
+ * @throws ValidationError for malformed text or an offset on a timestamp without zone
+ */
+export function parseTimestampNanos(text: string, withZone: boolean): bigint {
+  return parseInstant(text, withZone, true);
+}
+
+function parseInstant(text: string, withZone: boolean, nanos: boolean): bigint {
+  const unitsPerMicro = nanos ? 1000n : 1n;
   const trimmed = text.trim();
   const date = DATE.exec(trimmed);
-  if (date) return BigInt(checkedDays(text, date[1], date[2], date[3])) * MICROS_PER_DAY;
+  if (date) return BigInt(checkedDays(text, date[1], date[2], date[3])) * MICROS_PER_DAY * unitsPerMicro;
   const m = DATE_TIME.exec(trimmed);
   if (!m) {
     throw new ValidationError(
@@ -73,7 +92,10 @@ export function parseTimestamp(text: string, withZone: boolean): bigint {
     );
   }
   const days = checkedDays(text, m[1], m[2], m[3]);
-  let micros = BigInt(days) * MICROS_PER_DAY + checkedMicrosOfDay(text, m[4], m[5], m[6], m[7]);
+  const ofDay = nanos
+    ? checkedNanosOfDay(text, m[4], m[5], m[6], m[7])
+    : checkedMicrosOfDay(text, m[4], m[5], m[6], m[7]);
+  let value = BigInt(days) * MICROS_PER_DAY * unitsPerMicro + ofDay;
   const zone = m[8];
   if (zone !== undefined && !withZone) {
     throw new ValidationError(
@@ -89,7 +111,7 @@ export function parseTimestamp(text: string, withZone: boolean): bigint {
     if (minutes > 59 || hours * 60 + minutes > 18 * 60)
       throw new ValidationError(`'${text}' has an invalid zone offset`);
     // local = UTC + offset, so UTC = local − offset.
-    micros -= sign * BigInt((hours * 60 + minutes) * 60) * 1_000_000n;
+    value -= sign * BigInt((hours * 60 + minutes) * 60) * 1_000_000n * unitsPerMicro;
   }
-  return micros;
+  return value;
 }

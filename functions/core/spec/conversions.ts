@@ -90,6 +90,8 @@ export function encodeValue(type: IcebergType, value: Value): Uint8Array {
     case 'time':
     case 'timestamp':
     case 'timestamptz':
+    case 'timestamp_ns':
+    case 'timestamptz_ns':
       return fixedWidth(8, (v) => v.setBigInt64(0, BigInt(value as bigint | number), true));
     case 'float':
       return fixedWidth(4, (v) => v.setFloat32(0, value as number, true));
@@ -128,6 +130,8 @@ export function decodeValue(type: IcebergType, bytes: Uint8Array): Value {
     case 'time':
     case 'timestamp':
     case 'timestamptz':
+    case 'timestamp_ns':
+    case 'timestamptz_ns':
       // Iceberg allows int-sized bounds for long columns promoted from int.
       if (bytes.byteLength === 4) return BigInt(view.getInt32(0, true));
       need(8);

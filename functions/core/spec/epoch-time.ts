@@ -121,3 +121,26 @@ export function formatTimestamp(micros: bigint): string {
   const days = floorDivBig(micros, MICROS_PER_DAY);
   return `${formatDate(Number(days))}T${formatTimeOfDay(micros - days * MICROS_PER_DAY)}`;
 }
+
+const NANOS_PER_SECOND = 1_000_000_000n;
+const NANOS_PER_DAY = 86_400n * NANOS_PER_SECOND;
+
+/**
+ * ns since epoch (timestamp_ns) → `yyyy-MM-ddTHH:mm[:ss[.SSS|.SSSSSS|.SSSSSSSSS]]`, as
+ * `LocalDateTime#toString`: every digit kept, so values a µs apart never print the same. Never throws.
+ */
+export function formatTimestampNanos(nanos: bigint): string {
+  const days = floorDivBig(nanos, NANOS_PER_DAY);
+  const ofDay = nanos - days * NANOS_PER_DAY;
+  const totalSeconds = Number(ofDay / NANOS_PER_SECOND);
+  const fraction = Number(ofDay % NANOS_PER_SECOND);
+  let text = `${formatDate(Number(days))}T${pad2(Math.floor(totalSeconds / 3600))}:${pad2(Math.floor(totalSeconds / 60) % 60)}`;
+  if (totalSeconds % 60 > 0 || fraction > 0) {
+    text += `:${pad2(totalSeconds % 60)}`;
+    if (fraction % 1_000_000 === 0 && fraction > 0)
+      text += `.${String(fraction / 1_000_000).padStart(3, '0')}`;
+    else if (fraction % 1000 === 0 && fraction > 0) text += `.${String(fraction / 1000).padStart(6, '0')}`;
+    else if (fraction > 0) text += `.${String(fraction).padStart(9, '0')}`;
+  }
+  return text;
+}

@@ -12,6 +12,7 @@ import {
   formatJavaPadded4,
   formatTimeOfDay,
   formatTimestamp,
+  formatTimestampNanos,
 } from './epoch-time.js';
 import type { IcebergType, Transform, Value } from './types.js';
 
@@ -99,6 +100,10 @@ function humanSourceValue(type: IcebergType, value: Value): string {
       return formatTimestamp(BigInt(value as bigint | number));
     case 'timestamptz':
       return `${formatTimestamp(BigInt(value as bigint | number))}Z`;
+    case 'timestamp_ns':
+      return formatTimestampNanos(BigInt(value as bigint | number));
+    case 'timestamptz_ns':
+      return `${formatTimestampNanos(BigInt(value as bigint | number))}Z`;
     case 'float':
     case 'double':
       return humanFloatingPoint(value as number, type === 'float');

@@ -1,5 +1,5 @@
 /**
- * Reading a v2 metadata.json into TableMetadata, checking every field the spec requires and the
+ * Reading a v2 or v3 metadata.json into TableMetadata, checking every field the spec requires and the
  * cross-references Iceberg Java checks on read (current schema/spec/order exist, refs point at
  * snapshots, main agrees with current-snapshot-id, no snapshot is newer than last-sequence-number).
  * Keys this model does not name are kept as they are, in their order; nothing is rewritten except that
@@ -18,10 +18,13 @@ import {
   joinPath,
   requireKey,
 } from './json-check.js';
+import { checkSchemasForVersion } from './format-version.js';
 import { parseJsonLossless } from './json-codec.js';
 import { parseSchema } from './schema.js';
 import { parseTransform } from './transforms.js';
 import type {
+  EncryptedKey,
+  FormatVersion,
   PartitionSpec,
   Snapshot,
   SnapshotId,
@@ -129,7 +132,36 @@ function parseSortOrderJson(value: unknown, path: string): SortOrder {
   return { ...obj, 'order-id': orderId, fields };
 }
 
-function parseSnapshotJson(value: unknown, path: string): Snapshot {
+/**
+ * v3 row lineage and encryption fields of a snapshot. A snapshot from before the table's upgrade to v3
+ * has no first-row-id (its rows have no row ids); one that has it must say how many it assigned.
+ */
+function parseSnapshotV3(obj: JsonObject, path: string): Partial<Snapshot> {
+  const out: Partial<Snapshot> = {};
+  if (obj['first-row-id'] !== undefined && obj['first-row-id'] !== null) {
+    out['first-row-id'] = int(obj, 'first-row-id', path, 0);
+    out['added-rows'] = int(obj, 'added-rows', path, 0);
+  } else if (obj['added-rows'] !== undefined && obj['added-rows'] !== null) {
+    out['added-rows'] = int(obj, 'added-rows', path, 0);
+  }
+  if (obj['key-id'] !== undefined && obj['key-id'] !== null) out['key-id'] = str(obj, 'key-id', path);
+  return out;
+}
+
+function parseEncryptedKey(value: unknown, path: string): EncryptedKey {
+  const obj = expectObject(value, path);
+  const key: EncryptedKey = {
+    ...obj,
+    'key-id': str(obj, 'key-id', path),
+    'encrypted-key-metadata': str(obj, 'encrypted-key-metadata', path),
+  };
+  if (obj['encrypted-by-id'] !== undefined) key['encrypted-by-id'] = str(obj, 'encrypted-by-id', path);
+  if (obj.properties !== undefined)
+    key.properties = parseStringMap(obj.properties, joinPath(path, 'properties'));
+  return key;
+}
+
+function parseSnapshotJson(value: unknown, path: string, version: FormatVersion): Snapshot {
   const obj = expectObject(value, path);
   const summaryPath = joinPath(path, 'summary');
   const summary = expectObject(requireKey(obj, 'summary', path), summaryPath);
@@ -153,6 +185,7 @@ function parseSnapshotJson(value: unknown, path: string): Snapshot {
     'timestamp-ms': int(obj, 'timestamp-ms', path),
     'manifest-list': str(obj, 'manifest-list', path),
     summary: { ...(summary as Record<string, string>), operation: operation as SnapshotOperation },
+    ...(version >= 3 ? parseSnapshotV3(obj, path) : {}),
   };
 }
 
@@ -178,19 +211,19 @@ function mustExist<I extends number | bigint>(ids: I[], id: I, path: string, wha
 
 function parseMetadataObject(obj: JsonObject): TableMetadata {
   const version = requireKey(obj, 'format-version', '');
-  if (version !== 2)
-    fail('format-version', `only format version 2 is supported, got ${describeJson(version)}`);
+  if (version !== 2 && version !== 3)
+    fail('format-version', `only format versions 2 and 3 are supported, got ${describeJson(version)}`);
   const schemas = list(obj, 'schemas', '', parseSchema);
   const specs = list(obj, 'partition-specs', '', parseSpecJson);
   const orders = list(obj, 'sort-orders', '', parseSortOrderJson);
-  const snapshots = list(obj, 'snapshots', '', parseSnapshotJson, true);
+  const snapshots = list(obj, 'snapshots', '', (v, p) => parseSnapshotJson(v, p, version), true);
   requireUnique(schemas, (s) => s['schema-id'], 'schemas', 'schema-id');
   requireUnique(specs, (s) => s['spec-id'], 'partition-specs', 'spec-id');
   requireUnique(orders, (o) => o['order-id'], 'sort-orders', 'order-id');
   requireUnique(snapshots, (s) => s['snapshot-id'], 'snapshots', 'snapshot-id');
   const md: TableMetadata = {
     ...obj,
-    'format-version': 2,
+    'format-version': version,
     'table-uuid': str(obj, 'table-uuid', ''),
     location: str(obj, 'location', ''),
     'last-sequence-number': int(obj, 'last-sequence-number', '', 0),
@@ -230,10 +263,13 @@ function parseMetadataObject(obj: JsonObject): TableMetadata {
     'sort-orders': orders,
     'default-sort-order-id': int(obj, 'default-sort-order-id', ''),
     refs: {},
+    ...(version >= 3 ? parseMetadataV3(obj) : {}),
   };
   for (const key of ['statistics', 'partition-statistics']) {
     if (obj[key] !== undefined) expectArray(obj[key], key);
   }
+  checkSchemasForVersion(md);
+  if (version >= 3) checkRowLineage(md);
   mustExist(
     schemas.map((s) => s['schema-id']),
     md['current-schema-id'],
@@ -262,6 +298,35 @@ function parseMetadataObject(obj: JsonObject): TableMetadata {
   });
   checkRefs(md, obj);
   return md;
+}
+
+/** next-row-id (required in v3: row lineage is always on) and encryption-keys. */
+function parseMetadataV3(obj: JsonObject): Partial<TableMetadata> {
+  const out: Partial<TableMetadata> = { 'next-row-id': int(obj, 'next-row-id', '', 0) };
+  if (obj['encryption-keys'] !== undefined) {
+    out['encryption-keys'] = list(obj, 'encryption-keys', '', parseEncryptedKey);
+  }
+  return out;
+}
+
+/**
+ * Every snapshot's row ids lie below next-row-id: a commit sets the snapshot's first-row-id to the
+ * table's next-row-id and then raises next-row-id by added-rows, so a snapshot past it means
+ * next-row-id went backwards, and row ids would be handed out twice.
+ */
+function checkRowLineage(md: TableMetadata): void {
+  const next = md['next-row-id'] ?? 0;
+  md.snapshots.forEach((s, i) => {
+    const first = s['first-row-id'];
+    if (first === undefined) return;
+    const end = first + (s['added-rows'] ?? 0);
+    if (end > next) {
+      fail(
+        `snapshots[${i}].first-row-id`,
+        `${first} + added-rows ${s['added-rows']} is above next-row-id ${next}`,
+      );
+    }
+  });
 }
 
 /** refs, current-snapshot-id and their agreement, as Iceberg Java's TableMetadata checks them. */
@@ -294,7 +359,8 @@ function checkRefs(md: TableMetadata, obj: JsonObject): void {
 }
 
 /**
- * Parses and checks a v2 metadata.json document. Snapshot ids are read exactly as bigints, whatever
+ * Parses and checks a v2 or v3 metadata.json document (v3: row lineage, encryption keys, the new types
+ * and default values). Snapshot ids are read exactly as bigints, whatever
  * their size (Iceberg Java's are 63-bit).
  * @throws ValidationError naming the JSON path of the first problem (`table metadata: schemas[0].fields[2].type: ...`)
  */

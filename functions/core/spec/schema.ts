@@ -35,10 +35,17 @@ const PLAIN_PRIMITIVES = new Set<string>([
   'time',
   'timestamp',
   'timestamptz',
+  'timestamp_ns',
+  'timestamptz_ns',
+  'unknown',
+  'variant',
   'string',
   'uuid',
   'binary',
 ]);
+
+/** The geography edge-interpolation algorithms of the v3 spec. */
+const EDGE_ALGORITHMS = new Set(['spherical', 'vincenty', 'thomas', 'andoyer', 'karney']);
 
 /** True for a primitive (string-typed) Iceberg type. */
 export function isPrimitive(type: IcebergType): type is PrimitiveType {
@@ -67,6 +74,15 @@ function parsePrimitive(text: string, path: string): PrimitiveType {
   const fixed = /^fixed\[(\d+)\]$/.exec(text);
   if (fixed) {
     if (Number(fixed[1]) < 1) fail(path, 'fixed length must be at least 1');
+    return text as PrimitiveType;
+  }
+  if (/^geometry\s*(\(\s*[^,()\s][^,()]*\))?$/.test(text)) return text as PrimitiveType;
+  const geography = /^geography\s*(?:\(\s*[^,()\s][^,()]*?\s*(?:,\s*(\w+)\s*)?\))?$/.exec(text);
+  if (geography) {
+    const algorithm = geography[1];
+    if (algorithm !== undefined && !EDGE_ALGORITHMS.has(algorithm.toLowerCase())) {
+      fail(path, `unknown edge-interpolation algorithm '${algorithm}' in '${text}'`);
+    }
     return text as PrimitiveType;
   }
   fail(path, `unknown type '${text}'`);

@@ -4,25 +4,16 @@
  */
 import { ValidationError } from '../errors.js';
 import { encodeValue, truncateBinaryLower, truncateStringLower } from './conversions.js';
-import { daysToMonths, daysToYears, microsToDays, microsToHours } from './epoch-time.js';
+import { daysToMonths, daysToYears, floorDivBig, microsToDays, microsToHours } from './epoch-time.js';
 import { toHumanString } from './human-string.js';
 import { murmur3x86_32 } from './murmur3.js';
 import { findField } from './schema-index.js';
 import type { IcebergType, PartitionSpec, PartitionValues, Schema, Transform, Value } from './types.js';
 
 const SIMPLE_TRANSFORMS = new Set(['identity', 'year', 'month', 'day', 'hour', 'void']);
-const TIME_TYPES = new Set(['date', 'timestamp', 'timestamptz']);
-const BUCKET_TYPES = new Set([
-  'int',
-  'long',
-  'date',
-  'time',
-  'timestamp',
-  'timestamptz',
-  'string',
-  'uuid',
-  'binary',
-]);
+const TIMESTAMP_TYPES = new Set(['timestamp', 'timestamptz', 'timestamp_ns', 'timestamptz_ns']);
+const TIME_TYPES = new Set(['date', ...TIMESTAMP_TYPES]);
+const BUCKET_TYPES = new Set(['int', 'long', 'date', 'time', ...TIMESTAMP_TYPES, 'string', 'uuid', 'binary']);
 
 /**
  * Reads a transform as the spec writes it: `identity`, `year`, `month`, `day`, `hour`, `void`,
@@ -63,7 +54,7 @@ export function canTransform(transform: Transform, sourceType: IcebergType): boo
   if (typeof sourceType !== 'string') return false;
   if (transform === 'identity') return true;
   if (transform === 'year' || transform === 'month' || transform === 'day') return TIME_TYPES.has(sourceType);
-  if (transform === 'hour') return sourceType === 'timestamp' || sourceType === 'timestamptz';
+  if (transform === 'hour') return TIMESTAMP_TYPES.has(sourceType);
   if (transform.startsWith('bucket[')) {
     return BUCKET_TYPES.has(sourceType) || isDecimal(sourceType) || isFixed(sourceType);
   }
@@ -103,6 +94,11 @@ export function hashValue(sourceType: IcebergType, value: Value): number {
   if (sourceType === 'int' || sourceType === 'date' || sourceType === 'long') {
     expectKind(isInteger(value), sourceType, value);
     return murmur3x86_32(longBytes(value as number | bigint));
+  }
+  if (isNanos(sourceType)) {
+    // Spec, Appendix B: hashLong(microsecsFromUnixEpoch(v)), so a value keeps its bucket from µs to ns.
+    expectKind(isInteger(value), sourceType, value);
+    return murmur3x86_32(longBytes(toMicros(sourceType, value)));
   }
   if (sourceType === 'time' || sourceType === 'timestamp' || sourceType === 'timestamptz') {
     expectKind(isInteger(value), sourceType, value);
@@ -151,11 +147,21 @@ function applyTruncate(width: number, type: IcebergType, value: Value): Value {
   return truncateInteger(value, width, type);
 }
 
-/** Days since epoch of a date (number) or a timestamp (µs bigint). */
+function isNanos(type: IcebergType): boolean {
+  return type === 'timestamp_ns' || type === 'timestamptz_ns';
+}
+
+/** µs since epoch of a timestamp (µs bigint) or a timestamp_ns (ns bigint, floored). */
+function toMicros(type: IcebergType, value: Value): bigint {
+  const v = BigInt(value as number | bigint);
+  return isNanos(type) ? floorDivBig(v, 1000n) : v;
+}
+
+/** Days since epoch of a date (number) or a timestamp (µs or ns bigint). */
 function toDays(type: IcebergType, value: Value): number {
   expectKind(isInteger(value), type, value);
   if (type === 'date') return Number(value);
-  return microsToDays(BigInt(value as number | bigint));
+  return microsToDays(toMicros(type, value));
 }
 
 /**
@@ -182,7 +188,7 @@ export function applyTransform(transform: Transform, sourceType: IcebergType, va
       return toDays(sourceType, value);
     case 'hour':
       expectKind(isInteger(value), sourceType, value);
-      return microsToHours(BigInt(value as number | bigint));
+      return microsToHours(toMicros(sourceType, value));
   }
   const parameter = transformParameter(transform)!;
   if (transform.startsWith('bucket[')) return (hashValue(sourceType, value) & 0x7fffffff) % parameter;

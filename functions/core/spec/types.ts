@@ -1,5 +1,5 @@
 /**
- * The Iceberg v2 table spec as plain data. Field names mirror the spec's JSON exactly
+ * The Iceberg table spec (format versions 2 and 3) as plain data. Field names mirror the spec's JSON exactly
  * (`'snapshot-id'`, `'manifest-list'`, ...), so metadata.json and REST payloads round-trip
  * with no mapping layer. Objects read from elsewhere may carry fields this model does not
  * name; they are kept (the index signatures below), never dropped.
@@ -15,12 +15,27 @@ export type PrimitiveType =
   | 'time'
   | 'timestamp'
   | 'timestamptz'
+  | 'timestamp_ns'
+  | 'timestamptz_ns'
   | 'string'
   | 'uuid'
   | 'binary'
   | `decimal(${number}, ${number})`
   | `decimal(${number},${number})`
-  | `fixed[${number}]`;
+  | `fixed[${number}]`
+  | V3OnlyOpaqueType;
+
+/**
+ * v3 types floe parses but cannot read: `unknown` (always null, never stored in data files) reads as
+ * null; a scan that projects `variant`, `geometry(C)` or `geography(C, A)` is refused.
+ */
+export type V3OnlyOpaqueType =
+  | 'unknown'
+  | 'variant'
+  | 'geometry'
+  | `geometry(${string})`
+  | 'geography'
+  | `geography(${string})`;
 
 export interface StructField {
   id: number;
@@ -124,6 +139,21 @@ export interface Snapshot {
   'manifest-list': string;
   summary: SnapshotSummary;
   'schema-id'?: number;
+  /** v3 row lineage: the first `_row_id` this snapshot assigned (absent on snapshots from before an upgrade). */
+  'first-row-id'?: number;
+  /** v3 row lineage: how many row ids this snapshot assigned. */
+  'added-rows'?: number;
+  /** v3: the encryption key (in `encryption-keys`) of the manifest list's key metadata. */
+  'key-id'?: string;
+  [extra: string]: unknown;
+}
+
+/** A v3 `encryption-keys` entry. */
+export interface EncryptedKey {
+  'key-id': string;
+  'encrypted-key-metadata': string;
+  'encrypted-by-id'?: string;
+  properties?: Record<string, string>;
   [extra: string]: unknown;
 }
 
@@ -146,8 +176,11 @@ export interface MetadataLogEntry {
   'timestamp-ms': number;
 }
 
+/** The format versions floe reads; it writes only 2 (see table/commit-loop.ts). */
+export type FormatVersion = 2 | 3;
+
 export interface TableMetadata {
-  'format-version': 2;
+  'format-version': FormatVersion;
   'table-uuid': string;
   location: string;
   'last-sequence-number': number;
@@ -169,6 +202,10 @@ export interface TableMetadata {
   refs: Record<string, SnapshotRef>;
   statistics?: unknown[];
   'partition-statistics'?: unknown[];
+  /** v3 (required there): the next `_row_id` to assign. */
+  'next-row-id'?: number;
+  /** v3: keys that encrypt manifest lists' key metadata. */
+  'encryption-keys'?: EncryptedKey[];
   [extra: string]: unknown;
 }
 
@@ -194,7 +231,8 @@ export type PartitionValues = Record<string, Value>;
 export interface DataFile {
   content: DataFileContent;
   file_path: string;
-  file_format: 'PARQUET' | 'AVRO' | 'ORC';
+  /** As the writer spelled it (Java writes upper case; v3 deletion vectors are `PUFFIN`/`puffin`). */
+  file_format: 'PARQUET' | 'AVRO' | 'ORC' | 'PUFFIN';
   spec_id: number;
   partition: PartitionValues;
   record_count: bigint;
@@ -209,6 +247,14 @@ export interface DataFile {
   split_offsets?: bigint[] | null;
   equality_ids?: number[] | null;
   sort_order_id?: number | null;
+  /** v3: the `_row_id` of the file's first row (null: inherited from the manifest, or unassigned). */
+  first_row_id?: bigint | null;
+  /** The one data file all of a position delete file's deletes are in (required for deletion vectors). */
+  referenced_data_file?: string | null;
+  /** v3 deletion vectors: where the vector's blob starts in the Puffin file. */
+  content_offset?: bigint | null;
+  /** v3 deletion vectors: the blob's length (required with content_offset). */
+  content_size_in_bytes?: bigint | null;
 }
 
 /** 0 = EXISTING, 1 = ADDED, 2 = DELETED. */
@@ -250,13 +296,15 @@ export interface ManifestFile {
   deleted_rows_count: bigint;
   partitions: FieldSummary[] | null;
   key_metadata?: Uint8Array | null;
+  /** v3: the first `_row_id` of rows the manifest's ADDED data files hold (null before an upgrade). */
+  first_row_id?: bigint | null;
 }
 
 // ---------------------------------------------------------------------------
 // In-memory values. One representation per Iceberg type, used by rows, partition
 // tuples, bounds decoding and expressions alike:
 //   boolean → boolean; int, date (days) → number; float, double → number;
-//   long, time (µs), timestamp(tz) (µs) → bigint; decimal → bigint (unscaled);
+//   long, time (µs), timestamp(tz) (µs), timestamp(tz)_ns (ns) → bigint; decimal → bigint (unscaled);
 //   string → string; uuid → string (canonical lower-case); fixed, binary → Uint8Array;
 //   struct → Row; list → Value[]; map → Map<Value, Value>; null → null.
 // ---------------------------------------------------------------------------

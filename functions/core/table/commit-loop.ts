@@ -17,7 +17,8 @@
  *   not show the change (another table's metadata, the unchanged metadata) is an unknown outcome, and every
  *   reload must be the same table (`table-uuid`) the loop started on, or nothing can be reconciled on it.
  *
- * Retries follow the table's `commit.retry.*` properties (Iceberg's names and defaults).
+ * Retries follow the table's `commit.retry.*` properties (Iceberg's names and defaults). Only format
+ * version 2 tables are changed: a v3 base is refused before anything is prepared on it.
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
@@ -26,6 +27,7 @@ import { CommitFailedError, CommitStateUnknownError, describeError, NotFoundErro
 import { TableArea } from '../io/confined-delete.js';
 import type { CommitLock, LockLease } from '../lock/commit-lock.js';
 import { noLock } from '../lock/commit-lock.js';
+import { refuseUnwritableVersion } from '../spec/format-version.js';
 import { ancestors, currentSnapshot } from '../spec/metadata.js';
 import { readCommitProperties } from '../spec/table-properties.js';
 import type { SnapshotId, TableIdentifier } from '../spec/types.js';
@@ -203,6 +205,8 @@ class CommitCall<A extends Answer> {
 
   /** Prepares the change on `base` and swaps it in: the commit point. */
   private async attempt(base: LoadedTable, attempt: number): Promise<Step<A>> {
+    // Every base passes here, the first and each reload: a table upgraded to v3 meanwhile is refused too.
+    refuseUnwritableVersion(base.metadata, this.what);
     this.emit({ type: 'attempt', attempt });
     let prepared: Prepared<A>;
     try {

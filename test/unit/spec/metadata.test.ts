@@ -238,7 +238,7 @@ describe('parseTableMetadata', () => {
   });
 
   it.each([
-    ['format-version', 1, /format-version: only format version 2 is supported, got number 1/],
+    ['format-version', 1, /format-version: only format versions 2 and 3 are supported, got number 1/],
     ['current-schema-id', 7, /current-schema-id: schema 7 is not among \[0, 1\]/],
     ['default-spec-id', 2, /default-spec-id: partition spec 2 is not among \[0\]/],
     ['default-sort-order-id', 9, /default-sort-order-id: sort order 9 is not among/],

@@ -76,6 +76,10 @@ export function toArrowType(type: IcebergType): arrow.DataType {
     case 'timestamptz':
       // Any time zone marks the column adjusted-to-UTC in Parquet; the zone name itself is not written.
       return new arrow.TimestampMicrosecond('UTC');
+    case 'timestamp_ns':
+      return new arrow.TimestampNanosecond();
+    case 'timestamptz_ns':
+      return new arrow.TimestampNanosecond('UTC');
     case 'string':
       return new arrow.Utf8();
     case 'uuid':

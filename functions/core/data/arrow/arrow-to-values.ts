@@ -109,6 +109,12 @@ function toMicros(unit: arrow.TimeUnit, read: (i: number) => bigint): (i: number
   }
 }
 
+/** Multiplier from a time unit to nanoseconds (timestamp_ns keeps every digit a writer stored). */
+function toNanos(unit: arrow.TimeUnit, read: (i: number) => bigint): (i: number) => bigint {
+  const factor = [1_000_000_000n, 1_000_000n, 1000n, 1n][unit];
+  return factor === 1n ? read : (i) => read(i) * factor;
+}
+
 function readPrimitive(type: PrimitiveType, data: arrow.Data, path: string, rows: Selection): Value[] {
   const t = data.type;
   const values: unknown = data.values;
@@ -146,6 +152,11 @@ function readPrimitive(type: PrimitiveType, data: arrow.Data, path: string, rows
     case 'timestamptz': {
       if (t.typeId !== arrow.Type.Timestamp) throw mismatch(path, type, data);
       return mapSlots(data, toMicros((t as arrow.Timestamp).unit, int64Reader(values)), rows);
+    }
+    case 'timestamp_ns':
+    case 'timestamptz_ns': {
+      if (t.typeId !== arrow.Type.Timestamp) throw mismatch(path, type, data);
+      return mapSlots(data, toNanos((t as arrow.Timestamp).unit, int64Reader(values)), rows);
     }
     case 'string':
       return readString(data, path, rows);

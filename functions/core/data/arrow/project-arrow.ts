@@ -120,6 +120,8 @@ const TYPED = {
   time: BigInt64Array,
   timestamp: BigInt64Array,
   timestamptz: BigInt64Array,
+  timestamp_ns: BigInt64Array,
+  timestamptz_ns: BigInt64Array,
   float: Float32Array,
   double: Float64Array,
 } as const;
@@ -177,6 +179,10 @@ function projectPrimitive(type: PrimitiveType, data: arrow.Data, path: string): 
     case 'timestamptz':
       if (t.typeId !== arrow.Type.Timestamp) throw mismatch(path, type, data);
       return leaf(type, data, toMicros((t as arrow.Timestamp).unit, toInt64(values, data.length, path)));
+    case 'timestamp_ns':
+    case 'timestamptz_ns':
+      if (t.typeId !== arrow.Type.Timestamp) throw mismatch(path, type, data);
+      return leaf(type, data, toNanos((t as arrow.Timestamp).unit, toInt64(values, data.length, path)));
     case 'string': {
       const id = t.typeId;
       if (id !== arrow.Type.Utf8 && id !== arrow.Type.LargeUtf8) throw mismatch(path, type, data);
@@ -254,6 +260,15 @@ function toMicros(unit: arrow.TimeUnit, v: BigInt64Array): BigInt64Array {
     else if (unit === arrow.TimeUnit.MILLISECOND) out[i] = v[i] * 1000n;
     else out[i] = floorDiv(v[i], 1000n);
   }
+  return out;
+}
+
+/** Values in ns, from any time unit (a coarser writer's values are exact in ns). */
+function toNanos(unit: arrow.TimeUnit, v: BigInt64Array): BigInt64Array {
+  if (unit === arrow.TimeUnit.NANOSECOND) return v;
+  const factor = [1_000_000_000n, 1_000_000n, 1000n][unit];
+  const out = new BigInt64Array(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = v[i] * factor;
   return out;
 }
 

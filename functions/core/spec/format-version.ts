@@ -1,0 +1,99 @@
+/**
+ * What each table format version allows, checked when metadata is read (as Iceberg Java's
+ * Schema.checkCompatibility does): the v3 types and non-null default values only in v3 tables, and in
+ * v3 the spec's rules for the new types (`unknown` optional; `unknown`, `variant`, `geometry`,
+ * `geography` default to null only). Also the one place that says which versions floe writes.
+ */
+import { LakeError } from '../errors.js';
+import { fail, joinPath } from './json-check.js';
+import type { FormatVersion, IcebergType, StructType, TableMetadata } from './types.js';
+
+/** The format version floe writes; tables of a newer version are read only. */
+export const WRITTEN_FORMAT_VERSION = 2;
+
+/**
+ * Something valid in a table that floe does not do yet (writing a v3 table, applying deletion vectors,
+ * reading a variant column). Not retryable: the table will not change its mind.
+ */
+export class UnsupportedFeatureError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: false });
+  }
+}
+
+/**
+ * Refuses to change a table of a format version floe does not write: a v3 table needs row lineage
+ * (next-row-id, first-row-id) kept on every commit, which floe's writers do not do yet.
+ * @throws UnsupportedFeatureError when `md` is not a v2 table
+ */
+export function refuseUnwritableVersion(md: TableMetadata, table: string): void {
+  const version = md['format-version'];
+  if (version === WRITTEN_FORMAT_VERSION) return;
+  throw new UnsupportedFeatureError(
+    `${table} is an Iceberg format-version ${version} table: writing format-version ${version} tables is not supported yet; reading is`,
+  );
+}
+
+/** True for a type that exists only in v3 tables. Never throws. */
+export function isV3Type(type: IcebergType): boolean {
+  return (
+    typeof type === 'string' &&
+    (type === 'timestamp_ns' ||
+      type === 'timestamptz_ns' ||
+      type === 'unknown' ||
+      type === 'variant' ||
+      type.startsWith('geometry') ||
+      type.startsWith('geography'))
+  );
+}
+
+/**
+ * True for the v3 types floe cannot turn into values (a scan that projects one is refused).
+ * Never throws.
+ */
+export function isUnreadableType(type: IcebergType): boolean {
+  return (
+    typeof type === 'string' &&
+    (type === 'variant' || type.startsWith('geometry') || type.startsWith('geography'))
+  );
+}
+
+const nullOnly = (type: IcebergType): boolean => type === 'unknown' || isUnreadableType(type);
+
+function checkType(type: IcebergType, version: FormatVersion, path: string): void {
+  if (version < 3 && isV3Type(type)) fail(path, `type '${String(type)}' needs format version 3`);
+  if (typeof type === 'string') return;
+  if (type.type === 'struct') {
+    checkFields(type, version, path);
+  } else if (type.type === 'list') {
+    checkType(type.element, version, joinPath(path, 'element'));
+  } else {
+    if (type.key === 'unknown') fail(joinPath(path, 'key'), 'a map key cannot be unknown');
+    checkType(type.key, version, joinPath(path, 'key'));
+    checkType(type.value, version, joinPath(path, 'value'));
+  }
+}
+
+function checkFields(struct: StructType, version: FormatVersion, path: string): void {
+  struct.fields.forEach((f, i) => {
+    const at = joinPath(path, `fields[${i}]`);
+    for (const key of ['initial-default', 'write-default'] as const) {
+      const value = f[key];
+      if (value === undefined || value === null) continue;
+      if (version < 3) fail(joinPath(at, key), 'a non-null default needs format version 3');
+      if (nullOnly(f.type)) fail(joinPath(at, key), `a ${String(f.type)} column defaults to null only`);
+    }
+    if (f.type === 'unknown' && f.required) fail(at, `'${f.name}' is unknown, which must be optional`);
+    checkType(f.type, version, joinPath(at, 'type'));
+  });
+}
+
+/**
+ * Checks every schema of `md` against its format version.
+ * @throws ValidationError naming the JSON path of the first problem
+ */
+export function checkSchemasForVersion(md: TableMetadata): void {
+  md.schemas.forEach((schema, i) => {
+    checkType(schema, md['format-version'], `schemas[${i}]`);
+  });
+}
