@@ -12,7 +12,7 @@
  */
 import type { KafkaConnection } from '../kafka/kafka-client.js';
 import { collectRanges, type HotRange } from '../kafka/read-range.js';
-import type { OffsetGap } from './offset-lag.js';
+import type { OffsetGap, PartitionLag } from './offset-lag.js';
 
 /** Offsets read in all per status: enough for thousands of marker holes, little against a real backlog. */
 export const MAX_PROBED_OFFSETS = 100_000n;
@@ -23,6 +23,22 @@ const PROBE_TIMEOUT_MS = 15_000;
 export interface GapProbe {
   records: (number | null)[];
   warning?: string;
+}
+
+/**
+ * Each gap as far as a read can still reach it: from its partition's log start on, when retention has
+ * dropped its first offsets. Read from below the log start, the broker answers "offset out of range",
+ * which fails the read of every gap. Never throws.
+ */
+export function readableParts(
+  gaps: readonly OffsetGap[],
+  lags: readonly Pick<PartitionLag, 'topic' | 'partition' | 'logStart'>[],
+): OffsetGap[] {
+  const logStarts = new Map(lags.map((l) => [`${l.topic}\u0000${l.partition}`, l.logStart]));
+  return gaps.map((g) => {
+    const low = logStarts.get(`${g.topic}\u0000${g.partition}`) ?? null;
+    return low !== null && g.first < low && low <= g.last ? { ...g, first: low } : g;
+  });
 }
 
 /** The gaps to read, smallest first, within the offsets allowed. Never throws. */
