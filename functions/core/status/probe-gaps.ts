@@ -11,8 +11,8 @@
  * smallest gaps first (markers are one offset each); gaps left unread keep `records` null.
  */
 import type { KafkaConnection } from '../kafka/kafka-client.js';
-import { collectRanges, type HotRange } from '../kafka/read-range.js';
-import type { OffsetGap } from './offset-lag.js';
+import { readRanges } from '../kafka/read-ranges.js';
+import type { OffsetGap, PartitionLag } from './offset-lag.js';
 
 /** Offsets read in all per status: enough for thousands of marker holes, little against a real backlog. */
 export const MAX_PROBED_OFFSETS = 100_000n;
@@ -23,6 +23,22 @@ const PROBE_TIMEOUT_MS = 15_000;
 export interface GapProbe {
   records: (number | null)[];
   warning?: string;
+}
+
+/**
+ * Each gap as far as a read can still reach it: from its partition's log start on, when retention has
+ * dropped its first offsets. Read from below the log start, the broker answers "offset out of range",
+ * which fails the read of every gap. Never throws.
+ */
+export function readableParts(
+  gaps: readonly OffsetGap[],
+  lags: readonly Pick<PartitionLag, 'topic' | 'partition' | 'logStart'>[],
+): OffsetGap[] {
+  const logStarts = new Map(lags.map((l) => [`${l.topic}\u0000${l.partition}`, l.logStart]));
+  return gaps.map((g) => {
+    const low = logStarts.get(`${g.topic}\u0000${g.partition}`) ?? null;
+    return low !== null && g.first < low && low <= g.last ? { ...g, first: low } : g;
+  });
 }
 
 /** The gaps to read, smallest first, within the offsets allowed. Never throws. */
@@ -67,24 +83,31 @@ export async function probeGaps(kafka: KafkaConnection, gaps: readonly OffsetGap
   const records: (number | null)[] = gaps.map(() => null);
   const chosen = chooseGaps(gaps);
   if (chosen.length === 0) return { records };
-  const ranges: HotRange[] = chosen.map((i) => ({
-    topic: gaps[i].topic,
-    partition: gaps[i].partition,
-    from: gaps[i].first,
-    toExclusive: gaps[i].last + 1n,
-  }));
+  const byPartition = new Map<string, number[]>();
+  for (const i of chosen) {
+    const key = `${gaps[i].topic}\u0000${gaps[i].partition}`;
+    byPartition.set(key, [...(byPartition.get(key) ?? []), i]);
+  }
+  const counts = new Map<number, number>(chosen.map((i) => [i, 0]));
   try {
-    const read = await collectRanges(kafka, ranges, { timeoutMs: PROBE_TIMEOUT_MS });
-    for (const i of chosen) records[i] = 0;
-    const byPartition = new Map<string, number[]>();
-    for (const i of chosen) {
-      const key = `${gaps[i].topic}\u0000${gaps[i].partition}`;
-      byPartition.set(key, [...(byPartition.get(key) ?? []), i]);
-    }
-    for (const m of read) {
-      const i = gapHolding(gaps, byPartition.get(`${m.topic}\u0000${m.partition}`) ?? [], BigInt(m.offset));
-      if (i !== undefined) records[i] = (records[i] ?? 0) + 1;
-    }
+    // Counted as the batches come, never kept: the gaps may hold up to MAX_PROBED_OFFSETS large records.
+    await readRanges({
+      kafka,
+      ranges: chosen.map((i) => ({
+        topic: gaps[i].topic,
+        partition: gaps[i].partition,
+        start: gaps[i].first,
+        end: gaps[i].last + 1n,
+      })),
+      timeoutMs: PROBE_TIMEOUT_MS,
+      onRecords: async (batch) => {
+        for (const m of batch) {
+          const i = gapHolding(gaps, byPartition.get(`${m.topic}\u0000${m.partition}`) ?? [], m.offset);
+          if (i !== undefined) counts.set(i, (counts.get(i) ?? 0) + 1);
+        }
+      },
+    });
+    for (const [i, n] of counts) records[i] = n;
     return { records };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);

@@ -16,7 +16,7 @@ import { heldSince } from './commit-times.js';
 import { type DeadLetterCounts, readDeadLetterCounts, redrivenOffsets } from './dead-letter-counts.js';
 import { type NewestRecord, readNewestRecord } from './newest-record.js';
 import { computeLags, type OffsetGap, type PartitionLag } from './offset-lag.js';
-import { probeGaps } from './probe-gaps.js';
+import { probeGaps, readableParts } from './probe-gaps.js';
 
 /** A partition's lag with the times the table's history gives it. */
 export interface PartitionStatus extends PartitionLag {
@@ -174,7 +174,7 @@ export async function readTableStatus(options: TableStatusOptions): Promise<Tabl
     options.kafka && probeable.some(Boolean)
       ? await probeGaps(
           options.kafka,
-          gaps.map((g, j) => (probeable[j] ? g : { ...g, expired: true })),
+          readableParts(gaps, lags).map((g, j) => (probeable[j] ? g : { ...g, expired: true })),
         )
       : undefined;
   const records = gaps.map((_, j) => (probeable[j] ? (probed?.records[j] ?? null) : null));

@@ -3,7 +3,9 @@
  * in any order: what `floe verify --deep` holds per topic-partition instead of a set of every offset,
  * so its memory grows with the gaps between the offsets rows hold, not with the rows. Offsets arrive
  * mostly rising within a file (one range extended at its end), so the common add is O(1); an offset
- * that lands between ranges costs a binary search and one splice.
+ * that lands between ranges costs a binary search and one splice. Offsets that arrive interleaved (a
+ * table partitioned by a hash of a column: each file holds every n-th offset) go through `addSorted`
+ * in batches instead, one linear merge per batch rather than a splice per offset.
  *
  * table/offset-ranges.ts has the immutable form (sort and merge a whole list); this is its incremental
  * twin, and `toRanges` gives that form back.
@@ -11,8 +13,8 @@
 import type { OffsetRange } from '../table/offset-ranges.js';
 
 export class RangeSet {
-  private readonly firsts: bigint[] = [];
-  private readonly lasts: bigint[] = [];
+  private firsts: bigint[] = [];
+  private lasts: bigint[] = [];
 
   /** The number of ranges (the memory the set takes). */
   get size(): number {
@@ -44,6 +46,40 @@ export class RangeSet {
       this.lasts.splice(i + 1, 0, offset);
     }
     return true;
+  }
+
+  /**
+   * Adds `sorted` (ascending, repeats allowed) in one merge, linear in the ranges and the offsets;
+   * `repeat` is called for each offset the set held already, or that `sorted` holds more than once
+   * (once per extra occurrence). Never throws.
+   */
+  addSorted(sorted: readonly bigint[], repeat: (offset: bigint) => void): void {
+    if (sorted.length === 0) return;
+    const firsts: bigint[] = [];
+    const lasts: bigint[] = [];
+    const push = (first: bigint, last: bigint) => {
+      const n = lasts.length;
+      if (n > 0 && first <= lasts[n - 1] + 1n) {
+        if (last > lasts[n - 1]) lasts[n - 1] = last;
+      } else {
+        firsts.push(first);
+        lasts.push(last);
+      }
+    };
+    let i = 0;
+    let previous: bigint | undefined;
+    for (const offset of sorted) {
+      while (i < this.firsts.length && this.lasts[i] < offset) {
+        push(this.firsts[i], this.lasts[i]);
+        i++;
+      }
+      if (offset === previous || (i < this.firsts.length && this.firsts[i] <= offset)) repeat(offset);
+      else push(offset, offset);
+      previous = offset;
+    }
+    for (; i < this.firsts.length; i++) push(this.firsts[i], this.lasts[i]);
+    this.firsts = firsts;
+    this.lasts = lasts;
   }
 
   /** Whether `offset` is in the set. Never throws. */

@@ -444,4 +444,29 @@ describe('a token endpoint that fails', () => {
     expect(error).not.toBeInstanceOf(CommitStateUnknownError);
     expect((await catalog.loadTable(ID)).metadata.snapshots ?? []).toHaveLength(0);
   });
+
+  it('fails a resend whose token cannot be had as an unknown outcome: the first send may have landed', async () => {
+    // Prepare: the first send lands but is answered 503 (unknown); while the server holds it, every
+    // token is revoked and the token endpoint refuses the client, so the resend cannot be signed
+    const idp = await startIdp();
+    const server = await startCatalog(idp, { idempotency: true });
+    const catalog = client(server, idp);
+    const base = await catalog.createTable(ID, { schema: CONTRACT_SCHEMA });
+    server.failNextCommit({ status: 503, afterApply: true, delayMs: 300 });
+    const change = appendChange(base);
+    const commits = () =>
+      catalogRequests(server).filter((r) => r.method === 'POST' && r.url.endsWith('/events'));
+
+    // Act
+    const attempt = catalog.commitTable(ID, change.requirements, change.updates).catch((e: unknown) => e);
+    while (commits().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    idp.revokeAll();
+    idp.failNext({ kind: 'status', status: 400 });
+    const error = await attempt;
+
+    // Assess: not "failed" (a caller would delete the files of a commit that is in the table)
+    expect(error).toBeInstanceOf(CommitStateUnknownError);
+    expect(commits()).toHaveLength(2);
+    expect(idp.requests.length).toBeGreaterThanOrEqual(2);
+  });
 });

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OffsetGap } from '../../../functions/core/status/offset-lag.js';
 import { partitionLag } from '../../../functions/core/status/offset-lag.js';
-import { chooseGaps } from '../../../functions/core/status/probe-gaps.js';
+import { chooseGaps, readableParts } from '../../../functions/core/status/probe-gaps.js';
 import { withoutEmptyGaps } from '../../../functions/core/status/table-status.js';
 import { decodeOffsetRanges } from '../../../functions/core/table/offset-ranges.js';
 
@@ -23,6 +23,27 @@ describe('chooseGaps', () => {
     expect(chooseGaps(gaps, 12n)).toEqual([1, 3, 4]);
     expect(chooseGaps(gaps, 1_000n)).toEqual([0, 1, 3, 4]);
     expect(chooseGaps(gaps, 0n)).toEqual([]);
+  });
+});
+
+describe('readableParts', () => {
+  it('reads a gap retention has begun to drop from the log start, never from below it', () => {
+    // Prepare: partition 0's log starts at 11, inside the gap 10-14; partition 1's at 0
+    const lags = [
+      { topic: 't', partition: 0, logStart: 11n },
+      { topic: 't', partition: 1, logStart: 0n },
+    ];
+    const gaps = [gap(5n, 5n, true), gap(10n, 14n), gap(20n, 21n), gap(10n, 14n, false, 1)];
+    // Act
+    const parts = readableParts(gaps, lags);
+    // Assess: only the straddling gap moves, to the log start (a read from 10 fails every gap's read)
+    expect(parts.map((g) => [g.partition, g.first, g.last])).toEqual([
+      [0, 5n, 5n],
+      [0, 11n, 14n],
+      [0, 20n, 21n],
+      [1, 10n, 14n],
+    ]);
+    expect(readableParts(gaps, [])).toEqual(gaps);
   });
 });
 

@@ -13,7 +13,7 @@
  * (catalog/verify-commit-response.ts), and a load whose `table-uuid` differs from the one this client saw
  * for that table before is refused once (see `checkIdentity`).
  */
-import { CommitFailedError, CommitStateUnknownError, LakeError } from '../../errors.js';
+import { CommitFailedError, CommitStateUnknownError, describeError, LakeError } from '../../errors.js';
 import { ResponseTooLargeError } from '../../io/http-body.js';
 import { stringifyJson } from '../../spec/json-codec.js';
 import { parseTableMetadata } from '../../spec/metadata.js';
@@ -310,6 +310,10 @@ export class RestCatalog implements Catalog {
           // An answer came, too big to read: whatever it said, the commit may have landed.
           outcome = new CommitStateUnknownError(`${what}: ${error.message}`, { cause: error });
         } else {
+          // A resend that could not go (no token, a refused redirect) leaves the first send's outcome open.
+          const resendFailed = `${uncertain?.message}; the resend failed: ${describeError(error)}`;
+          if (uncertain && !(error instanceof RestTransportError))
+            throw new CommitStateUnknownError(resendFailed, { cause: error });
           if (!(error instanceof RestTransportError)) throw error;
           if (!error.sent && !uncertain) {
             throw new CommitFailedError(`${what}: the request never reached the server: ${error.message}`, {

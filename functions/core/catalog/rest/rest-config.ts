@@ -6,6 +6,7 @@ import { LakeError, ValidationError } from '../../errors.js';
 import type { FileIO } from '../../io/file-io.js';
 import { resolveByteLimit } from '../../io/http-body.js';
 import type { S3FileIOOptions } from '../../io/s3-file-io.js';
+import { redactUrl } from '../../redact.js';
 import { parseJsonLossless } from '../../spec/json-codec.js';
 import type { OAuth2ClientAuth, RestAuth } from './rest-auth.js';
 import type { RestResponse } from './rest-http.js';
@@ -125,6 +126,7 @@ export function clientProperties(options: RestCatalogOptions): Record<string, st
  * configuration"). Of the merged properties floe reads `uri` and `prefix` here, for every later request's
  * URL, and `namespace-separator`, as Iceberg Java (RESTSessionCatalog builds its client and paths from the
  * merged properties) and PyIceberg (`_fetch_config`) do; the sign-in ones are read by rest-signin.ts.
+ * @throws LakeError (not retryable) when the merged `uri` is not an http(s) URL
  */
 export function buildServerConfig(
   body: Record<string, unknown>,
@@ -136,6 +138,12 @@ export function buildServerConfig(
     ...stringMap(body.overrides),
   };
   const uri = (properties.uri || options.uri).replace(/\/+$/, '');
+  // Every later request's URL is built on it: refused here, not as a TypeError on the next request.
+  if (!/^https?:$/.test(protocolOf(uri))) {
+    throw new LakeError(
+      `GET /v1/config: the catalog's config sets uri to '${redactUrl(uri)}', which is not an http(s) URL; floe sends no request there. Fix the catalog's config (its defaults or overrides)`,
+    );
+  }
   const prefix = properties.prefix?.replace(/^\/+|\/+$/g, '');
   const mode = options.idempotency ?? 'auto';
   return {
@@ -147,6 +155,14 @@ export function buildServerConfig(
       mode === 'always' || (mode === 'auto' && typeof body['idempotency-key-lifetime'] === 'string'),
     separator: properties['namespace-separator'] ?? '%1F',
   };
+}
+
+function protocolOf(uri: string): string {
+  try {
+    return new URL(uri).protocol;
+  } catch {
+    return '';
+  }
 }
 
 /** `${base}/namespaces/a%1Fb`: levels URL-encoded, joined by the separator. @throws ValidationError for empty levels */

@@ -52,7 +52,8 @@ export class RestTransportError extends TransientIOError {
 /**
  * Signing in failed: the token endpoint refused, redirected, answered no token, or did not answer
  * (`retryable`: a 429, 5xx, timeout or network failure). Never a RestTransportError, whose `sent` speaks
- * of the catalog request: a commit whose token could not be had was never sent, so it did not land.
+ * of the catalog request: a commit whose token could not be had was never sent, so it did not land
+ * (unless it was a resend after an unknown outcome: commitTable then throws CommitStateUnknownError).
  */
 export class RestAuthError extends LakeError {
   constructor(message: string, options: { cause?: unknown; retryable: boolean }) {
