@@ -3,9 +3,10 @@
  * configuration is one clear error (listing every problem found), not a failure per batch: first
  * against the one route schema (route-schema.ts), then for what a schema cannot say.
  */
-import { parseIdentifier } from '../catalog/catalog.js';
+import { formatIdentifier, parseIdentifier } from '../catalog/catalog.js';
 import { refuseSetting, settingsError, settingsProblems } from '../check-settings.js';
 import { ValidationError } from '../errors.js';
+import { dlqIdentifier } from '../records/dead-letters.js';
 import { parseSchema } from '../spec/schema.js';
 import { type EvolutionPolicy, parseEvolutionPolicy } from '../mapping/evolution/evolution-policy.js';
 import { type FormatConfig, parseFormatConfig } from '../formats/format-config.js';
@@ -147,7 +148,38 @@ export function parseRoutes(json: unknown): TableRoute[] {
     }
   });
   if (problems.length > 0) throw settingsError(problems);
+  const shared = sharedDeadLetterTables(routes as TableRoute[]);
+  if (shared.length > 0) throw settingsError(shared);
   return routes as TableRoute[];
+}
+
+/**
+ * A dead-letter table serves one table. Its committed offsets say which letters it holds, per topic
+ * partition and offset, with no word of the table they were meant for: shared, one table's letters (and
+ * the main table's ranges recorded beside them) would make the other table's letters at the same
+ * offsets look like replays, and they would be dropped. Refused at start-up, naming both routes.
+ */
+function sharedDeadLetterTables(routes: readonly TableRoute[]): string[] {
+  const owners = new Map<string, { index: number; table: string }>();
+  const problems: string[] = [];
+  routes.forEach((route, index) => {
+    const table = formatIdentifier(route.table);
+    const dlq = formatIdentifier(dlqIdentifier(route.table, route.dlqTable));
+    const owner = owners.get(dlq);
+    if (owner && owner.table !== table)
+      problems.push(
+        `routes[${index}].dlqTable: ${dlq} is already the dead-letter table of routes[${owner.index}] (${owner.table}); ` +
+          "each table needs its own, or one table's dead letters would be taken for replays of the other's and dropped",
+      );
+    else if (!owner) owners.set(dlq, { index, table });
+  });
+  const tables = new Set(routes.map((r) => formatIdentifier(r.table)));
+  routes.forEach((route, index) => {
+    const dlq = formatIdentifier(dlqIdentifier(route.table, route.dlqTable));
+    if (tables.has(dlq))
+      problems.push(`routes[${index}].dlqTable: ${dlq} is a route's table, not a dead-letter table`);
+  });
+  return problems;
 }
 
 /** The routes a topic feeds. */

@@ -157,3 +157,53 @@ describe('route errors', () => {
     expect(route.properties).toEqual({ 'write.x': 'y', 'write.target-file-size-bytes': '1024' });
   });
 });
+
+describe('dead-letter tables', () => {
+  it('refuses one dead-letter table for two tables, naming both routes', () => {
+    // Prepare
+    const routes = [
+      { ...ORDERS, table: 'sales.orders_eu', dlqTable: 'sales.errors' },
+      { ...ORDERS, table: 'sales.orders_rest', dlqTable: 'sales.errors' },
+    ];
+
+    // Act
+    const message = messageOf(routes);
+
+    // Assess
+    expect(message).toContain(
+      'routes[1].dlqTable: sales.errors is already the dead-letter table of routes[0] (sales.orders_eu)',
+    );
+  });
+
+  it("refuses a dlqTable that is another table's default dead-letter table, or a route's table", () => {
+    // Prepare
+    const routes = [
+      { ...ORDERS, table: 'sales.orders' },
+      { ...ORDERS, table: 'sales.returns', dlqTable: 'sales.orders__dlq' },
+      { ...ORDERS, table: 'sales.refunds', dlqTable: 'sales.orders' },
+    ];
+
+    // Act
+    const message = messageOf(routes);
+
+    // Assess
+    expect(message).toContain(
+      'routes[1].dlqTable: sales.orders__dlq is already the dead-letter table of routes[0]',
+    );
+    expect(message).toContain("routes[2].dlqTable: sales.orders is a route's table, not a dead-letter table");
+  });
+
+  it('takes a dead-letter table per table, named or by default', () => {
+    // Prepare
+    const routes = [
+      { ...ORDERS, table: 'sales.orders_eu', dlqTable: 'sales.errors_eu' },
+      { ...ORDERS, table: 'sales.orders_rest' },
+    ];
+
+    // Act
+    const parsed = parseRoutes(routes);
+
+    // Assess
+    expect(parsed.map((r) => r.dlqTable)).toEqual(['sales.errors_eu', undefined]);
+  });
+});
