@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseIdentifier } from '../../core/catalog/catalog.js';
-import { createKafka } from '../../core/kafka/kafka-client.js';
+import { createCheckedKafka } from '../../core/kafka/kafka-client.js';
 import { type GapStatus, readTableStatus, type TableStatus } from '../../core/status/table-status.js';
 import { dlqIdentifier } from '../../core/records/dead-letters.js';
 import { stringifyJson } from '../../core/spec/json-codec.js';
@@ -221,7 +221,7 @@ export async function runStatus(args: string[]): Promise<number> {
   if (!withKafka && kafkaFlag !== undefined)
     throw new UsageError(`--${kafkaFlag} goes with --bootstrap-servers`);
   const kafka = withKafka
-    ? await createKafka(connectionFromOptions(values as KafkaCommandOptions))
+    ? await createCheckedKafka(connectionFromOptions(values as KafkaCommandOptions))
     : undefined;
   const { catalog } = await openCatalog(values);
   const nowMs = Date.now();
