@@ -15,7 +15,9 @@
  * present, readers can safely ignore matching position delete files" — so a file a DV applies to gets
  * the DV and its equality deletes, no position delete file. At most one DV per data file may be live
  * in a snapshot: a second one, or one in another partition than its data file, is corrupt metadata and
- * refused (as Iceberg Java's DeleteFileIndex does), never guessed around.
+ * refused (as Iceberg Java's DeleteFileIndex does), never guessed around. A DV with a smaller data
+ * sequence number than the file at its path does not apply, as the spec's rule says (Java refuses
+ * that case too; a path reused for a newer file is the one way a valid table has it).
  */
 import { ValidationError } from '../errors.js';
 import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
