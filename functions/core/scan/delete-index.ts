@@ -16,8 +16,9 @@
  * the DV and its equality deletes, no position delete file. At most one DV per data file may be live
  * in a snapshot: a second one, or one in another partition than its data file, is corrupt metadata and
  * refused (as Iceberg Java's DeleteFileIndex does), never guessed around. A DV with a smaller data
- * sequence number than the file at its path does not apply, as the spec's rule says (Java refuses
- * that case too; a path reused for a newer file is the one way a valid table has it).
+ * sequence number than the file at its path does not apply, as the spec's rule says; Iceberg Java
+ * refuses that case instead (a writer removing a data file must remove its DV, so it means stale
+ * metadata), floe follows the spec's words.
  */
 import { ValidationError } from '../errors.js';
 import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
