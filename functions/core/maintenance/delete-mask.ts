@@ -1,8 +1,8 @@
 /**
  * Which rows of a data file its deletes remove, as a mask over the file's positions — the deletes
  * planning attached to the file's task (scan/delete-index.ts decides which apply), evaluated on the
- * file's Arrow columns. The rule is read-scan.ts's: a position delete names a position of this file's
- * path; an equality delete compares its `equality_ids` columns (null equals null, NaN equals NaN,
+ * file's Arrow columns. The rule is read-scan.ts's: a deletion vector (v3) or a position delete names a
+ * position of this file's path; an equality delete compares its `equality_ids` columns (null equals null, NaN equals NaN,
  * -0 differs from 0 — value-key.ts), each column read as the table's current schema types it, or, for
  * a column dropped since, as the newest older schema that has it did; a null struct on the way makes
  * the column null.
@@ -10,7 +10,10 @@
 import type { LoadedTable } from '../catalog/catalog.js';
 import { type ArrowFile, readArrowFile, readFieldValues } from '../data/parquet/read/read-arrow-columns.js';
 import { ValidationError } from '../errors.js';
+import type { DeletionVector } from '../deletes/deletion-vector.js';
+import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import { POSITION_DELETE_FILE_PATH_ID, POSITION_DELETE_POS_ID } from '../scan/delete-index.js';
+import { loadDeletionVector } from '../scan/deletion-vectors.js';
 import type { FileScanTask } from '../scan/scan-plan.js';
 import { tupleKey } from '../scan/value-key.js';
 import { currentSchema } from '../spec/metadata.js';
@@ -33,6 +36,7 @@ interface EqualityDeletes {
 export class DeleteMasks {
   private readonly positions = new LoadOnce<Map<string, number[]>>();
   private readonly equality = new LoadOnce<EqualityDeletes>();
+  private readonly vectors = new LoadOnce<DeletionVector>();
 
   constructor(private readonly table: LoadedTable) {}
 
@@ -40,6 +44,7 @@ export class DeleteMasks {
    * 1 at every position of `file` (the task's data file, read whole) that a delete removes; undefined
    * when no delete applies.
    * @throws ValidationError for a malformed delete file or a key column in no schema of the table;
+   *   CorruptDeletionVectorError / CorruptPuffinError for a deletion vector that does not read;
    *   whatever reading the delete files throws (NotFoundError, TransientIOError, ...)
    */
   async maskOf(task: FileScanTask, file: ArrowFile): Promise<Uint8Array | undefined> {
@@ -47,6 +52,17 @@ export class DeleteMasks {
     const mask = new Uint8Array(file.rowCount);
     for (const ref of task.deletes) {
       if (ref.file.content !== 1) continue;
+      if (isDeletionVector(ref.file)) {
+        const key = `${ref.file.file_path}@${ref.file.content_offset}`;
+        const vector = await this.vectors.get(key, () => loadDeletionVector(this.table.io, ref.file));
+        const rows = BigInt(mask.length);
+        // Ascending: a position past the file's rows ends the walk.
+        for (const position of vector.positions()) {
+          if (position >= rows) break;
+          mask[Number(position)] = 1;
+        }
+        continue;
+      }
       const byPath = await this.positions.get(ref.file.file_path, () => this.readPositions(ref.file));
       for (const pos of byPath.get(task.file.file_path) ?? [])
         if (pos >= 0 && pos < mask.length) mask[pos] = 1;

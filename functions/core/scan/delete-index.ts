@@ -7,8 +7,21 @@
  *   either both have the same spec and partition tuple, or the delete's spec is unpartitioned
  *   (no fields, or only void ones) — then it applies to every partition of every spec.
  * A position delete with a referenced_data_file (v3, and optional in v2) applies to that file only.
- * Deletion vectors are indexed as the position deletes they are; plan-scan.ts refuses them.
+ *
+ * Deletion vectors (v3: position deletes in a Puffin blob) are indexed by the data file they name. The
+ * spec: a DV applies when the data file's path is its `referenced_data_file`, the data file's data
+ * sequence number is ≤ the DV's, and both have the same spec and partition; and "if a DV is written for
+ * a data file, it must replace all previously written position delete files so that when a DV is
+ * present, readers can safely ignore matching position delete files" — so a file a DV applies to gets
+ * the DV and its equality deletes, no position delete file. At most one DV per data file may be live
+ * in a snapshot: a second one, or one in another partition than its data file, is corrupt metadata and
+ * refused (as Iceberg Java's DeleteFileIndex does), never guessed around. A DV with a smaller data
+ * sequence number than the file at its path does not apply, as the spec's rule says; Iceberg Java
+ * refuses that case instead (a writer removing a data file must remove its DV, so it means stale
+ * metadata), floe follows the spec's words.
  */
+import { ValidationError } from '../errors.js';
+import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import { compareValues, decodeValue } from '../spec/conversions.js';
 import type { DataFile, PartitionSpec } from '../spec/types.js';
 import type { DeleteFileRef } from './scan-plan.js';
@@ -33,12 +46,19 @@ export class DeleteIndex {
   private readonly positionByPartition = new Map<string, DeleteFileRef[]>();
   private readonly equalityByPartition = new Map<string, DeleteFileRef[]>();
   private readonly globalEquality: DeleteFileRef[] = [];
+  /** Deletion vectors by referenced data file, with the partition key of the spec they were added under. */
+  private readonly vectorByPath = new Map<string, { ref: DeleteFileRef; partition: string }>();
   size = 0;
 
-  /** Adds a live delete file (content 1 or 2) of `spec`. Data files (content 0) are ignored. */
+  /**
+   * Adds a live delete file (content 1 or 2) of `spec`. Data files (content 0) are ignored.
+   * @throws ValidationError for a second deletion vector of one data file
+   */
   add(ref: DeleteFileRef, spec: PartitionSpec): void {
     const content = ref.file.content;
-    if (content === 1) {
+    if (content === 1 && isDeletionVector(ref.file)) {
+      this.addVector(ref, spec);
+    } else if (content === 1) {
       push(this.positionByPartition, partitionKey(spec, ref.file), ref);
     } else if (content === 2) {
       if (isUnpartitioned(spec)) this.globalEquality.push(ref);
@@ -49,12 +69,18 @@ export class DeleteIndex {
     this.size++;
   }
 
-  /** The delete files that apply to a data file of `spec` with data sequence number `seq`. Never throws. */
+  /**
+   * The delete files that apply to a data file of `spec` with data sequence number `seq`: its deletion
+   * vector (then no position delete file) or its position delete files, and its equality deletes.
+   * @throws ValidationError when the data file's deletion vector is in another spec or partition
+   */
   forDataFile(file: DataFile, seq: bigint, spec: PartitionSpec): DeleteFileRef[] {
     if (this.size === 0) return [];
     const key = partitionKey(spec, file);
     const out: DeleteFileRef[] = [];
-    for (const ref of this.positionByPartition.get(key) ?? []) {
+    const vector = this.vectorFor(file, seq, key);
+    if (vector) out.push(vector);
+    for (const ref of vector ? [] : (this.positionByPartition.get(key) ?? [])) {
       if (seq <= ref.dataSequenceNumber && mayReferencePath(ref.file, file.file_path)) out.push(ref);
     }
     for (const ref of this.equalityByPartition.get(key) ?? []) {
@@ -65,6 +91,36 @@ export class DeleteIndex {
     }
     return out;
   }
+
+  /** @throws ValidationError for a second vector of the same data file */
+  private addVector(ref: DeleteFileRef, spec: PartitionSpec): void {
+    // The manifest reader refuses a deletion vector without referenced_data_file.
+    const path = ref.file.referenced_data_file ?? '';
+    const other = this.vectorByPath.get(path);
+    if (other) {
+      throw new ValidationError(
+        `data file ${path} has two live deletion vectors, ${describeVector(other.ref.file)} and ${describeVector(ref.file)}: a snapshot holds at most one per data file, so the table's metadata is corrupt (rewrite the deletes into one vector)`,
+      );
+    }
+    this.vectorByPath.set(path, { ref, partition: partitionKey(spec, ref.file) });
+  }
+
+  /** The deletion vector that applies to `file`, if one does. @throws ValidationError as forDataFile */
+  private vectorFor(file: DataFile, seq: bigint, key: string): DeleteFileRef | undefined {
+    const vector = this.vectorByPath.get(file.file_path);
+    if (!vector || seq > vector.ref.dataSequenceNumber) return undefined;
+    if (vector.partition !== key) {
+      throw new ValidationError(
+        `the deletion vector ${describeVector(vector.ref.file)} is in partition ${vector.partition}, its data file ${file.file_path} in ${key}: the table's metadata is corrupt`,
+      );
+    }
+    return vector.ref;
+  }
+}
+
+/** A deletion vector as its Puffin file and blob range (several share one file). Never throws. */
+export function describeVector(file: DataFile): string {
+  return `${file.file_path} at offset ${file.content_offset} (${file.content_size_in_bytes} bytes)`;
 }
 
 function push(map: Map<string, DeleteFileRef[]>, key: string, ref: DeleteFileRef): void {

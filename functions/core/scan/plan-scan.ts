@@ -11,12 +11,11 @@
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { ValidationError } from '../errors.js';
-import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import { readManifestEntries } from '../manifest/manifest-reader.js';
 import { UnsupportedFeatureError } from '../spec/format-version.js';
 import { readManifestList } from '../manifest/manifest-list.js';
 import { currentSchema, currentSnapshot, snapshotById, specById } from '../spec/metadata.js';
-import type { DataFile, ManifestEntry, ManifestFile, PartitionSpec, Snapshot } from '../spec/types.js';
+import type { ManifestEntry, ManifestFile, PartitionSpec, Snapshot } from '../spec/types.js';
 import { bindExpression } from './bind-expression.js';
 import { mapLimited } from '../table/map-limited.js';
 import { CountingFileIO } from './counting-file-io.js';
@@ -26,7 +25,7 @@ import { manifestMightMatch } from './evaluate-manifest.js';
 import type { BoundExpression, Expression } from './expression.js';
 import { ALWAYS_TRUE, rewriteNot } from './expression-helpers.js';
 import { evaluatePartition, projectPartition } from './project-partition.js';
-import type { DeleteFileRef, FileScanTask, ScanFunnel, ScanPlan } from './scan-plan.js';
+import type { FileScanTask, ScanFunnel, ScanPlan } from './scan-plan.js';
 
 export interface PlanScanOptions {
   /** Row filter, bound here against the table's current schema. @default no filter */
@@ -49,8 +48,9 @@ interface OpenedManifest {
  * @throws ValidationError for a filter that does not bind to the current schema, an unknown
  *   snapshot id, or metadata naming a missing spec
  * @throws NotFoundError / TransientIOError / ValidationError from reading the manifest list and manifests
- * @throws UnsupportedFeatureError when a deletion vector applies to a file the scan reads, or the
- *   snapshot is encrypted
+ * @throws ValidationError for two live deletion vectors of one data file, or a deletion vector in
+ *   another partition than its data file (delete-index.ts)
+ * @throws UnsupportedFeatureError when the snapshot is encrypted
  */
 export async function planScan(table: LoadedTable, options: PlanScanOptions = {}): Promise<ScanPlan> {
   const md = table.metadata;
@@ -135,7 +135,6 @@ export async function planScan(table: LoadedTable, options: PlanScanOptions = {}
     const file = entry.data_file;
     if (!fileMightMatch(filter, file)) continue;
     const applying = deletes.forDataFile(file, seq, spec);
-    refuseDeletionVectors(file, applying);
     tasks.push({ file, dataSequenceNumber: seq, specId: spec['spec-id'], deletes: applying });
   }
   funnel.filesAfterStats = tasks.length;
@@ -159,20 +158,6 @@ function refuseEncrypted(snapshot: Snapshot): void {
   if (keyId === undefined) return;
   throw new UnsupportedFeatureError(
     `snapshot ${snapshot['snapshot-id']} is encrypted (key-id ${keyId}): reading encrypted tables is not supported`,
-  );
-}
-
-/**
- * Deletion vectors (v3 Puffin blobs) are not applied yet: reading past one would return rows the table
- * has deleted, so a data file one applies to is refused. Files no vector applies to (another partition,
- * pruned by the filter) still read. This is the one place to apply them instead (functions/core/deletes/).
- * @throws UnsupportedFeatureError when a deletion vector applies to `file`
- */
-function refuseDeletionVectors(file: DataFile, applying: readonly DeleteFileRef[]): void {
-  const dv = applying.find((ref) => isDeletionVector(ref.file));
-  if (dv === undefined) return;
-  throw new UnsupportedFeatureError(
-    `data file ${file.file_path} has rows deleted by the deletion vector ${dv.file.file_path}: deletion vectors are not applied yet, so it cannot be read without returning deleted rows`,
   );
 }
 

@@ -1,8 +1,9 @@
 /**
- * Reads the rows of a planned scan: each task's data file, minus the rows its position deletes name,
- * minus the rows matching any of its equality deletes, then filtered by the row filter (the residual
- * that partition and metrics pruning could not decide). v3 `unknown` columns read as null without
- * touching the files; `variant`, `geometry` and `geography` columns are refused when read.
+ * Reads the rows of a planned scan: each task's data file, minus the rows its deletion vector or its
+ * position delete files name (planning attaches one or the other), minus the rows matching any of its
+ * equality deletes, then filtered by the row filter (the residual that partition and metrics pruning
+ * could not decide). v3 `unknown` columns read as null without touching the files; `variant`,
+ * `geometry` and `geography` columns are refused when read.
  *
  * Equality deletes compare on the delete file's `equality_ids` columns; a null in a delete row
  * matches a null in the data row (spec: "equivalent to col IS NULL"), and a null struct on the path
@@ -10,11 +11,14 @@
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
+import type { DeletionVector } from '../deletes/deletion-vector.js';
 import { ValidationError } from '../errors.js';
 import { currentSchema } from '../spec/metadata.js';
 import type { DataFile, Row, StructType } from '../spec/types.js';
 import { bindExpression } from './bind-expression.js';
+import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import { POSITION_DELETE_FILE_PATH_ID, POSITION_DELETE_POS_ID } from './delete-index.js';
+import { loadDeletionVector } from './deletion-vectors.js';
 import { evaluateRow } from './evaluate-row.js';
 import type { Expression } from './expression.js';
 import { collectFieldIds } from './expression-helpers.js';
@@ -65,6 +69,7 @@ interface EqualityDeletes {
  * Streams the live rows of a plan, task by task, rows in file order.
  * @throws ValidationError when the filter does not bind, or a delete column is in no schema
  * @throws UnsupportedFeatureError when a column read is a v3 variant, geometry or geography
+ * @throws CorruptDeletionVectorError / CorruptPuffinError for a deletion vector that does not read
  * @throws whatever readDataFile throws (NotFoundError, TransientIOError, ValidationError)
  */
 export async function* readScan(
@@ -87,8 +92,12 @@ export async function* readScan(
 
   const positionCache = new Map<string, Promise<Map<string, number[]>>>();
   const equalityCache = new Map<string, Promise<EqualityDeletes>>();
+  // Many vectors share one Puffin file: each is its blob's range of it.
+  const vectorCache = new Map<string, Promise<DeletionVector>>();
   const loadPositions = (file: DataFile) =>
     cached(positionCache, file.file_path, () => readPositionDeletes(table, file));
+  const loadVector = (file: DataFile) =>
+    cached(vectorCache, `${file.file_path}@${file.content_offset}`, () => loadDeletionVector(table.io, file));
   const loadEquality = (file: DataFile) =>
     cached(equalityCache, file.file_path, () => readEqualityDeletes(table, file, readStruct, paths));
 
@@ -101,7 +110,7 @@ export async function* readScan(
       options.pruneInFiles !== false,
       Number(task.file.file_size_in_bytes),
     );
-    const deleted = await deletedPositions(task, loadPositions);
+    const deleted = await deletedPositions(task, loadPositions, loadVector);
     const equality = await Promise.all(
       task.deletes.filter((ref) => ref.file.content === 2).map((ref) => loadEquality(ref.file)),
     );
@@ -156,10 +165,14 @@ function cached<T>(cache: Map<string, Promise<T>>, key: string, load: () => Prom
   return value;
 }
 
+/** The positions of the task's file its deletion vector or position delete files delete. */
 async function deletedPositions(
   task: FileScanTask,
   load: (file: DataFile) => Promise<Map<string, number[]>>,
-): Promise<Set<number>> {
+  loadVector: (file: DataFile) => Promise<DeletionVector>,
+): Promise<{ has(position: number): boolean }> {
+  const vector = task.deletes.find((ref) => isDeletionVector(ref.file));
+  if (vector) return loadVector(vector.file);
   const deleted = new Set<number>();
   for (const ref of task.deletes) {
     if (ref.file.content !== 1) continue;

@@ -12,8 +12,7 @@ import type { FormatVersion, IcebergType, StructType, TableMetadata } from './ty
 export const WRITTEN_FORMAT_VERSION = 2;
 
 /**
- * Something valid in a table that floe does not do yet (writing a v3 table, applying deletion vectors,
- * reading a variant column). Not retryable: the table will not change its mind.
+ * Something valid in a table that floe does not do yet (writing a v3 table, reading a variant column). Not retryable: the table will not change its mind.
  */
 export class UnsupportedFeatureError extends LakeError {
   constructor(message: string, options: { cause?: unknown } = {}) {

@@ -6,12 +6,19 @@
  * Streams one manifest at a time (its entries are dropped once counted); what stays in memory is one
  * string per live file, to find a file registered twice across manifests — O(live files), the size of
  * the table's metadata, never of its rows.
+ *
+ * Deletion vectors (v3) share Puffin files: one file holds the vectors of many data files, each its own
+ * live entry naming a blob range, so a vector is one entry by its file and `content_offset`, a Puffin
+ * file is stat'ed once however many entries name it, and a vector counts its blob's length toward
+ * `total-files-size` (as Iceberg Java's summaries do). Two live vectors for one data file are a
+ * `duplicate-file` finding: the spec allows one.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import type { FileIO } from '../io/file-io.js';
 import { readManifestEntries } from '../manifest/manifest-reader.js';
 import { readManifestList } from '../manifest/manifest-list.js';
 import type { DataFile, ManifestFile, Snapshot } from '../spec/types.js';
+import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import { mapLimited } from '../table/map-limited.js';
 import type { FindingList } from './findings.js';
 
@@ -51,7 +58,8 @@ function emptyTotals(): LiveTotals {
 }
 
 function addToTotals(totals: LiveTotals, file: DataFile): void {
-  totals['total-files-size'] += file.file_size_in_bytes;
+  const vector = isDeletionVector(file);
+  totals['total-files-size'] += vector ? (file.content_size_in_bytes ?? 0n) : file.file_size_in_bytes;
   if (file.content === 0) {
     totals['total-data-files']++;
     totals['total-records'] += file.record_count;
@@ -145,6 +153,9 @@ export async function checkFiles(
   const manifests = await readManifestList(io, snapshot['manifest-list']);
   // path → where it was first seen, so a second registration names both places.
   const seen = new Map<string, string>();
+  // Deletion vectors: referenced data file → where its vector was first seen.
+  const vectors = new Map<string, string>();
+  const statted = new Set<string>();
   const listedManifests = new Set<string>();
   for (const manifest of manifests) {
     counts.manifests++;
@@ -180,34 +191,65 @@ export async function checkFiles(
         counted.existingRows += file.record_count;
       }
       const here = `${manifest.manifest_path} entry ${i}`;
-      const first = seen.get(file.file_path);
+      const id = isDeletionVector(file)
+        ? `${file.file_path} at offset ${file.content_offset}`
+        : file.file_path;
+      const first = seen.get(id);
       if (first !== undefined) {
         findings.add({
           check: 'duplicate-file',
-          what: `${CONTENT_NAMES[file.content] ?? 'file'} registered twice among the live entries (first at ${first}, again at ${here}); its rows count twice`,
-          where: file.file_path,
+          what: `${nameOf(file)} registered twice among the live entries (first at ${first}, again at ${here}); its rows count twice`,
+          where: id,
           count: file.record_count,
         });
         continue;
       }
-      seen.set(file.file_path, here);
-      live.push(file);
+      seen.set(id, here);
+      if (isDeletionVector(file)) checkOneVector(file, here, vectors, findings);
       addToTotals(counts.totals, file);
+      counts.liveFiles++;
+      if (statted.has(file.file_path)) continue;
+      statted.add(file.file_path);
+      live.push(file);
     }
     checkManifestCounts(manifest, counted, findings);
     await mapLimited(live, STAT_CONCURRENCY, (file) =>
       checkExists(
         io,
         file.file_path,
-        CONTENT_NAMES[file.content] ?? 'file',
+        isDeletionVector(file) ? 'Puffin file of deletion vectors' : nameOf(file),
         file.file_size_in_bytes,
         findings,
       ),
     );
     counts.filesStatted += BigInt(live.length);
-    counts.liveFiles += BigInt(live.length);
   }
   return counts;
+}
+
+function nameOf(file: DataFile): string {
+  return isDeletionVector(file) ? 'deletion vector' : (CONTENT_NAMES[file.content] ?? 'file');
+}
+
+/** A second live deletion vector for one data file is a finding: the spec allows one per snapshot. */
+function checkOneVector(
+  file: DataFile,
+  here: string,
+  vectors: Map<string, string>,
+  findings: FindingList,
+): void {
+  const referenced = file.referenced_data_file ?? '';
+  const first = vectors.get(referenced);
+  if (first === undefined) {
+    vectors.set(referenced, here);
+    return;
+  }
+  findings.add({
+    check: 'duplicate-file',
+    what: `data file has two live deletion vectors (first at ${first}, again at ${here}); a snapshot holds at most one, and readers refuse the table`,
+    where: referenced,
+    count: 1n,
+  });
 }
 
 /**

@@ -94,4 +94,25 @@ describe('DeleteIndex', () => {
       names(index.forDataFile(dataFile({ path: 's3://b/t/data/b.parquet' }), 1n, UNPARTITIONED)),
     ).toEqual(['pos-b']);
   });
+
+  it('refuses a deletion vector in another partition than the data file it names', () => {
+    // Prepare
+    const index = new DeleteIndex();
+    const ref = deleteFile('dv.puffin', 1, BY_COUNTRY, { country: 'FR' }, 5n);
+    Object.assign(ref.file, {
+      file_format: 'PUFFIN',
+      referenced_data_file: 's3://b/t/data/de.parquet',
+      content_offset: 4n,
+      content_size_in_bytes: 40n,
+    });
+    index.add(ref, BY_COUNTRY);
+    const data = dataFile({ path: 's3://b/t/data/de.parquet', partition: { country: 'DE' } });
+    const other = dataFile({ path: 's3://b/t/data/other.parquet', partition: { country: 'FR' } });
+
+    // Act + Assess
+    expect(() => index.forDataFile(data, 1n, BY_COUNTRY)).toThrow(
+      /^the deletion vector s3:\/\/b\/t\/deletes\/dv.puffin at offset 4 \(40 bytes\) is in partition 1\/.*FR.*, its data file s3:\/\/b\/t\/data\/de.parquet in 1\/.*DE.*: the table's metadata is corrupt$/,
+    );
+    expect(index.forDataFile(other, 1n, BY_COUNTRY)).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@
  * A format-version 3 table built here, as another engine would leave it: v3 metadata (row lineage),
  * v3 manifests and manifest list, and a data file written by pyarrow with INT64 TIMESTAMP(NANOS)
  * columns (test/fixtures/v3). floe scans it with every nanosecond kept; `unknown` columns read as null;
- * variant columns and deletion vectors are refused rather than read wrongly.
+ * variant columns are refused rather than read wrongly.
  */
 import { copyFile, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -325,20 +325,17 @@ describe('a format-version 3 table written by another engine', () => {
     expect(entries.map((e) => e.data_file.first_row_id)).toEqual([0n, 5n, 100n, 12n]);
   });
 
-  it('refuses to read rows a deletion vector applies to', async () => {
+  it('plans a data file with the deletion vector that applies to it (deletion-vector-scan.test.ts reads them)', async () => {
     // Prepare
     const dv = deletionVector(dataFile.file_path);
     const deletes = await manifest(1, 2n, [added(dv)]);
     const table = await tableOf([[dataManifest], [dataManifest, deletes]]);
 
     // Act
-    const plan = planScan(table);
+    const plan = await planScan(table);
 
     // Assess
-    await expect(plan).rejects.toBeInstanceOf(UnsupportedFeatureError);
-    await expect(plan).rejects.toThrow(
-      `data file ${dataFile.file_path} has rows deleted by the deletion vector ${dv.file_path}: deletion vectors are not applied yet`,
-    );
+    expect(plan.tasks.map((t) => t.deletes.map((d) => d.file.file_path))).toEqual([[dv.file_path]]);
   });
 
   it('reads a data file no deletion vector applies to (referenced_data_file names another)', async () => {
