@@ -19,7 +19,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import type { ColdView } from './cold-view.js';
 import { decodeFetchRequest, encodeFetchResponse } from './fetch-messages.js';
 import { FetchRouter } from './fetch-router.js';
-import { Decoder, KafkaErrorCode } from './kafkajs-protocol.js';
+import { Decoder, KafkaErrorCode, readArray } from './kafkajs-protocol.js';
 import {
   type ApiRange,
   decodeFindCoordinatorRequest,
@@ -44,6 +44,9 @@ export const PROXY_NODE_ID = 0;
 
 /** The versions the proxy can decode and rewrite (or relay): intersected with upstream's at start. */
 const OWN_RANGES: ApiRange[] = [
+  // Advertised although this slice is for readers: librdkafka derives its message format from the
+  // Produce and Fetch ranges together (Produce v3 + Fetch v4 = magic v2), and reads v0 batches without it.
+  { apiKey: ApiKey.Produce, min: 3, max: 8 },
   { apiKey: ApiKey.Fetch, min: 4, max: 11 },
   { apiKey: ApiKey.ListOffsets, min: 1, max: 5 },
   { apiKey: ApiKey.Metadata, min: 1, max: 8 },
@@ -193,6 +196,7 @@ function serveConnection(socket: Socket, ctx: Context): void {
       tail = tail.then(async () => {
         try {
           const body = await answer;
+          if (body === null) return;
           const id = Buffer.alloc(4);
           id.writeInt32BE(header.correlationId, 0);
           if (!socket.destroyed) socket.write(framed(Buffer.concat([id, body])));
@@ -208,13 +212,16 @@ function serveConnection(socket: Socket, ctx: Context): void {
   });
 }
 
-/** The answer after its correlation id. @throws for a request to refuse (the connection closes) */
+/**
+ * The answer after its correlation id; null for none (a Produce with acks 0).
+ * @throws for a request to refuse (the connection closes)
+ */
 async function answerRequest(
   header: RequestHeader,
   frame: Buffer,
   ctx: Context,
   links: Map<number, UpstreamLink>,
-): Promise<Buffer> {
+): Promise<Buffer | null> {
   const { apiKey, apiVersion: v } = header;
   const range = ctx.advertised.find((r) => r.apiKey === apiKey);
   if (apiKey === ApiKey.ApiVersions) {
@@ -241,6 +248,7 @@ async function answerRequest(
     return encodeFindCoordinatorResponse(v, { ...answer, nodeId: PROXY_NODE_ID, ...ctx.endpoint });
   }
   if (apiKey === ApiKey.ListOffsets) return listOffsets(v, header, ctx, links);
+  if (apiKey === ApiKey.Produce) return produce(header, frame, ctx, links);
   const request = decodeFetchRequest(v, header.body);
   if (request.sessionId !== 0)
     return encodeFetchResponse(v, {
@@ -318,4 +326,40 @@ async function listOffsets(
     topics.push({ name: t.name, partitions });
   }
   return encodeListOffsetsResponse(v, { throttleMs, topics });
+}
+
+/**
+ * Produce v3–v8 relayed to the leader of its partitions. A Produce spanning partitions of several
+ * leaders is refused (the connection closes): splitting produces is a later step.
+ */
+async function produce(
+  header: RequestHeader,
+  frame: Buffer,
+  ctx: Context,
+  links: Map<number, UpstreamLink>,
+): Promise<Buffer | null> {
+  const d = header.body;
+  d.readString();
+  const acks = d.readInt16();
+  d.readInt32();
+  const leaders = new Set<number | undefined>();
+  for (const t of readArray(d, (r) => ({
+    name: r.readString() ?? '',
+    partitions: readArray(r, (p) => {
+      const partition = p.readInt32();
+      p.readBytes();
+      return partition;
+    }),
+  }))) {
+    for (const p of t.partitions) leaders.add(await ctx.cluster.leaderOf(t.name, p));
+  }
+  const [leader] = leaders;
+  if (leaders.size !== 1 || leader === undefined)
+    throw new RangeError('a Produce to partitions of several (or unknown) leaders is not supported yet');
+  const link = ctx.cluster.linkTo(leader, links);
+  if (acks === 0) {
+    link.sendOnly(frame);
+    return null;
+  }
+  return link.send(frame);
 }

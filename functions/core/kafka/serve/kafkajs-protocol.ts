@@ -58,7 +58,8 @@ export const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0'
 }) => KafkaEncoder;
 
 /** kafkajs's magic-v2 record batch (`recordBatch/v0`): offset, length, epoch, magic, CRC-32C, body. */
-export const encodeRecordBatch = require('kafkajs/src/protocol/recordBatch/v0') as (batch: {
+export const encodeRecordBatch = (require('kafkajs/src/protocol/recordBatch/v0') as { RecordBatch: unknown })
+  .RecordBatch as (batch: {
   firstOffset: bigint;
   firstTimestamp: bigint;
   maxTimestamp: bigint;

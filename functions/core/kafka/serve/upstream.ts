@@ -91,6 +91,13 @@ export class UpstreamLink {
     });
   }
 
+  /** Sends a request that gets no answer (Produce with acks 0). */
+  sendOnly(request: Buffer): void {
+    const copy = Buffer.from(request);
+    copy.writeInt32BE(this.nextId++ & 0x7fffffff, 4);
+    this.open().write(framed(copy));
+  }
+
   /** A request this proxy makes itself (non-flexible header v1). */
   request(apiKey: number, version: number, body: Buffer): Promise<Buffer> {
     const header = Buffer.alloc(10 + 'floe-kafka-serve'.length);
