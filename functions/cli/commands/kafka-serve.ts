@@ -90,16 +90,18 @@ export async function runKafkaServe(args: string[]): Promise<number> {
   const ids = tables.map((t) => parseIdentifier(t));
   await (await import('../warehouse-check.js')).checkWarehouseArgs('kafka-serve', args);
   const { catalog } = await openCatalog(values);
-  const cold = new ColdView(
-    ids.map((id) => () => catalog.loadTable(id)),
-    boundary,
-  );
-  await cold.load();
   // The value schema is the table's current one at each read: formatReplayValue is cheap to build.
   const records = new TableRecords((table) => {
     const encode = formatReplayValue(currentSchema(table.metadata));
     return (row: Row) => Buffer.from(encode(row));
   });
+  const cold = new ColdView(
+    ids.map((id) => () => catalog.loadTable(id)),
+    boundary,
+    async (table, topic, partition, below) =>
+      (await records.read(table, topic, partition, 0n, below - 1n))[0]?.offset,
+  );
+  await cold.load();
   const proxy = await startKafkaProxy({
     bootstrap,
     host,

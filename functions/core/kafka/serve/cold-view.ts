@@ -33,7 +33,31 @@ export class ColdView {
   constructor(
     private readonly tables: readonly (() => Promise<LoadedTable>)[],
     private readonly boundary: ColdBoundary,
+    /** The lowest offset the table holds of a partition in [0, below), if any. */
+    private readonly firstHeld: (
+      table: LoadedTable,
+      topic: string,
+      partition: number,
+      below: bigint,
+    ) => Promise<bigint | undefined>,
   ) {}
+
+  private readonly firsts = new Map<string, bigint | undefined>();
+
+  /** The table's first offset below the boundary `below` (once per table version and partition). */
+  private async firstBelow(
+    state: TopicState,
+    topic: string,
+    partition: number,
+    below: bigint,
+  ): Promise<bigint | undefined> {
+    const key = `${state.table.metadataLocation}\u0000${topic}\u0000${partition}`;
+    if (!this.firsts.has(key)) {
+      if (this.firsts.size > 10_000) this.firsts.clear();
+      this.firsts.set(key, await this.firstHeld(state.table, topic, partition, below));
+    }
+    return this.firsts.get(key);
+  }
 
   /**
    * Loads the tables now (at start-up, so a bad table fails the command, not the first fetch).
@@ -80,24 +104,27 @@ export class ColdView {
     }
     const below = this.boundary.offsets.get(partition);
     if (below === undefined || offset >= below) return { kind: 'upstream' };
-    const first = ranges[0]?.[0];
+    const first = state && (await this.firstBelow(state, topic, partition, below));
     if (!state || first === undefined || offset < first) return { kind: 'out-of-range' };
     return { kind: 'table', table: state.table, last: below - 1n };
   }
 
   /**
    * The ListOffsets EARLIEST answer given upstream's (-1 when upstream had none): the table's first
-   * offset when lower (`committed`); below a `--cold-below` offset the table's first, or that offset
-   * when the table holds none of the partition (nothing below it is served).
+   * committed offset when lower (`committed`); with a `--cold-below` offset, the first offset the
+   * table holds below it, or else the boundary itself (nothing of upstream's below it is served).
    */
   async earliest(topic: string, partition: number, upstream: bigint): Promise<bigint> {
     await this.fresh();
-    const first = this.topics.get(topic)?.ranges.get(partition)?.[0]?.[0];
-    if (this.boundary.kind === 'committed')
+    const state = this.topics.get(topic);
+    if (this.boundary.kind === 'committed') {
+      const first = state?.ranges.get(partition)?.[0]?.[0];
       return first !== undefined && (upstream < 0n || first < upstream) ? first : upstream;
+    }
     const below = this.boundary.offsets.get(partition);
-    if (below === undefined || (upstream >= below && (first === undefined || first >= upstream)))
-      return upstream;
-    return first !== undefined && first < below ? first : below;
+    if (below === undefined) return upstream;
+    const first = state && (await this.firstBelow(state, topic, partition, below));
+    if (first !== undefined) return first;
+    return upstream >= below ? upstream : below;
   }
 }

@@ -31,7 +31,8 @@ function emptyPartition(partition: number, errorCode: number): FetchPartitionRes
     logStartOffset: -1n,
     abortedTransactions: null,
     preferredReadReplica: -1,
-    records: null,
+    // Empty, not null: librdkafka refuses a null record set even beside an error, as brokers never send one.
+    records: Buffer.alloc(0),
   };
 }
 
