@@ -326,25 +326,6 @@ ${CATALOG_LINE}
 example:
   floe verify --warehouse ./warehouse --table sales.orders --deep
 `,
-  'rebase-offsets': `usage: floe rebase-offsets <catalog> --table NS.NAME --topic T [--partitions 0,1,...] [--dlq-table NS.NAME]
-
-Starts a new offset epoch for topic T in the table and in its dead-letter table: the committed offsets
-of the current epoch move aside (kept in the snapshot summary as floe.offset-epochs), so the next
-batches land as new records. For a topic that was deleted and recreated, a new cluster or a failover,
-after floe stopped with "records inside the table's committed offsets are not the records it committed
-there". Rows already in the table stay. Run it while nothing ingests the topic, then start ingesting
-from where the new history should begin (e.g. floe run --starting-position trim-horizon, a new group).
-
-flags:
-${CATALOG_LINE}
-  --table NS.NAME          the table
-  --topic T                the topic whose history changed
-  --partitions 0,1,...     only these partitions (default: all the table holds offsets for)
-  --dlq-table NS.NAME      the dead-letter table (default NS.NAME__dlq; skipped when it does not exist)
-
-example:
-  floe rebase-offsets --warehouse ./warehouse --table sales.orders --topic orders
-`,
   'kafka-serve': `usage: floe kafka-serve <catalog> --table NS.NAME [--table ...] --bootstrap-servers HOST:PORT --port P [--host 127.0.0.1] [--cold-below committed|P:O,...] [--insecure]
 
 A Kafka endpoint for unmodified clients (kcat, kafkajs, librdkafka, Java) in front of a real cluster:
@@ -367,6 +348,25 @@ ${CATALOG_LINE}
 
 example:
   floe kafka-serve --warehouse ./warehouse --table sales.orders --bootstrap-servers broker:9092 --port 9093
+`,
+  'rebase-offsets': `usage: floe rebase-offsets <catalog> --table NS.NAME --topic T [--partitions 0,1,...] [--dlq-table NS.NAME]
+
+Starts a new offset epoch for topic T in the table and in its dead-letter table: the committed offsets
+of the current epoch move aside (kept in the snapshot summary as floe.offset-epochs), so the next
+batches land as new records. For a topic that was deleted and recreated, a new cluster or a failover,
+after floe stopped with "records inside the table's committed offsets are not the records it committed
+there". Rows already in the table stay. Run it while nothing ingests the topic, then start ingesting
+from where the new history should begin (e.g. floe run --starting-position trim-horizon, a new group).
+
+flags:
+${CATALOG_LINE}
+  --table NS.NAME          the table
+  --topic T                the topic whose history changed
+  --partitions 0,1,...     only these partitions (default: all the table holds offsets for)
+  --dlq-table NS.NAME      the dead-letter table (default NS.NAME__dlq; skipped when it does not exist)
+
+example:
+  floe rebase-offsets --warehouse ./warehouse --table sales.orders --topic orders
 `,
 };
 
