@@ -88,18 +88,3 @@ export function groupIntoBatches(records: ColdRecord[]): ColdRecord[][] {
   if (current.length > 0) groups.push(current);
   return groups;
 }
-
-/**
- * Takes encoded batches in order until `maxBytes` would be passed; the first batch always goes, so a
- * record larger than the limit still reaches the client (as a broker does since KIP-74).
- */
-export function takeWithinBytes(batches: readonly Buffer[], maxBytes: number): Buffer {
-  const out: Buffer[] = [];
-  let total = 0;
-  for (const b of batches) {
-    if (out.length > 0 && total + b.length > maxBytes) break;
-    out.push(b);
-    total += b.length;
-  }
-  return Buffer.concat(out);
-}

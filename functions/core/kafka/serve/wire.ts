@@ -11,11 +11,9 @@ export const MAX_FRAME_BYTES = 100 * 1024 * 1024;
 /** Splits a byte stream into frames. @throws RangeError for a frame size outside 0..MAX_FRAME_BYTES */
 export class FrameReader {
   private pending: Buffer[] = [];
-  private size = 0;
 
   push(chunk: Buffer): Buffer[] {
     this.pending.push(chunk);
-    this.size += chunk.length;
     const frames: Buffer[] = [];
     let data = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
     while (data.length >= 4) {
@@ -26,7 +24,6 @@ export class FrameReader {
       data = data.subarray(4 + length);
     }
     this.pending = data.length > 0 ? [data] : [];
-    this.size = data.length;
     return frames;
   }
 }
