@@ -59,6 +59,18 @@ function originals(): Original[] {
 }
 
 /** Produces records per partition in one batch each, so offsets follow the order given. */
+async function kcatLines(endpoint: string, topic: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(
+    'kcat',
+    ['-C', '-b', endpoint, '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%p %o %k %h %T %s\\n'],
+    { timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+  );
+  return stdout.split('\n').filter(Boolean);
+}
+
+const line = (r: Original) =>
+  `${r.partition} ${r.offset} ${r.key ?? ''} seq=${r.seq},h2=x ${r.timestampMs} ${r.value}`;
+
 async function produceRecords(kafka: Kafka, topic: string, records: Original[], filler = 0): Promise<void> {
   const producer = kafka.producer({ allowAutoTopicCreation: true });
   await producer.connect();
@@ -116,6 +128,7 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
   let second: MockKafka;
   let serve: FloeProcess;
   let endpoint: string;
+  let warehouse: string;
   const topic = `timeline-${randomUUID()}`;
   const records = originals();
   // What a client must see: below the boundary what the table holds (not the dead letters), then the rest.
@@ -124,6 +137,7 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
   beforeAll(async () => {
     [first, second] = await Promise.all([startMockKafka(3), startMockKafka(3)]);
     const { dir, schemaFile } = await makeWarehouse();
+    warehouse = dir;
     const a = kafkaClient(first.bootstrapServers);
     await produceRecords(a, topic, records);
     const backfill = spawnFloe([
@@ -175,19 +189,42 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
 
   it('kcat reads every record once, in offset order, with its original offset, key, headers and timestamp', async () => {
     // Act
-    const { stdout } = await promisify(execFile)(
-      'kcat',
-      ['-C', '-b', endpoint, '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%p %o %k %h %T %s\\n'],
-      { timeout: 15_000, maxBuffer: 64 * 1024 * 1024 },
-    );
+    const lines = await kcatLines(endpoint, topic);
     // Assess
-    const lines = stdout.split('\n').filter(Boolean);
-    const want = expected.map(
-      (r) => `${r.partition} ${r.offset} ${r.key ?? ''} seq=${r.seq},h2=x ${r.timestampMs} ${r.value}`,
-    );
-    const byPartition = (p: number, xs: string[]) => xs.filter((l) => l.startsWith(`${p} `));
-    expect(byPartition(0, lines)).toEqual(byPartition(0, want));
-    expect(byPartition(1, lines)).toEqual(byPartition(1, want));
+    const want = expected.map(line);
+    for (const p of [0, 1]) {
+      expect(lines.filter((l) => l.startsWith(`${p} `))).toEqual(want.filter((l) => l.startsWith(`${p} `)));
+    }
+  });
+
+  it('--cold-below committed serves every committed offset from the table, then reads on from the cluster', async () => {
+    // Prepare
+    const committed = spawnFloe([
+      'kafka-serve',
+      '--warehouse',
+      warehouse,
+      '--table',
+      TABLE,
+      '--bootstrap-servers',
+      second.bootstrapServers,
+      '--port',
+      '0',
+    ]);
+    try {
+      await committed.waitFor(/Kafka endpoint 127\.0\.0\.1:\d+/, 1, 30_000);
+      const at = /Kafka endpoint (127\.0\.0\.1:\d+)/.exec(committed.output())![1];
+      // Act
+      const lines = await kcatLines(at, topic);
+      // Assess: the table holds offsets 0-19 of both partitions (dead letters aside), the second
+      // cluster's copies of 0-9 are filler, so every line is the table's.
+      const want = records.filter((r) => !r.value.startsWith('not json')).map(line);
+      for (const p of [0, 1]) {
+        expect(lines.filter((l) => l.startsWith(`${p} `))).toEqual(want.filter((l) => l.startsWith(`${p} `)));
+      }
+    } finally {
+      committed.child.kill('SIGTERM');
+      await exitOf(committed, 10_000).catch(() => undefined);
+    }
   });
 
   it('a kafkajs consumer group reads the same timeline from the beginning', async () => {
@@ -222,9 +259,7 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
       await consumer.disconnect();
     }
     // Assess
-    const want = expected.map(
-      (r) => `${r.partition} ${r.offset} ${r.key ?? ''} seq=${r.seq},h2=x ${r.timestampMs} ${r.value}`,
-    );
+    const want = expected.map(line);
     for (const p of [0, 1]) {
       expect(seen.filter((l) => l.startsWith(`${p} `))).toEqual(want.filter((l) => l.startsWith(`${p} `)));
     }
