@@ -99,7 +99,7 @@ export async function runKafkaServe(args: string[]): Promise<number> {
     ids.map((id) => () => catalog.loadTable(id)),
     boundary,
     async (table, topic, partition, below) =>
-      (await records.read(table, topic, partition, 0n, below - 1n))[0]?.offset,
+      (await records.read(table, topic, partition, 0n, below - 1n, 1))[0]?.offset,
   );
   await cold.load();
   const proxy = await startKafkaProxy({

@@ -113,12 +113,14 @@ export class FetchRouter {
           await toLeader(t.topic, p);
           continue;
         }
+        const limit = Math.max(1, Math.min(p.maxBytes, budget));
         const held = await this.records.read(
           decision.table,
           t.topic,
           p.partition,
           p.fetchOffset,
           decision.last,
+          limit,
         );
         if (held.length === 0) {
           // The rest of the cold range holds nothing (dead letters, filtered records): read on from the
@@ -136,7 +138,7 @@ export class FetchRouter {
                 p.partition,
                 request.isolationLevel,
               );
-        const records = await buildWithin(held, Math.max(1, Math.min(p.maxBytes, budget)));
+        const records = await buildWithin(held, limit);
         budget -= records.length;
         coldBytes += records.length;
         put(t.topic, {

@@ -1,7 +1,8 @@
 /**
  * A table's rows as the records they came from, per source partition and offset range: the scan is
  * filtered on `_kafka.partition` and `_kafka.offset` so files outside the range are pruned by their
- * column statistics. A file's records of one partition are cached per (snapshot, file, partition) in
+ * column statistics (the lower-bound ordering is replay/read-in-offset-order.ts's, which this folder
+ * cannot import: replay imports kafka). A file's records of one partition are cached per (snapshot, file, partition) in
  * a bounded LRU: a consumer reading from the start walks the same files fetch after fetch.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
@@ -11,7 +12,8 @@ import type { Expression } from '../../scan/expression.js';
 import { planScan } from '../../scan/plan-scan.js';
 import { readScan } from '../../scan/read-scan.js';
 import type { FileScanTask, ScanPlan } from '../../scan/scan-plan.js';
-import { currentSnapshot } from '../../spec/metadata.js';
+import { decodeValue } from '../../spec/conversions.js';
+import { currentSchema, currentSnapshot } from '../../spec/metadata.js';
 import type { Row } from '../../spec/types.js';
 import type { ColdRecord } from './record-batches.js';
 
@@ -30,7 +32,9 @@ export class TableRecords {
 
   /**
    * Records of `topic`/`partition` with offsets in [from, to] at the table's current snapshot, in
-   * offset order, each offset once.
+   * offset order, each offset once. Files are read in the order of their `_kafka.offset` lower bounds
+   * and reading stops once the records below the next file's bound reach `enoughBytes`: no unread
+   * file can hold an offset below that bound, so what is returned has no holes.
    * @throws ValidationError / TransientIOError / NotFoundError from planning and reading the scan
    */
   async read(
@@ -39,6 +43,7 @@ export class TableRecords {
     partition: number,
     from: bigint,
     to: bigint,
+    enoughBytes = Number.POSITIVE_INFINITY,
   ): Promise<ColdRecord[]> {
     const filter: Expression = {
       op: 'and',
@@ -56,10 +61,21 @@ export class TableRecords {
     const snapshot = currentSnapshot(table.metadata);
     if (!snapshot) return [];
     const plan = await planScan(table, { filter, snapshotId: snapshot['snapshot-id'] });
-    const out: ColdRecord[] = [];
-    for (const task of plan.tasks) {
-      const records = await this.fileRecords(table, plan, task, topic, partition);
+    const offsetId = offsetFieldId(table);
+    const ordered = plan.tasks
+      .map((task) => ({ task, lower: lowerBound(task, offsetId) }))
+      .sort((a, b) => (a.lower < b.lower ? -1 : a.lower > b.lower ? 1 : 0));
+    let out: ColdRecord[] = [];
+    for (let i = 0; i < ordered.length; i++) {
+      const records = await this.fileRecords(table, plan, ordered[i].task, topic, partition);
       for (const r of records) if (r.offset >= from && r.offset <= to) out.push(r);
+      const next = ordered[i + 1]?.lower;
+      if (next === undefined) break;
+      const complete = out.filter((r) => r.offset < next);
+      if (complete.reduce((n, r) => n + sizeOf(r), 0) >= enoughBytes) {
+        out = complete;
+        break;
+      }
     }
     out.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
     // A table holding one record twice (written by another engine) serves it once.
@@ -99,6 +115,28 @@ export class TableRecords {
       this.cached -= v.length;
     }
     return records;
+  }
+}
+
+function sizeOf(r: ColdRecord): number {
+  return (r.key?.length ?? 0) + (r.value?.length ?? 0) + 16;
+}
+
+/** The field id of `_kafka.offset` in the table's current schema, if it has lineage. */
+function offsetFieldId(table: LoadedTable): number | undefined {
+  const lineage = currentSchema(table.metadata).fields.find((f) => f.name === KAFKA_FIELD);
+  if (!lineage || typeof lineage.type === 'string' || lineage.type.type !== 'struct') return undefined;
+  return lineage.type.fields.find((f) => f.name === 'offset')?.id;
+}
+
+/** A file's lowest `_kafka.offset`; a file without the statistic counts as 0 (read first: always safe). */
+function lowerBound(task: FileScanTask, fieldId: number | undefined): bigint {
+  const bytes = fieldId === undefined ? undefined : task.file.lower_bounds?.get(fieldId);
+  if (!bytes) return 0n;
+  try {
+    return BigInt(decodeValue('long', bytes) as bigint);
+  } catch {
+    return 0n;
   }
 }
 
