@@ -131,6 +131,7 @@ async function runCommand(command: string, rest: string[]): Promise<number> {
   if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
   if (command === 'status') return await (await import('./commands/status.js')).runStatus(rest);
   if (command === 'verify') return await (await import('./commands/verify.js')).runVerify(rest);
+  if (command === 'kafka-serve') return await (await import('./commands/kafka-serve.js')).runKafkaServe(rest);
   if (command === 'rebase-offsets')
     return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);
   const { values, positionals } = parseOptions(rest);

@@ -1,0 +1,131 @@
+/**
+ * `floe kafka-serve`: a Kafka endpoint in front of a real cluster that serves the offsets the tables
+ * hold from the tables, with their original offsets, keys, headers and timestamps
+ * (functions/core/kafka/serve/kafka-proxy.ts). Values are the rows re-encoded as exact JSON (the
+ * table keeps mapped columns, not the original bytes).
+ *
+ * No SASL or TLS towards clients yet, so a listener reachable from other machines needs `--insecure`
+ * (as floe serve refuses one without a token or TLS); the connection to the cluster is plaintext too.
+ */
+import { parseArgs } from 'node:util';
+import { parseIdentifier } from '../../core/catalog/catalog.js';
+import { describeError } from '../../core/errors.js';
+import type { ColdBoundary } from '../../core/kafka/serve/cold-view.js';
+import { ColdView } from '../../core/kafka/serve/cold-view.js';
+import { startKafkaProxy } from '../../core/kafka/serve/kafka-proxy.js';
+import { TableRecords } from '../../core/kafka/serve/table-records.js';
+import { parsePartitionOffsets } from '../../core/records/replay-records.js';
+import { currentSchema } from '../../core/spec/metadata.js';
+import type { Row } from '../../core/spec/types.js';
+import { openCatalog } from '../catalog-options.js';
+import { helpFor } from '../help.js';
+import { OPTIONS, UsageError } from '../options.js';
+import { isLoopbackHost } from '../serve-security.js';
+import { formatReplayValue } from './replay.js';
+
+const KAFKA_SERVE_FLAGS = {
+  table: { type: 'string', multiple: true },
+  'bootstrap-servers': { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'cold-below': { type: 'string' },
+  insecure: { type: 'boolean' },
+} as const;
+
+function kafkaServeOptions() {
+  // Built on call: the CLI's modules import each other, so OPTIONS may not be set at load time.
+  return { ...OPTIONS, ...KAFKA_SERVE_FLAGS };
+}
+
+/** `host:port,host:port`. @throws UsageError */
+export function parseBootstrap(text: string): { host: string; port: number }[] {
+  return text.split(',').map((part) => {
+    const m = /^(.+):(\d+)$/.exec(part.trim());
+    const port = m ? Number(m[2]) : Number.NaN;
+    if (!m || port < 1 || port > 65535)
+      throw new UsageError(`--bootstrap-servers takes HOST:PORT[,HOST:PORT...], got '${part}'`);
+    return { host: m[1].replace(/^\[|\]$/g, ''), port };
+  });
+}
+
+/** `committed` or `P:O,...`. @throws UsageError */
+export function parseColdBelow(text: string | undefined): ColdBoundary {
+  if (text === undefined || text === 'committed') return { kind: 'committed' };
+  try {
+    return { kind: 'below', offsets: parsePartitionOffsets(text, '--cold-below') };
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} (or 'committed')`);
+  }
+}
+
+/** Runs `floe kafka-serve` until SIGINT/SIGTERM; returns the exit code. @throws UsageError for bad flags */
+export async function runKafkaServe(args: string[]): Promise<number> {
+  let values: ReturnType<typeof parseArgs<{ options: ReturnType<typeof kafkaServeOptions> }>>['values'];
+  try {
+    const parsed = parseArgs({ args, options: kafkaServeOptions(), allowPositionals: true, strict: true });
+    if (parsed.positionals.length > 0)
+      throw new UsageError(`kafka-serve takes no arguments, got '${parsed.positionals[0]}'`);
+    values = parsed.values;
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(helpFor('kafka-serve')!);
+    return 0;
+  }
+  const tables = values.table ?? [];
+  if (tables.length === 0) throw new UsageError('kafka-serve needs --table NS.NAME (one or more)');
+  if (!values['bootstrap-servers']) throw new UsageError('kafka-serve needs --bootstrap-servers HOST:PORT');
+  const bootstrap = parseBootstrap(values['bootstrap-servers']);
+  const port = Number(values.port);
+  if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError('--port P is required (0..65535; 0 picks a free port)');
+  const host = values.host ?? '127.0.0.1';
+  if (!isLoopbackHost(host) && !values.insecure)
+    throw new UsageError(
+      `--host ${host} is reachable from other machines and kafka-serve has no TLS or SASL yet: anyone who can connect reads the tables; add --insecure to accept that`,
+    );
+  const boundary = parseColdBelow(values['cold-below']);
+  const ids = tables.map((t) => parseIdentifier(t));
+  await (await import('../warehouse-check.js')).checkWarehouseArgs('kafka-serve', args);
+  const { catalog } = await openCatalog(values);
+  // The value schema is the table's current one at each read: formatReplayValue is cheap to build.
+  const records = new TableRecords((table) => {
+    const encode = formatReplayValue(currentSchema(table.metadata));
+    return (row: Row) => Buffer.from(encode(row));
+  });
+  const cold = new ColdView(
+    ids.map((id) => () => catalog.loadTable(id)),
+    boundary,
+    async (table, topic, partition, below) =>
+      (await records.read(table, topic, partition, 0n, below - 1n, 1))[0]?.offset,
+  );
+  await cold.load();
+  const proxy = await startKafkaProxy({
+    bootstrap,
+    host,
+    port,
+    cold,
+    records,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (!isLoopbackHost(host))
+    process.stderr.write(
+      `warning: kafka-serve listens on ${host} without TLS or SASL (--insecure): anyone who can connect reads the tables\n`,
+    );
+  process.stdout.write(
+    `floe kafka-serve: Kafka endpoint ${proxy.endpoint.host}:${proxy.endpoint.port} in front of ${values['bootstrap-servers']}; topics ${cold.topicNames().join(', ') || '(none yet)'} served from ${tables.join(', ')} (${boundary.kind === 'committed' ? 'committed offsets' : `below ${values['cold-below']}`})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      proxy.close().then(resolve, (error) => {
+        process.stderr.write(`floe kafka-serve: ${describeError(error)}\n`);
+        resolve();
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
+}

@@ -1,0 +1,197 @@
+/**
+ * A client's Fetch split three ways: partitions answered from the table (cold), partitions out of
+ * range, and partitions forwarded to their upstream leaders (one Fetch per leader, sessionless) —
+ * then merged back in the request's order. When any cold partition has records the forwarded part
+ * does not wait (max wait 0), so cold data never sits behind a long poll.
+ */
+import type { ColdView } from './cold-view.js';
+import {
+  decodeFetchResponse,
+  encodeFetchRequest,
+  type FetchPartitionRequest,
+  type FetchPartitionResponse,
+  type FetchRequest,
+} from './fetch-messages.js';
+import { Decoder, KafkaErrorCode } from './kafkajs-protocol.js';
+import { decodeListOffsetsResponse, encodeListOffsetsRequest } from './messages.js';
+import { buildBatch, type ColdRecord, groupIntoBatches } from './record-batches.js';
+import type { TableRecords } from './table-records.js';
+import type { UpstreamCluster, UpstreamLink } from './upstream.js';
+import { ApiKey } from './wire.js';
+
+const EARLIEST = -2n;
+const LATEST = -1n;
+
+function emptyPartition(partition: number, errorCode: number): FetchPartitionResponse {
+  return {
+    partition,
+    errorCode,
+    highWatermark: -1n,
+    lastStableOffset: -1n,
+    logStartOffset: -1n,
+    abortedTransactions: null,
+    preferredReadReplica: -1,
+    // Empty, not null: librdkafka refuses a null record set even beside an error, as brokers never send one.
+    records: Buffer.alloc(0),
+  };
+}
+
+/** Batches of `records` in order until `maxBytes` would be passed (the first batch always goes). */
+export async function buildWithin(records: ColdRecord[], maxBytes: number): Promise<Buffer> {
+  const out: Buffer[] = [];
+  let total = 0;
+  for (const group of groupIntoBatches(records)) {
+    const batch = await buildBatch(group);
+    if (out.length > 0 && total + batch.length > maxBytes) break;
+    out.push(batch);
+    total += batch.length;
+    if (total >= maxBytes) break;
+  }
+  return Buffer.concat(out);
+}
+
+export class FetchRouter {
+  constructor(
+    private readonly cluster: UpstreamCluster,
+    private readonly cold: ColdView,
+    private readonly records: TableRecords,
+  ) {}
+
+  /** The real partition's offsets (log start, high watermark, last stable) from its leader. */
+  private async watermarks(link: UpstreamLink, topic: string, partition: number, isolation: number) {
+    const ask = async (timestamp: bigint, isolationLevel: number) => {
+      const body = encodeListOffsetsRequest(2, {
+        replicaId: -1,
+        isolationLevel,
+        topics: [{ name: topic, partitions: [{ partition, currentLeaderEpoch: -1, timestamp }] }],
+      });
+      const answer = decodeListOffsetsResponse(
+        2,
+        new Decoder(await link.request(ApiKey.ListOffsets, 2, body)),
+      );
+      const p = answer.topics[0]?.partitions[0];
+      return p && p.errorCode === 0 ? p.offset : -1n;
+    };
+    const [logStart, high, stable] = await Promise.all([
+      ask(EARLIEST, 0),
+      ask(LATEST, 0),
+      isolation === 1 ? ask(LATEST, 1) : Promise.resolve(undefined),
+    ]);
+    return { logStart, high, stable: stable ?? high };
+  }
+
+  /**
+   * The response partitions for a decoded Fetch, in request order.
+   * @throws UpstreamError when a leader cannot be reached
+   */
+  async route(version: number, request: FetchRequest): Promise<Map<string, FetchPartitionResponse[]>> {
+    const answers = new Map<string, Map<number, FetchPartitionResponse>>();
+    const forward = new Map<number, Map<string, FetchPartitionRequest[]>>();
+    let budget = request.maxBytes;
+    let coldBytes = 0;
+    const put = (topic: string, r: FetchPartitionResponse) => {
+      const m = answers.get(topic) ?? new Map<number, FetchPartitionResponse>();
+      answers.set(topic, m);
+      m.set(r.partition, r);
+    };
+    const toLeader = async (topic: string, p: FetchPartitionRequest) => {
+      const leader = await this.cluster.leaderOf(topic, p.partition);
+      if (leader === undefined)
+        return put(topic, emptyPartition(p.partition, KafkaErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+      const byTopic = forward.get(leader) ?? new Map<string, FetchPartitionRequest[]>();
+      forward.set(leader, byTopic);
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), p]);
+    };
+    for (const t of request.topics) {
+      for (const p of t.partitions) {
+        const decision = await this.cold.decide(t.topic, p.partition, p.fetchOffset);
+        if (decision.kind === 'out-of-range') {
+          put(t.topic, emptyPartition(p.partition, KafkaErrorCode.OFFSET_OUT_OF_RANGE));
+          continue;
+        }
+        if (decision.kind === 'upstream') {
+          await toLeader(t.topic, p);
+          continue;
+        }
+        const limit = Math.max(1, Math.min(p.maxBytes, budget));
+        const held = await this.records.read(
+          decision.table,
+          t.topic,
+          p.partition,
+          p.fetchOffset,
+          decision.last,
+          limit,
+        );
+        if (held.length === 0) {
+          // The rest of the cold range holds nothing (dead letters, filtered records): read on from the
+          // cluster; a client accepts records past its fetch offset, as after compaction.
+          await toLeader(t.topic, { ...p, fetchOffset: decision.last + 1n });
+          continue;
+        }
+        const leader = await this.cluster.leaderOf(t.topic, p.partition);
+        const marks =
+          leader === undefined
+            ? { logStart: -1n, high: -1n, stable: -1n }
+            : await this.watermarks(
+                this.cluster.linkTo(leader),
+                t.topic,
+                p.partition,
+                request.isolationLevel,
+              );
+        const records = await buildWithin(held, limit);
+        budget -= records.length;
+        coldBytes += records.length;
+        put(t.topic, {
+          partition: p.partition,
+          errorCode: KafkaErrorCode.NONE,
+          highWatermark: marks.high,
+          lastStableOffset: marks.stable,
+          logStartOffset: marks.logStart,
+          abortedTransactions: request.isolationLevel === 1 ? [] : null,
+          preferredReadReplica: -1,
+          records,
+        });
+      }
+    }
+    await Promise.all(
+      [...forward].map(async ([leader, byTopic]) => {
+        const part: FetchRequest = {
+          ...request,
+          maxWaitMs: coldBytes > 0 ? 0 : request.maxWaitMs,
+          minBytes: coldBytes > 0 ? 0 : request.minBytes,
+          // Sessionless full fetches: the proxy keeps no fetch sessions, which a broker may always decline.
+          sessionId: 0,
+          sessionEpoch: -1,
+          topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+          forgotten: [],
+        };
+        const answer = decodeFetchResponse(
+          version,
+          new Decoder(
+            await this.cluster
+              .linkTo(leader)
+              .request(ApiKey.Fetch, version, encodeFetchRequest(version, part)),
+          ),
+        );
+        for (const t of answer.topics) {
+          for (const p of t.partitions) {
+            if (p.errorCode === KafkaErrorCode.NOT_LEADER_OR_FOLLOWER) this.cluster.forgetLeaders();
+            put(t.topic, p);
+          }
+        }
+      }),
+    );
+    const out = new Map<string, FetchPartitionResponse[]>();
+    for (const t of request.topics) {
+      out.set(
+        t.topic,
+        t.partitions.map(
+          (p) =>
+            answers.get(t.topic)?.get(p.partition) ??
+            emptyPartition(p.partition, KafkaErrorCode.NOT_LEADER_OR_FOLLOWER),
+        ),
+      );
+    }
+    return out;
+  }
+}

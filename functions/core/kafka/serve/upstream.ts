@@ -1,0 +1,225 @@
+/**
+ * The proxy's side of the real cluster: one connection per upstream broker (requests pipelined,
+ * answers matched by correlation id), the brokers and partition leaders from upstream Metadata, and
+ * each consumer group's coordinator from upstream FindCoordinator. Hand-written: kafkajs's Connection
+ * decodes every answer into its own objects, and the proxy must relay most answers byte for byte.
+ */
+import { connect, type Socket } from 'node:net';
+import { LakeError } from '../../errors.js';
+import { Decoder } from './kafkajs-protocol.js';
+import {
+  type ApiRange,
+  decodeApiVersionsV0,
+  decodeFindCoordinatorResponse,
+  decodeMetadataResponse,
+  encodeFindCoordinatorRequest,
+  encodeMetadataRequestV1,
+  type MetadataResponse,
+} from './messages.js';
+import { ApiKey, FrameReader, framed } from './wire.js';
+
+/** The cluster could not be reached or broke a connection; a retry (the client's) can help. */
+export class UpstreamError extends LakeError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true });
+    this.name = 'UpstreamError';
+  }
+}
+
+/** One connection to one broker. */
+export class UpstreamLink {
+  private socket: Socket | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
+
+  constructor(
+    readonly host: string,
+    readonly port: number,
+  ) {}
+
+  get closed(): boolean {
+    return this.socket === undefined || this.socket.destroyed;
+  }
+
+  private open(): Socket {
+    if (this.socket && !this.socket.destroyed) return this.socket;
+    const socket = connect({ host: this.host, port: this.port });
+    socket.setNoDelay(true);
+    const reader = new FrameReader();
+    socket.on('data', (chunk: Buffer) => {
+      let frames: Buffer[];
+      try {
+        frames = reader.push(chunk);
+      } catch (error) {
+        socket.destroy(error as Error);
+        return;
+      }
+      for (const frame of frames) {
+        if (frame.length < 4) continue;
+        const id = frame.readInt32BE(0);
+        const waiter = this.pending.get(id);
+        this.pending.delete(id);
+        waiter?.resolve(frame.subarray(4));
+      }
+    });
+    const fail = (error?: Error) => {
+      const e = new UpstreamError(
+        `broker ${this.host}:${this.port}: ${error?.message ?? 'connection closed'}`,
+        { cause: error },
+      );
+      for (const w of this.pending.values()) w.reject(e);
+      this.pending.clear();
+    };
+    socket.on('error', fail);
+    socket.on('close', () => fail());
+    this.socket = socket;
+    return socket;
+  }
+
+  /**
+   * Sends a whole request (header and body) with this link's correlation id in place of its own;
+   * resolves with the answer after its correlation id (the rest of the header and the body).
+   * @throws UpstreamError when the connection fails first
+   */
+  send(request: Buffer): Promise<Buffer> {
+    const id = this.nextId++ & 0x7fffffff;
+    const copy = Buffer.from(request);
+    copy.writeInt32BE(id, 4);
+    return new Promise<Buffer>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.open().write(framed(copy));
+    });
+  }
+
+  /** Sends a request that gets no answer (Produce with acks 0). */
+  sendOnly(request: Buffer): void {
+    const copy = Buffer.from(request);
+    copy.writeInt32BE(this.nextId++ & 0x7fffffff, 4);
+    this.open().write(framed(copy));
+  }
+
+  /** A request this proxy makes itself (non-flexible header v1). */
+  request(apiKey: number, version: number, body: Buffer): Promise<Buffer> {
+    const header = Buffer.alloc(10 + 'floe-kafka-serve'.length);
+    header.writeInt16BE(apiKey, 0);
+    header.writeInt16BE(version, 2);
+    header.writeInt32BE(0, 4);
+    header.writeInt16BE('floe-kafka-serve'.length, 8);
+    header.write('floe-kafka-serve', 10, 'utf8');
+    return this.send(Buffer.concat([header, body]));
+  }
+
+  close(): void {
+    this.socket?.destroy();
+  }
+}
+
+interface BrokerAddress {
+  host: string;
+  port: number;
+}
+
+/** What the proxy knows of the cluster: brokers, leaders, coordinators; links for its own requests. */
+export class UpstreamCluster {
+  readonly brokers = new Map<number, BrokerAddress>();
+  private readonly leaders = new Map<string, Map<number, number>>();
+  private readonly coordinators = new Map<string, number>();
+  private readonly links = new Map<number, UpstreamLink>();
+  private bootstrapLink: UpstreamLink | undefined;
+
+  constructor(private readonly bootstrap: BrokerAddress[]) {}
+
+  /** A link to any broker (the bootstrap one first). @throws UpstreamError when none answers */
+  anyLink(): UpstreamLink {
+    if (this.bootstrapLink && !this.bootstrapLink.closed) return this.bootstrapLink;
+    const first = this.brokers.keys().next();
+    if (!first.done) return this.linkTo(first.value);
+    const b = this.bootstrap[Math.floor(Math.random() * this.bootstrap.length)];
+    this.bootstrapLink = new UpstreamLink(b.host, b.port);
+    return this.bootstrapLink;
+  }
+
+  /** A shared link to broker `nodeId`. @throws UpstreamError for a node the cluster did not name */
+  linkTo(nodeId: number, pool = this.links): UpstreamLink {
+    let link = pool.get(nodeId);
+    if (link && !link.closed) return link;
+    const address = this.brokers.get(nodeId);
+    if (!address) throw new UpstreamError(`upstream names no broker ${nodeId}`);
+    link = new UpstreamLink(address.host, address.port);
+    pool.set(nodeId, link);
+    return link;
+  }
+
+  /** Upstream's API version ranges (ApiVersions v0, which every broker answers). */
+  async apiVersions(): Promise<ApiRange[]> {
+    const answer = decodeApiVersionsV0(
+      new Decoder(await this.anyLink().request(ApiKey.ApiVersions, 0, Buffer.alloc(0))),
+    );
+    if (answer.errorCode !== 0)
+      throw new UpstreamError(`upstream ApiVersions failed with error ${answer.errorCode}`);
+    return answer.apis;
+  }
+
+  /** Remembers the brokers and leaders of an upstream Metadata answer. */
+  learn(metadata: MetadataResponse): void {
+    if (metadata.brokers.length > 0) {
+      this.brokers.clear();
+      for (const b of metadata.brokers) this.brokers.set(b.nodeId, { host: b.host, port: b.port });
+    }
+    for (const t of metadata.topics) {
+      if (t.errorCode !== 0) continue;
+      const map = new Map<number, number>();
+      for (const p of t.partitions) map.set(p.partition, p.leader);
+      this.leaders.set(t.name, map);
+    }
+  }
+
+  /** @throws UpstreamError when the cluster cannot be asked */
+  async refresh(topics: string[] | null): Promise<void> {
+    const body = await this.anyLink().request(ApiKey.Metadata, 1, encodeMetadataRequestV1(topics));
+    this.learn(decodeMetadataResponse(1, new Decoder(body)));
+  }
+
+  /** The leader of a partition, asking upstream once when unknown; undefined when it has none. */
+  async leaderOf(topic: string, partition: number): Promise<number | undefined> {
+    const known = this.leaders.get(topic)?.get(partition);
+    if (known !== undefined && known >= 0 && this.brokers.has(known)) return known;
+    await this.refresh([topic]);
+    const leader = this.leaders.get(topic)?.get(partition);
+    return leader !== undefined && leader >= 0 ? leader : undefined;
+  }
+
+  forgetLeaders(): void {
+    this.leaders.clear();
+  }
+
+  rememberCoordinator(group: string, nodeId: number, address: BrokerAddress): void {
+    this.coordinators.set(group, nodeId);
+    if (!this.brokers.has(nodeId)) this.brokers.set(nodeId, address);
+  }
+
+  /** The group's coordinator, asking upstream when unknown. @throws UpstreamError when it has none */
+  async coordinatorOf(group: string): Promise<number> {
+    const known = this.coordinators.get(group);
+    if (known !== undefined) return known;
+    const answer = decodeFindCoordinatorResponse(
+      1,
+      new Decoder(
+        await this.anyLink().request(ApiKey.FindCoordinator, 1, encodeFindCoordinatorRequest(1, group)),
+      ),
+    );
+    if (answer.errorCode !== 0)
+      throw new UpstreamError(`no coordinator for group '${group}' (error ${answer.errorCode})`);
+    this.rememberCoordinator(group, answer.nodeId, { host: answer.host, port: answer.port });
+    return answer.nodeId;
+  }
+
+  forgetCoordinator(group: string): void {
+    this.coordinators.delete(group);
+  }
+
+  close(): void {
+    for (const l of this.links.values()) l.close();
+    this.bootstrapLink?.close();
+  }
+}

@@ -1,0 +1,306 @@
+/**
+ * `floe kafka-serve` in front of a real Kafka-protocol cluster (librdkafka's mock through kcat), read by
+ * two clients no one here wrote (kcat/librdkafka and a kafkajs consumer group). The table is ingested
+ * from one cluster; the endpoint stands in front of a SECOND, fresh cluster whose early offsets hold
+ * filler records (the mock cannot delete records: `--cold-below P:O` stands in for retention). So a
+ * record below O that reaches a client with its original key, headers and timestamp can only have come
+ * from the table. The mock creates every topic with 4 partitions; the records go to partitions 0 and 1.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
+import { promisify } from 'node:util';
+import type { Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  decodeFetchResponse,
+  encodeFetchRequest,
+} from '../../../functions/core/kafka/serve/fetch-messages.js';
+import { Decoder } from '../../../functions/core/kafka/serve/kafkajs-protocol.js';
+import { FrameReader, framed } from '../../../functions/core/kafka/serve/wire.js';
+import { kcatAvailable, type MockKafka, startMockKafka } from '../../support/kafka-broker.js';
+import { exitOf, type FloeProcess, kafkaClient, makeWarehouse, spawnFloe } from './kafka-kit.js';
+
+const TABLE = 'app.timeline';
+const COLD_BELOW = 10;
+const PER_PARTITION = 20;
+/** Partition 1's first records are not JSON: dead letters, so the table holds partition 1 from offset 3. */
+const P1_SKIPPED = 3;
+/** Partition 0's record at offset 5 is not JSON either: a gap inside the offsets served from the table. */
+const P0_GAP = 5;
+const BASE_MS = Date.UTC(2026, 0, 1);
+
+interface Original {
+  partition: number;
+  offset: number;
+  key: string | null;
+  seq: string;
+  timestampMs: number;
+  value: string;
+}
+
+function originals(): Original[] {
+  const out: Original[] = [];
+  for (const partition of [0, 1]) {
+    for (let offset = 0; offset < PER_PARTITION; offset++) {
+      const id = partition * 100 + offset;
+      const dead = (partition === 1 && offset < P1_SKIPPED) || (partition === 0 && offset === P0_GAP);
+      out.push({
+        partition,
+        offset,
+        key: offset % 7 === 3 ? null : `key-${id}`,
+        seq: `${partition}-${offset}`,
+        timestampMs: BASE_MS + partition * 1_000 + offset,
+        value: dead ? `not json ${id}` : JSON.stringify({ id, name: `name-${id}` }),
+      });
+    }
+  }
+  return out;
+}
+
+/** Produces records per partition in one batch each, so offsets follow the order given. */
+async function kcatLines(endpoint: string, topic: string): Promise<string[]> {
+  const { stdout } = await promisify(execFile)(
+    'kcat',
+    ['-C', '-b', endpoint, '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%p %o %k %h %T %s\\n'],
+    { timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+  );
+  return stdout.split('\n').filter(Boolean);
+}
+
+const line = (r: Original) =>
+  `${r.partition} ${r.offset} ${r.key ?? ''} seq=${r.seq},h2=x ${r.timestampMs} ${r.value}`;
+
+async function produceRecords(kafka: Kafka, topic: string, records: Original[], filler = 0): Promise<void> {
+  const producer = kafka.producer({ allowAutoTopicCreation: true });
+  await producer.connect();
+  try {
+    for (const partition of [0, 1]) {
+      const fill = Array.from({ length: filler }, (_, i) => ({
+        partition,
+        key: 'filler',
+        value: `filler-${i}`,
+        timestamp: String(BASE_MS - 7_200_000),
+      }));
+      const real = records
+        .filter((r) => r.partition === partition)
+        .map((r) => ({
+          partition,
+          key: r.key,
+          value: r.value,
+          headers: { seq: r.seq, h2: 'x' },
+          timestamp: String(r.timestampMs),
+        }));
+      await producer.send({ topic, acks: -1, messages: [...fill, ...real] });
+    }
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/** One request/answer over a fresh connection to the endpoint (header v1). */
+async function rawRequest(endpoint: string, apiKey: number, version: number, body: Buffer): Promise<Buffer> {
+  const [host, port] = endpoint.split(':');
+  const socket = connect({ host, port: Number(port) });
+  const header = Buffer.alloc(10);
+  header.writeInt16BE(apiKey, 0);
+  header.writeInt16BE(version, 2);
+  header.writeInt32BE(77, 4);
+  header.writeInt16BE(0, 8);
+  try {
+    return await new Promise<Buffer>((resolve, reject) => {
+      const reader = new FrameReader();
+      socket.on('data', (chunk: Buffer) => {
+        const [frame] = reader.push(chunk);
+        if (frame) resolve(frame.subarray(4));
+      });
+      socket.on('error', reject);
+      socket.on('close', () => reject(new Error('closed before an answer')));
+      socket.write(framed(Buffer.concat([header, body])));
+    });
+  } finally {
+    socket.destroy();
+  }
+}
+
+describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through one Kafka endpoint', () => {
+  let first: MockKafka;
+  let second: MockKafka;
+  let serve: FloeProcess;
+  let endpoint: string;
+  let warehouse: string;
+  const topic = `timeline-${randomUUID()}`;
+  const records = originals();
+  // What a client must see: below the boundary what the table holds (not the dead letters), then the rest.
+  const expected = records.filter((r) => r.offset >= COLD_BELOW || !r.value.startsWith('not json'));
+
+  beforeAll(async () => {
+    [first, second] = await Promise.all([startMockKafka(3), startMockKafka(3)]);
+    const { dir, schemaFile } = await makeWarehouse();
+    warehouse = dir;
+    const a = kafkaClient(first.bootstrapServers);
+    await produceRecords(a, topic, records);
+    const backfill = spawnFloe([
+      'backfill',
+      '--bootstrap-servers',
+      first.bootstrapServers,
+      '--topic',
+      topic,
+      '--warehouse',
+      dir,
+      '--table',
+      TABLE,
+      '--schema',
+      schemaFile,
+      '--from',
+      'earliest',
+      '--to',
+      'latest',
+    ]);
+    expect((await exitOf(backfill)).code, backfill.output()).toBe(0);
+    const b = kafkaClient(second.bootstrapServers);
+    await produceRecords(
+      b,
+      topic,
+      records.filter((r) => r.offset >= COLD_BELOW),
+      COLD_BELOW,
+    );
+    serve = spawnFloe([
+      'kafka-serve',
+      '--warehouse',
+      dir,
+      '--table',
+      TABLE,
+      '--bootstrap-servers',
+      second.bootstrapServers,
+      '--port',
+      '0',
+      '--cold-below',
+      `0:${COLD_BELOW},1:${COLD_BELOW}`,
+    ]);
+    await serve.waitFor(/Kafka endpoint 127\.0\.0\.1:\d+/, 1, 30_000);
+    endpoint = /Kafka endpoint (127\.0\.0\.1:\d+)/.exec(serve.output())![1];
+  });
+  afterAll(async () => {
+    serve?.child.kill('SIGTERM');
+    if (serve) await exitOf(serve, 10_000).catch(() => undefined);
+    await Promise.all([first?.stop(), second?.stop()]);
+  });
+
+  it('kcat reads every record once, in offset order, with its original offset, key, headers and timestamp', async () => {
+    // Act
+    const lines = await kcatLines(endpoint, topic);
+    // Assess
+    const want = expected.map(line);
+    for (const p of [0, 1]) {
+      expect(lines.filter((l) => l.startsWith(`${p} `))).toEqual(want.filter((l) => l.startsWith(`${p} `)));
+    }
+  });
+
+  it('--cold-below committed serves every committed offset from the table, then reads on from the cluster', async () => {
+    // Prepare
+    const committed = spawnFloe([
+      'kafka-serve',
+      '--warehouse',
+      warehouse,
+      '--table',
+      TABLE,
+      '--bootstrap-servers',
+      second.bootstrapServers,
+      '--port',
+      '0',
+    ]);
+    try {
+      await committed.waitFor(/Kafka endpoint 127\.0\.0\.1:\d+/, 1, 30_000);
+      const at = /Kafka endpoint (127\.0\.0\.1:\d+)/.exec(committed.output())![1];
+      // Act
+      const lines = await kcatLines(at, topic);
+      // Assess: the table holds offsets 0-19 of both partitions (dead letters aside), the second
+      // cluster's copies of 0-9 are filler, so every line is the table's.
+      const want = records.filter((r) => !r.value.startsWith('not json')).map(line);
+      for (const p of [0, 1]) {
+        expect(lines.filter((l) => l.startsWith(`${p} `))).toEqual(want.filter((l) => l.startsWith(`${p} `)));
+      }
+    } finally {
+      committed.child.kill('SIGTERM');
+      await exitOf(committed, 10_000).catch(() => undefined);
+    }
+  });
+
+  it('a kafkajs consumer group reads the same timeline from the beginning', async () => {
+    // Prepare
+    const kafka = kafkaClient(endpoint);
+    const consumer = kafka.consumer({ groupId: `g-${randomUUID()}`, maxWaitTimeInMs: 100 });
+    const seen: string[] = [];
+    // Act
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`only ${seen.length} records:\n${seen.join('\n')}`)),
+          60_000,
+        );
+        consumer
+          .run({
+            eachMessage: async ({ partition, message }) => {
+              seen.push(
+                `${partition} ${message.offset} ${message.key?.toString() ?? ''} seq=${message.headers?.seq?.toString()},h2=${message.headers?.h2?.toString()} ${message.timestamp} ${message.value?.toString()}`,
+              );
+              if (seen.length >= expected.length) {
+                clearTimeout(timer);
+                resolve();
+              }
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await consumer.disconnect();
+    }
+    // Assess
+    const want = expected.map(line);
+    for (const p of [0, 1]) {
+      expect(seen.filter((l) => l.startsWith(`${p} `))).toEqual(want.filter((l) => l.startsWith(`${p} `)));
+    }
+  });
+
+  it('answers ApiVersions of an unknown version with UNSUPPORTED_VERSION, and a fetch below the table with OFFSET_OUT_OF_RANGE', async () => {
+    // Act
+    const versions = await rawRequest(endpoint, 18, 99, Buffer.alloc(0));
+    const fetch = await rawRequest(
+      endpoint,
+      1,
+      4,
+      encodeFetchRequest(4, {
+        replicaId: -1,
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: 1_000_000,
+        isolationLevel: 0,
+        sessionId: 0,
+        sessionEpoch: -1,
+        topics: [
+          {
+            topic,
+            partitions: [
+              {
+                partition: 1,
+                currentLeaderEpoch: -1,
+                fetchOffset: 0n,
+                logStartOffset: -1n,
+                maxBytes: 100_000,
+              },
+            ],
+          },
+        ],
+        forgotten: [],
+        rackId: '',
+      }),
+    );
+    // Assess
+    expect(versions.readInt16BE(0)).toBe(35);
+    const answer = decodeFetchResponse(4, new Decoder(fetch));
+    expect(answer.topics[0].partitions[0].errorCode).toBe(1);
+  });
+});

@@ -1,0 +1,184 @@
+/**
+ * What kafka-serve writes on the wire, read back by readers it did not write: kafkajs's own Fetch v11
+ * and Metadata v6 response decoders (which parse magic-v2 batches into messages), and a CRC-32C
+ * computed here from the polynomial, since kafkajs's batch decoder skips the CRC.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { encodeFetchResponse } from '../../../functions/core/kafka/serve/fetch-messages.js';
+import { buildWithin } from '../../../functions/core/kafka/serve/fetch-router.js';
+import { rewriteMetadata } from '../../../functions/core/kafka/serve/kafka-proxy.js';
+import {
+  encodeMetadataResponse,
+  type MetadataResponse,
+} from '../../../functions/core/kafka/serve/messages.js';
+import {
+  buildBatch,
+  type ColdRecord,
+  MAX_BATCH_RECORDS,
+} from '../../../functions/core/kafka/serve/record-batches.js';
+
+const require = createRequire(import.meta.url);
+
+interface DecodedMessage {
+  offset: string;
+  timestamp: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Record<string, Buffer | Buffer[]>;
+}
+interface DecodedFetch {
+  responses: { topicName: string; partitions: { partition: number; messages: DecodedMessage[] }[] }[];
+}
+const fetchV11 = require('kafkajs/src/protocol/requests/fetch/v11/response') as {
+  decode(raw: Buffer): Promise<DecodedFetch>;
+};
+const metadataV6 = require('kafkajs/src/protocol/requests/metadata/v6/response') as {
+  decode(raw: Buffer): Promise<{
+    brokers: { nodeId: number; host: string; port: number }[];
+    controllerId: number;
+    topicMetadata: {
+      topic: string;
+      partitionMetadata: { partitionId: number; leader: number; replicas: number[] }[];
+    }[];
+  }>;
+};
+
+/** CRC-32C (Castagnoli, reflected 0x82F63B78), bit by bit: slow and plain, independent of kafkajs. */
+function crc32c(bytes: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x82f63b78 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function record(offset: bigint, i: number): ColdRecord {
+  return {
+    offset,
+    timestampMs: 1_767_225_600_000n + BigInt(i * 7),
+    key: i % 3 === 0 ? null : Buffer.from(`key-${i}`),
+    value: Buffer.from(JSON.stringify({ id: i })),
+    headers: [
+      { key: 'seq', value: Buffer.from(String(i)) },
+      { key: 'bin', value: Buffer.from([0, 255, 128]) },
+    ],
+  };
+}
+
+async function decodeThroughKafkajs(records: Buffer): Promise<DecodedMessage[]> {
+  const body = encodeFetchResponse(11, {
+    throttleMs: 0,
+    errorCode: 0,
+    sessionId: 0,
+    topics: [
+      {
+        topic: 't',
+        partitions: [
+          {
+            partition: 0,
+            errorCode: 0,
+            highWatermark: 1000n,
+            lastStableOffset: 1000n,
+            logStartOffset: 0n,
+            abortedTransactions: null,
+            preferredReadReplica: -1,
+            records,
+          },
+        ],
+      },
+    ],
+  });
+  return (await fetchV11.decode(body)).responses[0].partitions[0].messages;
+}
+
+describe('kafka-serve record batches', () => {
+  it('carry the original offsets across gaps, keys, headers and timestamps, with a valid CRC-32C', async () => {
+    // Prepare
+    const offsets = [7n, 8n, 10n, 15n, 16n];
+    const records = offsets.map((o, i) => record(o, i));
+    // Act
+    const batch = await buildBatch(records);
+    const messages = await decodeThroughKafkajs(batch);
+    // Assess
+    expect(batch.readBigInt64BE(0)).toBe(7n);
+    expect(batch.readInt8(16)).toBe(2);
+    expect(batch.readUInt32BE(17)).toBe(crc32c(batch.subarray(21)));
+    expect(batch.readInt32BE(23)).toBe(9); // last offset delta
+    expect(batch.readBigInt64BE(43)).toBe(-1n); // producer id
+    expect(batch.readInt16BE(51)).toBe(-1); // producer epoch
+    expect(batch.readInt32BE(53)).toBe(-1); // base sequence
+    expect(messages.map((m) => BigInt(m.offset))).toEqual(offsets);
+    expect(messages.map((m) => m.key?.toString() ?? null)).toEqual(
+      records.map((r) => r.key?.toString() ?? null),
+    );
+    expect(messages.map((m) => m.timestamp)).toEqual(records.map((r) => String(r.timestampMs)));
+    expect(messages.map((m) => m.value?.toString())).toEqual(records.map((r) => r.value?.toString()));
+    expect(messages.map((m) => [m.headers.seq.toString(), [...(m.headers.bin as Buffer)]])).toEqual(
+      records.map((_, i) => [String(i), [0, 255, 128]]),
+    );
+  });
+
+  it("stop before a partition's max bytes, but always hold at least one batch", async () => {
+    // Prepare
+    const records = Array.from({ length: MAX_BATCH_RECORDS * 3 }, (_, i) => record(BigInt(100 + 2 * i), i));
+    const one = await buildWithin(records, 1);
+    const all = await buildWithin(records, 10_000_000);
+    // Act
+    const limit = Math.floor(all.length / 2);
+    const half = await buildWithin(records, limit);
+    // Assess
+    expect((await decodeThroughKafkajs(one)).length).toBe(MAX_BATCH_RECORDS);
+    expect((await decodeThroughKafkajs(all)).map((m) => BigInt(m.offset))).toEqual(
+      records.map((r) => r.offset),
+    );
+    expect(half.length).toBeLessThanOrEqual(limit);
+    expect((await decodeThroughKafkajs(half)).length).toBe(MAX_BATCH_RECORDS);
+  });
+});
+
+describe('kafka-serve Metadata rewrite', () => {
+  it('shows one broker, this endpoint, leading every partition that has a leader', async () => {
+    // Prepare
+    const upstream: MetadataResponse = {
+      throttleMs: 0,
+      brokers: [1, 2, 3].map((nodeId) => ({ nodeId, host: '10.0.0.9', port: 9090 + nodeId, rack: 'az1' })),
+      clusterId: 'c',
+      controllerId: 2,
+      topics: [
+        {
+          errorCode: 0,
+          name: 'orders',
+          internal: false,
+          partitions: [
+            {
+              errorCode: 0,
+              partition: 0,
+              leader: 3,
+              leaderEpoch: 5,
+              replicas: [3, 1],
+              isr: [3, 1],
+              offline: [],
+            },
+            { errorCode: 5, partition: 1, leader: -1, leaderEpoch: 5, replicas: [2], isr: [], offline: [2] },
+          ],
+          authorizedOperations: 0,
+        },
+      ],
+      clusterAuthorizedOperations: 0,
+    };
+    // Act
+    const body = encodeMetadataResponse(6, rewriteMetadata(upstream, { host: '127.0.0.1', port: 19092 }));
+    const decoded = await metadataV6.decode(body);
+    // Assess
+    expect(decoded.brokers).toEqual([expect.objectContaining({ nodeId: 0, host: '127.0.0.1', port: 19092 })]);
+    expect(decoded.controllerId).toBe(0);
+    expect(
+      decoded.topicMetadata[0].partitionMetadata.map((p) => [p.partitionId, p.leader, p.replicas]),
+    ).toEqual([
+      [0, 0, [0]],
+      [1, -1, [0]],
+    ]);
+  });
+});
