@@ -240,6 +240,82 @@ app.synth();
     expect(readdirSync(join(app, 'node_modules'))).not.toContain('esbuild');
   });
 
+  it('type-checks and synthesizes the same app in TypeScript against the shipped declarations', () => {
+    // Prepare: strict TypeScript as a user's CDK app sets it up, compiled by the clone's tsc (a user
+    // installs their own); Node 22 runs the .ts file itself (type stripping), offline
+    writeFileSync(
+      join(app, 'app.ts'),
+      `import { App, Stack } from 'aws-cdk-lib';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { KafkaToIceberg, type KafkaToIcebergProps, type TableRoute } from 'floe/cdk';
+
+const app = new App({ outdir: 'cdk.out.ts' });
+const stack = new Stack(app, 'ShopTs');
+const secret = secretsmanager.Secret.fromSecretCompleteArn(
+  stack,
+  'KafkaSecret',
+  'arn:aws:secretsmanager:eu-west-1:111122223333:secret:kafka-AbCdEf',
+);
+const orders: TableRoute = { topics: ['orders'], table: 'shop.orders', mode: 'append' };
+// @ts-expect-error the declarations know the modes: 'merge' is none of them
+const wrong: TableRoute = { topics: ['orders'], table: 'shop.wrong', mode: 'merge' };
+const props: KafkaToIcebergProps = {
+  source: {
+    kind: 'self-managed',
+    bootstrapServers: ['kafka-1.example.com:9096'],
+    authentication: { method: 'SASL_SCRAM_512', secret },
+  },
+  tables: [orders],
+  catalog: {
+    kind: 'rest',
+    uri: 'https://catalog.example.com/api/catalog',
+    warehouse: 'lake',
+    warehouseBucket: s3.Bucket.fromBucketName(stack, 'Warehouse', 'lake-warehouse'),
+  },
+};
+const pipeline: KafkaToIceberg = new KafkaToIceberg(stack, 'Orders', props);
+app.synth();
+console.log(pipeline.node.id, wrong.table);
+`,
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          // as CDK apps set it: aws-cdk-lib's own declarations need newer libs than ES2022
+          skipLibCheck: true,
+          verbatimModuleSyntax: true,
+          types: [],
+        },
+        files: ['app.ts'],
+      }),
+    );
+    const [command, args] = CAN_UNSHARE ? ['unshare', ['-n', NODE, 'app.ts']] : [NODE, ['app.ts']];
+
+    // Act: one compile (an unused @ts-expect-error fails it, so the wrong mode must be refused), then synth
+    run(NODE, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], app);
+    const synth = run(command as string, args as string[], app);
+
+    // Assess
+    expect(synth.stdout.trim()).toBe('Orders shop.wrong');
+    const template = JSON.parse(readFileSync(join(app, 'cdk.out.ts/ShopTs.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
+    expect(
+      Object.values(template.Resources).some(
+        (r) =>
+          r.Type === 'AWS::Lambda::Function' &&
+          r.Properties.Description === 'Kafka batches to Iceberg snapshots',
+      ),
+    ).toBe(true);
+  });
+
   it('`npm ls --omit=dev` lists every package the installed runtime imports', () => {
     // Prepare
     const installed = join(app, 'node_modules/floe/dist');
