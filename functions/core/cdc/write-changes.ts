@@ -1,6 +1,8 @@
 /**
  * A collapsed CDC batch → files: DataFiles for the keys' final rows (split by the default spec, like
- * appends), and equality DeleteFiles (content 2, `equality_ids` = the key's field ids) holding the
+ * appends), and either position delete files naming the located live rows of every key the batch
+ * replaces or deletes (a table's default, `floe.delete-mode=position`: write-position-deletes.ts), or
+ * equality DeleteFiles (content 2, `equality_ids` = the key's field ids) holding the
  * key of every row the batch replaces or deletes, one file per partition of the delete scope. When
  * the table has `_kafka` lineage, each delete row also carries the deleting change's `_kafka` topic,
  * partition and offset (change-version.ts): the key's version once no row holds it.
@@ -23,14 +25,18 @@ import type { KeyState } from './collapse-changes.js';
 import type { DeleteScope } from './delete-scope.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { readWriteProperties } from '../spec/table-properties.js';
+import type { RowLocation } from './locate-rows.js';
+import { writePositionDeletes } from './write-position-deletes.js';
 
 export interface WrittenChanges {
   dataFiles: DataFile[];
   deleteFiles: DataFile[];
   /** Rows in the data files. */
   rows: number;
-  /** Keys in the delete files. */
+  /** Keys in the equality delete files. */
   equalityDeletes: number;
+  /** Rows named by the position delete files. */
+  positionDeletes: number;
 }
 
 /** The schema cut down to the key columns and the structs holding them (as the table declares them). */
@@ -104,8 +110,10 @@ async function writeDeleteFiles(
 }
 
 /**
- * Writes the files for a collapsed batch (`scope` is needed when any key has older rows to delete),
- * with `options.schema` (the schema the batch commits; default the table's current one).
+ * Writes the files for a collapsed batch with `options.schema` (the schema the batch commits; default
+ * the table's current one). With `options.positions` (the live rows of the keys, located in the base
+ * the batch commits on) the rows of every key that deletes existing rows get position deletes;
+ * without, equality deletes (then `scope` is needed when any key has older rows to delete).
  * On failure, the files this call wrote are deleted (best effort) before the error is thrown.
  * @throws ValidationError without a scope for deletes; whatever writeRows / writeDataFiles throw
  *   (ValidationError, TransientIOError, LakeError)
@@ -115,11 +123,12 @@ export async function writeChanges(
   finals: readonly KeyState[],
   columns: readonly KeyColumn[],
   scope: DeleteScope | undefined,
-  options: { filePrefix?: string; schema?: Schema } = {},
+  options: { filePrefix?: string; schema?: Schema; positions?: readonly RowLocation[] } = {},
 ): Promise<WrittenChanges> {
   const schema = options.schema ?? currentSchema(table.metadata);
   const prefix = options.filePrefix ? `${options.filePrefix.slice(0, 12)}-` : '';
   const rows = finals.flatMap((s) => (s.row ? [s.row] : []));
+  if (options.positions) return writeWithPositions(table, finals, rows, options.positions, prefix, options);
   const lineage = lineageFields(schema) !== undefined;
   const keyRows = finals
     .filter((s) => s.deleteExisting)
@@ -136,7 +145,30 @@ export async function writeChanges(
   try {
     const deleteFiles =
       scope && keyRows.length ? await writeDeleteFiles(table, keyRows, columns, scope, prefix, schema) : [];
-    return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: keyRows.length };
+    return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: keyRows.length, positionDeletes: 0 };
+  } catch (error) {
+    await Promise.all(dataFiles.map((f) => table.io.delete(f.file_path).catch(() => undefined)));
+    throw error;
+  }
+}
+
+async function writeWithPositions(
+  table: LoadedTable,
+  finals: readonly KeyState[],
+  rows: Row[],
+  positions: readonly RowLocation[],
+  prefix: string,
+  options: { filePrefix?: string; schema?: Schema },
+): Promise<WrittenChanges> {
+  const replacing = new Set(finals.filter((s) => s.deleteExisting).map((s) => s.key.text));
+  const places = positions.filter((p) => replacing.has(p.key));
+  const dataFiles = rows.length
+    ? await writeRows(table, rows, { filePrefix: options.filePrefix, schema: options.schema })
+    : [];
+  try {
+    const deleteFiles = await writePositionDeletes(table, places, prefix);
+    const positionDeletes = deleteFiles.reduce((n, f) => n + Number(f.record_count), 0);
+    return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: 0, positionDeletes };
   } catch (error) {
     await Promise.all(dataFiles.map((f) => table.io.delete(f.file_path).catch(() => undefined)));
     throw error;
