@@ -26,7 +26,7 @@ import type { DeleteScope } from './delete-scope.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { readWriteProperties } from '../spec/table-properties.js';
 import type { RowLocation } from './locate-rows.js';
-import { writePositionDeletes } from './write-position-deletes.js';
+import { POSITION_DELETE_SCHEMA, WHOLE_BOUNDS, writePositionDeletes } from './write-position-deletes.js';
 
 export interface WrittenChanges {
   dataFiles: DataFile[];
@@ -74,16 +74,22 @@ async function writeDeleteFiles(
   scope: DeleteScope,
   prefix: string,
   schema: Schema,
+  kind: 'equality' | 'versions' = 'equality',
 ): Promise<DataFile[]> {
   const md = table.metadata;
   const ids = columns.map((c) => c.id);
   const lineage = lineageFields(schema);
   // Extra columns beside the key: equality_ids stays the key's, so readers compare only the key.
-  const deleteSchema = keySchema(schema, new Set([...ids, ...(lineage ? lineageIds(lineage) : [])]));
+  const keyed = keySchema(schema, new Set([...ids, ...(lineage ? lineageIds(lineage) : [])]));
+  const versions = kind === 'versions';
+  const deleteSchema: Schema = versions
+    ? { ...keyed, fields: [...POSITION_DELETE_SCHEMA.fields, ...keyed.fields] }
+    : keyed;
+  const rows = versions ? keyRows.map((r) => ({ ...r, file_path: versionsPath(table), pos: 0n })) : keyRows;
   const written = readWriteProperties(md.properties);
   const files: DataFile[] = [];
   // The key rows carry the partition source columns whenever the scope is partitioned (the key decides it).
-  for (const group of partitionRows(keyRows, schema, scope.spec)) {
+  for (const group of partitionRows(rows, schema, scope.spec)) {
     const dir = joinLocation(
       md.location,
       'data',
@@ -96,13 +102,18 @@ async function writeDeleteFiles(
         schema: deleteSchema,
         specId: scope.spec['spec-id'],
         partition: group.partition,
-        content: 2,
-        equalityIds: ids,
+        content: versions ? 1 : 2,
+        equalityIds: versions ? undefined : ids,
         nextLocation: (i) =>
-          joinLocation(dir, `${prefix}eq-deletes-${id}-${String(i).padStart(5, '0')}.parquet`),
+          joinLocation(
+            dir,
+            `${prefix}${versions ? 'key-versions' : 'eq-deletes'}-${id}-${String(i).padStart(5, '0')}.parquet`,
+          ),
         targetFileSizeBytes: written.targetFileSizeBytes,
         codec: written.parquetCodec,
         pageRowLimit: written.pageRowLimit,
+        // key-versions files are found by their file_path bounds (key-versions.ts): whole, not truncated.
+        ...(versions ? { metricsTruncateLength: WHOLE_BOUNDS } : {}),
       })),
     );
   }
@@ -128,7 +139,9 @@ export async function writeChanges(
   const schema = options.schema ?? currentSchema(table.metadata);
   const prefix = options.filePrefix ? `${options.filePrefix.slice(0, 12)}-` : '';
   const rows = finals.flatMap((s) => (s.row ? [s.row] : []));
-  if (options.positions) return writeWithPositions(table, finals, rows, options.positions, prefix, options);
+  if (options.positions) {
+    return writeWithPositions(table, finals, rows, options.positions, prefix, { ...options, scope, columns, schema });
+  }
   const lineage = lineageFields(schema) !== undefined;
   const keyRows = finals
     .filter((s) => s.deleteExisting)
@@ -152,25 +165,67 @@ export async function writeChanges(
   }
 }
 
+/**
+ * The position a key-versions row names: no data file is there, so the row deletes nothing; it only
+ * carries a deleted key's version (change-version.ts), as equality delete rows do. Never throws.
+ */
+export function versionsPath(table: LoadedTable): string {
+  return joinLocation(table.metadata.location, 'data', 'floe-deleted-key-versions');
+}
+
 async function writeWithPositions(
   table: LoadedTable,
   finals: readonly KeyState[],
   rows: Row[],
   positions: readonly RowLocation[],
   prefix: string,
-  options: { filePrefix?: string; schema?: Schema },
+  options: {
+    filePrefix?: string;
+    schema: Schema;
+    scope: DeleteScope | undefined;
+    columns: readonly KeyColumn[];
+  },
 ): Promise<WrittenChanges> {
   const replacing = new Set(finals.filter((s) => s.deleteExisting).map((s) => s.key.text));
   const places = positions.filter((p) => replacing.has(p.key));
+  // A key left deleted has no row to carry its version: a key-versions row keeps it, so a late batch
+  // cannot bring the key back (late-changes.ts).
+  const lineage = lineageFields(options.schema);
+  const versionRows = lineage
+    ? finals
+        .filter((s) => s.deleteExisting && s.row === null)
+        .map((s) => ({
+          ...keyRow(options.columns, s.key.values),
+          [KAFKA_FIELD]: s.record ? versionValue(s.record) : null,
+        }))
+    : [];
+  if (versionRows.length > 0 && !options.scope)
+    throw new ValidationError('a batch with key versions needs a delete scope');
   const dataFiles = rows.length
     ? await writeRows(table, rows, { filePrefix: options.filePrefix, schema: options.schema })
     : [];
+  const deleteFiles: DataFile[] = [];
   try {
-    const deleteFiles = await writePositionDeletes(table, places, prefix);
-    const positionDeletes = deleteFiles.reduce((n, f) => n + Number(f.record_count), 0);
+    deleteFiles.push(...(await writePositionDeletes(table, places, prefix)));
+    if (options.scope && versionRows.length > 0) {
+      deleteFiles.push(
+        ...(await writeDeleteFiles(
+          table,
+          versionRows,
+          options.columns,
+          options.scope,
+          prefix,
+          options.schema,
+          'versions',
+        )),
+      );
+    }
+    const positionDeletes = places.length;
     return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: 0, positionDeletes };
   } catch (error) {
-    await Promise.all(dataFiles.map((f) => table.io.delete(f.file_path).catch(() => undefined)));
+    await Promise.all(
+      [...dataFiles, ...deleteFiles].map((f) => table.io.delete(f.file_path).catch(() => undefined)),
+    );
     throw error;
   }
 }

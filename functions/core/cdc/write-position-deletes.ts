@@ -16,7 +16,8 @@ import { partitionPath } from '../spec/transforms.js';
 import type { DataFile, Row, Schema } from '../spec/types.js';
 import type { RowLocation } from './locate-rows.js';
 
-const POSITION_DELETE_SCHEMA: Schema = {
+/** Iceberg's position delete columns. */
+export const POSITION_DELETE_SCHEMA: Schema = {
   type: 'struct',
   'schema-id': 0,
   fields: [
@@ -26,7 +27,7 @@ const POSITION_DELETE_SCHEMA: Schema = {
 };
 
 /** Bounds as long as any path: a truncated upper bound would no longer equal the one path named. */
-const WHOLE_BOUNDS = 1 << 20;
+export const WHOLE_BOUNDS = 1 << 20;
 
 function comparePlaces(a: RowLocation, b: RowLocation): number {
   if (a.file.file_path !== b.file.file_path) return a.file.file_path < b.file.file_path ? -1 : 1;

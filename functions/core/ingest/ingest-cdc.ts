@@ -265,16 +265,17 @@ async function writeCdcRound(
   kept = replaceRowsOn(kept, partitionsAfterGap(good, plannedOffsets));
   // With lineage, a key a batch leaves deleted keeps its delete row even in an empty table: it is
   // the key's version, so a late batch cannot bring the key back.
-  // (Position deletes name rows: with no row there is nothing to keep.)
-  const keepsDelete = (f: KeyState) => !byPosition && lineage !== undefined && f.row === null;
+  const keepsDelete = (f: KeyState) => lineage !== undefined && f.row === null;
   const finals = empty
     ? kept.map((f) => (f.deleteExisting && !keepsDelete(f) ? { ...f, deleteExisting: false } : f))
     : kept;
   const lateWhenPlanned = lateAtPlan.size > 0;
   const deletes = finals.some((f) => f.deleteExisting);
   const located = byPosition && deletes ? await locateReplaced(current, columns, finals) : undefined;
-  // Only a batch with equality deletes needs a scope (and may add the unpartitioned spec).
-  const scope = deletes && !byPosition ? await planDeleteScope(current, keyIds) : undefined;
+  // Only a batch with equality deletes (or, by position, key versions: write-changes.ts) needs a
+  // scope (and may add the unpartitioned spec).
+  const versions = lineage !== undefined && finals.some((f) => f.deleteExisting && f.row === null);
+  const scope = deletes && (!byPosition || versions) ? await planDeleteScope(current, keyIds) : undefined;
   const written = await writeChanges(current, finals, columns, scope, {
     filePrefix: batchId,
     schema: reconciliation.schema,
