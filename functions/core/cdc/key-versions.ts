@@ -50,7 +50,10 @@ function columnRange(keys: readonly ChangeKey[], i: number): [Value, Value] {
  * A filter every row of the keys matches (and few others): per filterable key column, `in` its
  * values, or its range when they are many. Undefined when no key column is filterable. Never throws.
  */
-export function keysFilter(columns: readonly KeyColumn[], keys: readonly ChangeKey[]): Expression | undefined {
+export function keysFilter(
+  columns: readonly KeyColumn[],
+  keys: readonly ChangeKey[],
+): Expression | undefined {
   const terms = filterableColumns(columns).map((i): Expression => {
     const term = columns[i].path.join('.');
     const values = [...new Map(keys.map((k) => [tupleKey([k.values[i]]), k.values[i] as Literal])).values()];

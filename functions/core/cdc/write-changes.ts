@@ -140,7 +140,12 @@ export async function writeChanges(
   const prefix = options.filePrefix ? `${options.filePrefix.slice(0, 12)}-` : '';
   const rows = finals.flatMap((s) => (s.row ? [s.row] : []));
   if (options.positions) {
-    return writeWithPositions(table, finals, rows, options.positions, prefix, { ...options, scope, columns, schema });
+    return writeWithPositions(table, finals, rows, options.positions, prefix, {
+      ...options,
+      scope,
+      columns,
+      schema,
+    });
   }
   const lineage = lineageFields(schema) !== undefined;
   const keyRows = finals

@@ -156,7 +156,7 @@ const INGEST = {
     DELETE_MODE_PROPERTY,
     Object.fromEntries(DELETE_MODES.map((m) => [m, m])),
     'position',
-    { accepts: 'one of position, equality' },
+    { accepts: 'one of position, equality', unsetMeans: 'position' },
   ),
 } satisfies Record<string, PropertyDefinition<unknown>>;
 

@@ -139,7 +139,10 @@ describe.each<[Mode, 'position' | 'equality']>([
     // (an upsert batch deletes every key it writes: its padding keys too)
     const content = deleteMode === 'equality' ? 2 : 1;
     const deletes = (await liveEntries(table))
-      .filter((e) => e.data_file.content === content && (content === 2 || /key-versions/.test(e.data_file.file_path)))
+      .filter(
+        (e) =>
+          e.data_file.content === content && (content === 2 || /key-versions/.test(e.data_file.file_path)),
+      )
       .slice(-1);
     expect(deletes[0].data_file.equality_ids ?? undefined).toEqual(content === 2 ? [1] : undefined);
     const kafka = table.metadata.schemas.at(-1)!.fields.find((f) => f.name === '_kafka')!;

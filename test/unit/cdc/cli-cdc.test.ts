@@ -85,7 +85,7 @@ describe('floe ingest --mode --identifier', () => {
       'order_id',
     ]);
     expect(out.join('')).toMatch(
-      /orders-cdc-2\.json → sales\.oc: 15 records, 0 replayed, 7 rows in \d+ files \(\d+ bytes\), 9 keys deleted\/replaced in \d+ equality-delete files, ignored: 1 heartbeat, 3 tombstone, 0 dead-lettered; snapshot \d+/,
+      /orders-cdc-2\.json → sales\.oc: 15 records, 0 replayed, 7 rows in \d+ files \(\d+ bytes\), \d+ rows deleted\/replaced in \d+ position-delete files, ignored: 1 heartbeat, 3 tombstone, 0 dead-lettered; snapshot \d+/,
     );
   });
 
