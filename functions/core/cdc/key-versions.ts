@@ -21,8 +21,8 @@ import { mapLimited } from '../table/map-limited.js';
 import { readSnapshotManifests } from '../table/snapshot-manifests.js';
 import { addVersion, type KeyVersions, type LineageFields } from './change-version.js';
 import type { ChangeKey } from './record-key.js';
-import { keySchema, versionsPath } from './write-changes.js';
-import { POSITION_DELETE_FILE_PATH_ID } from '../scan/delete-index.js';
+import { keySchema } from './write-changes.js';
+import { isKeyVersionsFile } from '../scan/delete-index.js';
 
 /** Past this many distinct values a key column is filtered by its range, not by `in`. */
 const IN_LIMIT = 1000;
@@ -126,21 +126,12 @@ async function liveDeleteFiles(table: LoadedTable, keyIds: readonly number[]): P
     ids !== undefined &&
     ids.length === keyIds.length &&
     ids.every((id) => keyIds.includes(id));
-  const versions = versionsPath(table);
-  // A key-versions file names only that path: both its file_path bounds are it.
-  const namesVersions = (f: DataFile) => {
-    const lower = f.lower_bounds?.get(POSITION_DELETE_FILE_PATH_ID);
-    const upper = f.upper_bounds?.get(POSITION_DELETE_FILE_PATH_ID);
-    const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : undefined);
-    return text(lower) === versions && text(upper) === versions;
-  };
   return manifests
     .flatMap((m) => m.entries)
     .filter(
       (e) =>
         e.status !== 2 &&
-        ((e.data_file.content === 2 && sameKey(e.data_file.equality_ids)) ||
-          (e.data_file.content === 1 && namesVersions(e.data_file))),
+        ((e.data_file.content === 2 && sameKey(e.data_file.equality_ids)) || isKeyVersionsFile(e.data_file)),
     )
     .map((e) => e.data_file);
 }

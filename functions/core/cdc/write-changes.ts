@@ -26,6 +26,7 @@ import type { DeleteScope } from './delete-scope.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { readWriteProperties } from '../spec/table-properties.js';
 import type { RowLocation } from './locate-rows.js';
+import { KEY_VERSIONS_NAME } from '../scan/delete-index.js';
 import { POSITION_DELETE_SCHEMA, WHOLE_BOUNDS, writePositionDeletes } from './write-position-deletes.js';
 
 export interface WrittenChanges {
@@ -175,7 +176,7 @@ export async function writeChanges(
  * carries a deleted key's version (change-version.ts), as equality delete rows do. Never throws.
  */
 export function versionsPath(table: LoadedTable): string {
-  return joinLocation(table.metadata.location, 'data', 'floe-deleted-key-versions');
+  return joinLocation(table.metadata.location, 'data', KEY_VERSIONS_NAME);
 }
 
 async function writeWithPositions(

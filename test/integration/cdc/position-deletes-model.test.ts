@@ -10,9 +10,7 @@
  *
  * The model after a step: per key, the change with the highest offset among the records delivered so
  * far (keys stay on one Kafka partition; floe's `_kafka` lineage keeps a late change from undoing a
- * newer one). A compaction runs only when the delivered batches are a prefix of the stream: it drops
- * the key versions of deleted keys with the delete files it rewrites away (as with equality deletes),
- * so a batch older than a compaction's rows is not a case the table promises.
+ * newer one, and compaction keeps the key-versions rows of deleted keys).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -136,8 +134,8 @@ describe('position deletes: every reader equals the model after every step', () 
             const p = plan as RewritePlan;
             const outcomes: GroupOutcome[] = [];
             for (const g of p.groups) outcomes.push(await compactGroup(table, p, g.index));
-            await commitRewrite(wh.catalog, route.table, p, outcomes);
-            compactions++;
+            const result = await commitRewrite(wh.catalog, route.table, p, outcomes);
+            if (result.groupsCommitted.length > 0) compactions++;
           };
           // Every batch is delivered at least once, after the random steps.
           const all = [...ops, ...batches.map((_, b): Op => ({ kind: 'deliver', batch: b }))];
@@ -153,8 +151,7 @@ describe('position deletes: every reader equals the model after every step', () 
               faulty.beforeCommit = () => deliver(wh.catalog, other);
               await deliver(faulty, op.batch % batches.length);
             } else {
-              const prefix = [...done].sort((a, b) => a - b).every((b, i) => b === i);
-              if (!prefix || done.size === 0) continue;
+              if (done.size === 0) continue;
               if (op.during === undefined) await compact();
               else {
                 const faulty = new FaultyCatalog(wh.catalog);
@@ -180,5 +177,6 @@ describe('position deletes: every reader equals the model after every step', () 
     );
     // The runs compacted tables (the seed is pinned: this counts what they did).
     expect(compactions).toBeGreaterThan(0);
+
   });
 });
