@@ -187,6 +187,7 @@ const ROUTE_FLAGS = [
   'sort-by',
   'mode',
   'identifier',
+  'delete-mode',
   'schema-evolution',
 ] as const;
 

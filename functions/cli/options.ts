@@ -19,6 +19,7 @@ export const OPTIONS = {
   'sort-by': { type: 'string' },
   'schema-evolution': { type: 'string' },
   identifier: { type: 'string' },
+  'delete-mode': { type: 'string' },
   where: { type: 'string' },
   routes: { type: 'string' },
   json: { type: 'boolean' },

@@ -19,9 +19,10 @@ export interface TableIngestSummary {
   attempts: number;
   conflicts: number;
   unknownOutcomes: number;
-  /** CDC tables: equality-delete files committed and keys they delete. */
+  /** CDC tables: delete files committed, keys equality deletes delete, rows position deletes delete. */
   deleteFiles?: number;
   equalityDeletes?: number;
+  positionDeletes?: number;
   /** Aggregate tables: windows written, windows closed, records dead-lettered as late. */
   windowsUpdated?: number;
   windowsClosed?: number;
@@ -54,6 +55,7 @@ export function summarizeIngest(report: IngestEventReport): IngestSummary {
       unknownOutcomes: t.unknownOutcomes,
       ...(t.deleteFiles === undefined ? {} : { deleteFiles: t.deleteFiles }),
       ...(t.equalityDeletes === undefined ? {} : { equalityDeletes: t.equalityDeletes }),
+      ...(t.positionDeletes === undefined ? {} : { positionDeletes: t.positionDeletes }),
       ...(t.windowsUpdated === undefined ? {} : { windowsUpdated: t.windowsUpdated }),
       ...(t.windowsClosed === undefined ? {} : { windowsClosed: t.windowsClosed }),
       ...(t.lateRecords === undefined ? {} : { lateRecords: t.lateRecords }),

@@ -34,3 +34,68 @@ export async function duckdbQuery(sql: string): Promise<Record<string, unknown>[
 export function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
+
+const partitionText = (partition: Record<string, unknown>) =>
+  JSON.stringify(partition, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
+
+/**
+ * The live rows of a table by DuckDB, with the spec's delete rules written in SQL over the live files:
+ * a position delete (file_path, pos) removes the row at `file_row_number` of the data file it names
+ * when the delete's data sequence number is ≥ the data file's and both share spec and partition; an
+ * equality delete removes data rows with the same `key` columns when its sequence number is strictly
+ * greater and its spec is unpartitioned or its spec and partition are the data file's. `local` maps a
+ * file's URI to the path DuckDB reads.
+ */
+export async function duckdbLiveRows(
+  table: LoadedTable,
+  columns: readonly string[],
+  key: readonly string[],
+  local: (uri: string) => string = (uri) => uri.replace(/^file:\/\//, ''),
+): Promise<Record<string, unknown>[]> {
+  const entries = await liveEntries(table);
+  const of = (content: number) => entries.filter((e) => e.data_file.content === content);
+  const [data, positions, equalities] = [of(0), of(1), of(2)];
+  if (data.length === 0) return [];
+  const specFields = (id: number) =>
+    table.metadata['partition-specs'].find((s) => s['spec-id'] === id)!.fields;
+  const fileRows = (list: ManifestEntry[]) =>
+    list
+      .map((e) => {
+        const f = e.data_file;
+        const global = specFields(f.spec_id).length === 0;
+        return `(${sqlString(local(f.file_path))}, ${sqlString(f.file_path)}, ${e.sequence_number}, ${f.spec_id}, ${sqlString(partitionText(f.partition))}, ${global})`;
+      })
+      .join(', ');
+  const files = (list: ManifestEntry[]) =>
+    list.map((e) => sqlString(local(e.data_file.file_path))).join(', ');
+  const none = (select: string) => `select ${select} where false`;
+  const positionCte =
+    positions.length === 0
+      ? none("'' as file_path, 0::bigint as pos, 0 as seq, 0 as spec, '' as part")
+      : `select p.file_path, p.pos, f.seq, f.spec, f.part
+         from read_parquet([${files(positions)}], filename = true, union_by_name = true) p
+         join (values ${fileRows(positions)}) f(path, uri, seq, spec, part, global) on p.filename = f.path`;
+  const keyList = key.map((k) => `e.${k}`).join(', ');
+  const equalityCte =
+    equalities.length === 0
+      ? none(`${key.map((k) => `null as ${k}`).join(', ')}, 0 as seq, 0 as spec, '' as part, false as global`)
+      : `select ${keyList}, f.seq, f.spec, f.part, f.global
+         from read_parquet([${files(equalities)}], filename = true, union_by_name = true) e
+         join (values ${fileRows(equalities)}) f(path, uri, seq, spec, part, global) on e.filename = f.path`;
+  return duckdbQuery(
+    `with data as (
+       select d.*, f.uri, f.seq, f.spec, f.part
+       from read_parquet([${files(data)}], filename = true, file_row_number = true, union_by_name = true) d
+       join (values ${fileRows(data)}) f(path, uri, seq, spec, part, global) on d.filename = f.path
+     ), pdels as (${positionCte}), edels as (${equalityCte})
+     select ${columns.join(', ')} from data
+     where not exists (
+       select 1 from pdels
+       where pdels.file_path = data.uri and pdels.pos = data.file_row_number and pdels.seq >= data.seq
+         and pdels.spec = data.spec and pdels.part = data.part)
+     and not exists (
+       select 1 from edels
+       where ${key.map((k) => `edels.${k} = data.${k}`).join(' and ')} and edels.seq > data.seq
+         and (edels.global or (edels.spec = data.spec and edels.part = data.part)))`,
+  );
+}

@@ -6,6 +6,7 @@ import { parseEventJson } from '../../core/records/event-json.js';
 import { INGEST_MODES, type IngestMode, parseRoutes, type TableRoute } from '../../core/routing/routes.js';
 import { parseEvolutionPolicy } from '../../core/mapping/evolution/evolution-policy.js';
 import { parseSchema } from '../../core/spec/schema.js';
+import { DELETE_MODE_PROPERTY, DELETE_MODES, type DeleteMode } from '../../core/spec/table-properties.js';
 import { openCatalog } from '../catalog-options.js';
 import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 
@@ -46,7 +47,10 @@ function describeCdc(t: IngestEventReport['tables'][number]): string {
   const ignored = Object.entries(t.ignored ?? {})
     .map(([reason, n]) => `${n} ${reason}`)
     .join(', ');
-  return `, ${t.equalityDeletes ?? 0} keys deleted/replaced in ${t.deleteFiles ?? 0} equality-delete files${ignored ? `, ignored: ${ignored}` : ''}`;
+  const deletes = t.positionDeletes
+    ? `${t.positionDeletes} rows deleted/replaced in ${t.deleteFiles ?? 0} position-delete files`
+    : `${t.equalityDeletes ?? 0} keys deleted/replaced in ${t.deleteFiles ?? 0} equality-delete files`;
+  return `, ${deletes}${ignored ? `, ignored: ${ignored}` : ''}`;
 }
 
 export function printIngestReport(file: string, report: IngestEventReport): void {
@@ -82,6 +86,16 @@ function identifierFromOptions(values: ParsedOptions): string[] | undefined {
   return columns;
 }
 
+/** `--delete-mode` as the table property it sets when the table is created. */
+function deleteModeFromOptions(values: ParsedOptions): Record<string, string> {
+  const mode = values['delete-mode'];
+  if (mode === undefined) return {};
+  if (!DELETE_MODES.includes(mode as DeleteMode)) {
+    throw new UsageError(`--delete-mode must be one of ${DELETE_MODES.join(', ')}, got '${mode}'`);
+  }
+  return { [DELETE_MODE_PROPERTY]: mode };
+}
+
 /** Builds the route for `floe ingest` from its flags. */
 export async function routeFromOptions(values: ParsedOptions, events: unknown[]): Promise<TableRoute> {
   const table = parseIdentifier(requireOption(values, 'table'));
@@ -107,7 +121,7 @@ export async function routeFromOptions(values: ParsedOptions, events: unknown[])
     mode: modeFromOptions(values),
     identifierColumns: identifierFromOptions(values),
     kafkaLineage: true,
-    properties: {},
+    properties: deleteModeFromOptions(values),
   };
 }
 
@@ -120,6 +134,7 @@ const ROUTE_FLAGS = [
   'topics',
   'mode',
   'identifier',
+  'delete-mode',
   'schema-evolution',
 ] as const;
 

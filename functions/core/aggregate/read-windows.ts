@@ -8,9 +8,8 @@
 import type { LoadedTable } from '../catalog/catalog.js';
 import type { Expression } from '../scan/expression.js';
 import { planScan } from '../scan/plan-scan.js';
-import { readScanRows } from '../scan/read-scan.js';
+import { type LocatedRow, readScanLocated } from '../scan/read-scan.js';
 import { currentSnapshot } from '../spec/metadata.js';
-import type { Row } from '../spec/types.js';
 
 /** The filter for a batch's windows (exported for tests of the pruning). Undefined: nothing to read. */
 export function touchedWindowsFilter(
@@ -32,17 +31,20 @@ export function touchedWindowsFilter(
 }
 
 /**
- * The live rows of the windows a batch touches or closes.
+ * The live rows of the windows a batch touches or closes, each with its data file and position (what
+ * a position delete of the row names).
  * @throws whatever planScan / readScan throw (NotFoundError, TransientIOError, ValidationError)
  */
 export async function readTouchedWindows(
   table: LoadedTable,
   starts: readonly bigint[],
   watermark: bigint | undefined,
-): Promise<Row[]> {
+): Promise<LocatedRow[]> {
   if (!currentSnapshot(table.metadata)) return [];
   const filter = touchedWindowsFilter(starts, watermark);
   if (!filter) return [];
   const plan = await planScan(table, { filter });
-  return readScanRows(table, plan, { filter });
+  const rows: LocatedRow[] = [];
+  for await (const located of readScanLocated(table, plan, { filter })) rows.push(located);
+  return rows;
 }

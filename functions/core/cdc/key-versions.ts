@@ -1,8 +1,9 @@
 /**
  * The versions (change-version.ts) the table holds for some keys: read, for those keys only, from
  * the live rows (a scan filtered on the key columns, reading the key and `_kafka` only) and from the
- * live equality delete files (their extra `_kafka` columns; files whose key bounds rule out every
- * key are skipped). A late CDC batch asks this for its keys, to leave alone the keys the table
+ * live equality delete files and key-versions files (write-changes.ts: position delete rows that name
+ * no data file; both carry the key and `_kafka` as extra columns; files whose key bounds rule out
+ * every key are skipped). A late CDC batch asks this for its keys, to leave alone the keys the table
  * already holds newer changes of.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
@@ -21,6 +22,7 @@ import { readSnapshotManifests } from '../table/snapshot-manifests.js';
 import { addVersion, type KeyVersions, type LineageFields } from './change-version.js';
 import type { ChangeKey } from './record-key.js';
 import { keySchema } from './write-changes.js';
+import { isKeyVersionsFile } from '../scan/delete-index.js';
 
 /** Past this many distinct values a key column is filtered by its range, not by `in`. */
 const IN_LIMIT = 1000;
@@ -46,9 +48,12 @@ function columnRange(keys: readonly ChangeKey[], i: number): [Value, Value] {
 
 /**
  * A filter every row of the keys matches (and few others): per filterable key column, `in` its
- * values, or its range when they are many. Undefined when no key column is filterable.
+ * values, or its range when they are many. Undefined when no key column is filterable. Never throws.
  */
-function keysFilter(columns: readonly KeyColumn[], keys: readonly ChangeKey[]): Expression | undefined {
+export function keysFilter(
+  columns: readonly KeyColumn[],
+  keys: readonly ChangeKey[],
+): Expression | undefined {
   const terms = filterableColumns(columns).map((i): Expression => {
     const term = columns[i].path.join('.');
     const values = [...new Map(keys.map((k) => [tupleKey([k.values[i]]), k.values[i] as Literal])).values()];
@@ -123,7 +128,11 @@ async function liveDeleteFiles(table: LoadedTable, keyIds: readonly number[]): P
     ids.every((id) => keyIds.includes(id));
   return manifests
     .flatMap((m) => m.entries)
-    .filter((e) => e.status !== 2 && e.data_file.content === 2 && sameKey(e.data_file.equality_ids))
+    .filter(
+      (e) =>
+        e.status !== 2 &&
+        ((e.data_file.content === 2 && sameKey(e.data_file.equality_ids)) || isKeyVersionsFile(e.data_file)),
+    )
     .map((e) => e.data_file);
 }
 

@@ -1,6 +1,8 @@
 /**
  * A collapsed CDC batch → files: DataFiles for the keys' final rows (split by the default spec, like
- * appends), and equality DeleteFiles (content 2, `equality_ids` = the key's field ids) holding the
+ * appends), and either position delete files naming the located live rows of every key the batch
+ * replaces or deletes (a table's default, `floe.delete-mode=position`: write-position-deletes.ts), or
+ * equality DeleteFiles (content 2, `equality_ids` = the key's field ids) holding the
  * key of every row the batch replaces or deletes, one file per partition of the delete scope. When
  * the table has `_kafka` lineage, each delete row also carries the deleting change's `_kafka` topic,
  * partition and offset (change-version.ts): the key's version once no row holds it.
@@ -23,14 +25,19 @@ import type { KeyState } from './collapse-changes.js';
 import type { DeleteScope } from './delete-scope.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { readWriteProperties } from '../spec/table-properties.js';
+import type { RowLocation } from './locate-rows.js';
+import { KEY_VERSIONS_NAME } from '../scan/delete-index.js';
+import { POSITION_DELETE_SCHEMA, WHOLE_BOUNDS, writePositionDeletes } from './write-position-deletes.js';
 
 export interface WrittenChanges {
   dataFiles: DataFile[];
   deleteFiles: DataFile[];
   /** Rows in the data files. */
   rows: number;
-  /** Keys in the delete files. */
+  /** Keys in the equality delete files. */
   equalityDeletes: number;
+  /** Rows named by the position delete files. */
+  positionDeletes: number;
 }
 
 /** The schema cut down to the key columns and the structs holding them (as the table declares them). */
@@ -68,16 +75,22 @@ async function writeDeleteFiles(
   scope: DeleteScope,
   prefix: string,
   schema: Schema,
+  kind: 'equality' | 'versions' = 'equality',
 ): Promise<DataFile[]> {
   const md = table.metadata;
   const ids = columns.map((c) => c.id);
   const lineage = lineageFields(schema);
   // Extra columns beside the key: equality_ids stays the key's, so readers compare only the key.
-  const deleteSchema = keySchema(schema, new Set([...ids, ...(lineage ? lineageIds(lineage) : [])]));
+  const keyed = keySchema(schema, new Set([...ids, ...(lineage ? lineageIds(lineage) : [])]));
+  const versions = kind === 'versions';
+  const deleteSchema: Schema = versions
+    ? { ...keyed, fields: [...POSITION_DELETE_SCHEMA.fields, ...keyed.fields] }
+    : keyed;
+  const rows = versions ? keyRows.map((r) => ({ ...r, file_path: versionsPath(table), pos: 0n })) : keyRows;
   const written = readWriteProperties(md.properties);
   const files: DataFile[] = [];
   // The key rows carry the partition source columns whenever the scope is partitioned (the key decides it).
-  for (const group of partitionRows(keyRows, schema, scope.spec)) {
+  for (const group of partitionRows(rows, schema, scope.spec)) {
     const dir = joinLocation(
       md.location,
       'data',
@@ -90,13 +103,18 @@ async function writeDeleteFiles(
         schema: deleteSchema,
         specId: scope.spec['spec-id'],
         partition: group.partition,
-        content: 2,
-        equalityIds: ids,
+        content: versions ? 1 : 2,
+        equalityIds: versions ? undefined : ids,
         nextLocation: (i) =>
-          joinLocation(dir, `${prefix}eq-deletes-${id}-${String(i).padStart(5, '0')}.parquet`),
+          joinLocation(
+            dir,
+            `${prefix}${versions ? 'key-versions' : 'eq-deletes'}-${id}-${String(i).padStart(5, '0')}.parquet`,
+          ),
         targetFileSizeBytes: written.targetFileSizeBytes,
         codec: written.parquetCodec,
         pageRowLimit: written.pageRowLimit,
+        // key-versions files are found by their file_path bounds (key-versions.ts): whole, not truncated.
+        ...(versions ? { metricsTruncateLength: WHOLE_BOUNDS } : {}),
       })),
     );
   }
@@ -104,8 +122,10 @@ async function writeDeleteFiles(
 }
 
 /**
- * Writes the files for a collapsed batch (`scope` is needed when any key has older rows to delete),
- * with `options.schema` (the schema the batch commits; default the table's current one).
+ * Writes the files for a collapsed batch with `options.schema` (the schema the batch commits; default
+ * the table's current one). With `options.positions` (the live rows of the keys, located in the base
+ * the batch commits on) the rows of every key that deletes existing rows get position deletes;
+ * without, equality deletes (then `scope` is needed when any key has older rows to delete).
  * On failure, the files this call wrote are deleted (best effort) before the error is thrown.
  * @throws ValidationError without a scope for deletes; whatever writeRows / writeDataFiles throw
  *   (ValidationError, TransientIOError, LakeError)
@@ -115,11 +135,19 @@ export async function writeChanges(
   finals: readonly KeyState[],
   columns: readonly KeyColumn[],
   scope: DeleteScope | undefined,
-  options: { filePrefix?: string; schema?: Schema } = {},
+  options: { filePrefix?: string; schema?: Schema; positions?: readonly RowLocation[] } = {},
 ): Promise<WrittenChanges> {
   const schema = options.schema ?? currentSchema(table.metadata);
   const prefix = options.filePrefix ? `${options.filePrefix.slice(0, 12)}-` : '';
   const rows = finals.flatMap((s) => (s.row ? [s.row] : []));
+  if (options.positions) {
+    return writeWithPositions(table, finals, rows, options.positions, prefix, {
+      ...options,
+      scope,
+      columns,
+      schema,
+    });
+  }
   const lineage = lineageFields(schema) !== undefined;
   const keyRows = finals
     .filter((s) => s.deleteExisting)
@@ -136,9 +164,74 @@ export async function writeChanges(
   try {
     const deleteFiles =
       scope && keyRows.length ? await writeDeleteFiles(table, keyRows, columns, scope, prefix, schema) : [];
-    return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: keyRows.length };
+    return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: keyRows.length, positionDeletes: 0 };
   } catch (error) {
     await Promise.all(dataFiles.map((f) => table.io.delete(f.file_path).catch(() => undefined)));
+    throw error;
+  }
+}
+
+/**
+ * The position a key-versions row names: no data file is there, so the row deletes nothing; it only
+ * carries a deleted key's version (change-version.ts), as equality delete rows do. Never throws.
+ */
+export function versionsPath(table: LoadedTable): string {
+  return joinLocation(table.metadata.location, 'data', KEY_VERSIONS_NAME);
+}
+
+async function writeWithPositions(
+  table: LoadedTable,
+  finals: readonly KeyState[],
+  rows: Row[],
+  positions: readonly RowLocation[],
+  prefix: string,
+  options: {
+    filePrefix?: string;
+    schema: Schema;
+    scope: DeleteScope | undefined;
+    columns: readonly KeyColumn[];
+  },
+): Promise<WrittenChanges> {
+  const replacing = new Set(finals.filter((s) => s.deleteExisting).map((s) => s.key.text));
+  const places = positions.filter((p) => replacing.has(p.key));
+  // A key left deleted has no row to carry its version: a key-versions row keeps it, so a late batch
+  // cannot bring the key back (late-changes.ts).
+  const lineage = lineageFields(options.schema);
+  const versionRows = lineage
+    ? finals
+        .filter((s) => s.deleteExisting && s.row === null)
+        .map((s) => ({
+          ...keyRow(options.columns, s.key.values),
+          [KAFKA_FIELD]: s.record ? versionValue(s.record) : null,
+        }))
+    : [];
+  if (versionRows.length > 0 && !options.scope)
+    throw new ValidationError('a batch with key versions needs a delete scope');
+  const dataFiles = rows.length
+    ? await writeRows(table, rows, { filePrefix: options.filePrefix, schema: options.schema })
+    : [];
+  const deleteFiles: DataFile[] = [];
+  try {
+    deleteFiles.push(...(await writePositionDeletes(table, places, prefix)));
+    if (options.scope && versionRows.length > 0) {
+      deleteFiles.push(
+        ...(await writeDeleteFiles(
+          table,
+          versionRows,
+          options.columns,
+          options.scope,
+          prefix,
+          options.schema,
+          'versions',
+        )),
+      );
+    }
+    const positionDeletes = places.length;
+    return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: 0, positionDeletes };
+  } catch (error) {
+    await Promise.all(
+      [...dataFiles, ...deleteFiles].map((f) => table.io.delete(f.file_path).catch(() => undefined)),
+    );
     throw error;
   }
 }

@@ -4,8 +4,8 @@
  *   against the route's record schema) → WHERE (scan/evaluate-row.ts) → records for windows the
  *   watermark already closed are dead letters (stage `late`) → partial windows → merged with the
  *   committed rows of the windows they touch and of the windows the new watermark closes (a pruned
- *   scan: window_start / window_end / window_closed) → the changed rows, with equality deletes for
- *   the rows they replace (cdc/write-changes.ts), in ONE snapshot holding the batch's offset ranges,
+ *   scan: window_start / window_end / window_closed) → the changed rows, with position deletes for
+ *   the rows they replace (equality deletes under `floe.delete-mode=equality`; cdc/write-changes.ts), in ONE snapshot holding the batch's offset ranges,
  *   the per-partition event times and the watermark.
  * The merge reads the base it commits on: when another writer (another partition's batch) commits
  * first, the files are dropped and the batch is merged again on the new base (a stale base), so two
@@ -16,6 +16,7 @@ import { formatIdentifier } from '../catalog/catalog.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
 import { resolveCdcSettings } from '../routing/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
+import { readIngestProperties } from '../spec/table-properties.js';
 import { LakeError, ValidationError } from '../errors.js';
 import { splitDuplicates } from '../ingest/batch-offsets.js';
 import { type BaseCheck, commitBatch } from '../ingest/commit-batch.js';
@@ -224,6 +225,7 @@ export async function ingestAggregateTable(
     mode: 'upsert',
     deleteFiles: committed ? (outcome.written?.deleteFiles.length ?? 0) : 0,
     equalityDeletes: committed ? (outcome.written?.equalityDeletes ?? 0) : 0,
+    positionDeletes: committed ? (outcome.written?.positionDeletes ?? 0) : 0,
     windowsUpdated: committed ? merged.windowsUpdated : 0,
     windowsClosed: committed ? merged.closed.length : 0,
     lateRecords: plan?.late.length ?? 0,
@@ -311,7 +313,8 @@ async function mergeRound(
     (row) => row[plan.query.window.column] as bigint,
   );
   const starts = [...new Set([...partials.values()].map((w) => w.window_start as bigint))];
-  const committed = await readTouchedWindows(current, starts, nextWatermark);
+  const located = await readTouchedWindows(current, starts, nextWatermark);
+  const committed = located.map((l) => l.row);
   const byKey = new Map(committed.map((row) => [windowKey(plan, row), row]));
   const changed = new Map<string, Row>();
   for (const [key, partial] of partials) {
@@ -342,8 +345,14 @@ async function mergeRound(
     deleteExisting: byKey.has(key),
   }));
   const keyIds = columns.map((c) => c.id);
-  const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;
-  const written = await writeChanges(current, finals, columns, scope, { filePrefix: batchId });
+  // Position deletes need no scope: the base the rows were located in is the one committed on (below).
+  const byPosition = readIngestProperties(current.metadata.properties).deleteMode === 'position';
+  const positions = byPosition
+    ? located.map((l) => ({ file: l.file, specId: l.specId, pos: l.pos, key: windowKey(plan, l.row) }))
+    : undefined;
+  const deletes = !byPosition && finals.some((f) => f.deleteExisting);
+  const scope = deletes ? await planDeleteScope(current, keyIds) : undefined;
+  const written = await writeChanges(current, finals, columns, scope, { filePrefix: batchId, positions });
   const plannedOn = currentSnapshot(current.metadata)?.['snapshot-id'];
   return {
     ...written,

@@ -3,8 +3,9 @@
  * (commit-batch.ts): records → decoded by the route's format (decode-for-route.ts) → taken by the
  * route's `when` → row images reconciled with the schema (evolution, as appends) and changes
  * extracted (cdc/plan-changes.ts; dead letters first, to the DLQ table) → collapsed per key in offset
- * order → data files for the final rows + equality deletes for every key the batch replaces or
- * deletes → one snapshot, with the schema change if any. Reading applies the deletes (merge-on-read),
+ * order → data files for the final rows + deletes for every key the batch replaces or deletes
+ * (position deletes naming the keys' live rows in the base, or equality deletes under
+ * `floe.delete-mode=equality`) → one snapshot, with the schema change if any. Reading applies the deletes (merge-on-read),
  * so the table shows the source table's current state.
  */
 import { formatIdentifier, type LoadedTable } from '../catalog/catalog.js';
@@ -12,6 +13,8 @@ import { collapseChanges, type KeyState } from '../cdc/collapse-changes.js';
 import { lineageFields } from '../cdc/change-version.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
 import { readKeyVersions } from '../cdc/key-versions.js';
+import { locateReplaced, positionsMoved } from '../cdc/locate-rows.js';
+import { readIngestProperties } from '../spec/table-properties.js';
 import {
   applyLate,
   type LateOutcome,
@@ -45,6 +48,7 @@ import { baseReport, type TableIngestReport } from './table-report.js';
 
 interface CdcFiles extends BatchFiles {
   equalityDeletes: number;
+  positionDeletes: number;
 }
 
 /** Whether the table's current snapshot has live data files (its summary's running total). */
@@ -116,6 +120,7 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
     mode,
     deleteFiles: committed ? (outcome.written?.deleteFiles.length ?? 0) : 0,
     equalityDeletes: committed ? (outcome.written?.equalityDeletes ?? 0) : 0,
+    positionDeletes: committed ? (outcome.written?.positionDeletes ?? 0) : 0,
     ignored: { ...state.ignored },
     warnings,
   };
@@ -230,6 +235,7 @@ async function writeCdcRound(
   const collapsed = collapseChanges(extracted.changes, columns);
   state.warnings = collapsed.warnings;
   const keyIds = columns.map((c) => c.id);
+  const byPosition = readIngestProperties(current.metadata.properties).deleteMode === 'position';
   // A table without data files has no older rows to delete: no equality deletes (a Debezium
   // snapshot's reads into a new table would otherwise delete every key they write; and a snapshot
   // of delete files alone is one some readers refuse). Checked again against the commit's base.
@@ -264,11 +270,16 @@ async function writeCdcRound(
     ? kept.map((f) => (f.deleteExisting && !keepsDelete(f) ? { ...f, deleteExisting: false } : f))
     : kept;
   const lateWhenPlanned = lateAtPlan.size > 0;
-  // Only a batch with deletes needs a scope (and may add the unpartitioned spec).
-  const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(current, keyIds) : undefined;
+  const deletes = finals.some((f) => f.deleteExisting);
+  const located = byPosition && deletes ? await locateReplaced(current, columns, finals) : undefined;
+  // Only a batch with equality deletes (or, by position, key versions: write-changes.ts) needs a
+  // scope (and may add the unpartitioned spec).
+  const versions = lineage !== undefined && finals.some((f) => f.deleteExisting && f.row === null);
+  const scope = deletes && (!byPosition || versions) ? await planDeleteScope(current, keyIds) : undefined;
   const written = await writeChanges(current, finals, columns, scope, {
     filePrefix: batchId,
     schema: reconciliation.schema,
+    positions: located?.rows ?? (byPosition ? [] : undefined),
   });
   return {
     ...written,
@@ -291,6 +302,8 @@ async function writeCdcRound(
           reason: `${name}: changes of the late batch's partitions were committed while it was written`,
         };
       }
+      const moved = located && positionsMoved(base, located.snapshotId);
+      if (moved) return { kind: 'stale', reason: `${name}: ${moved}` };
       if (empty && hasDataFiles(base.metadata)) {
         return {
           kind: 'stale',

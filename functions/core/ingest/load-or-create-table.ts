@@ -21,8 +21,8 @@ import type { TableRoute } from '../routing/routes.js';
 
 /**
  * The schema and properties floe creates a route's table with.
- * @throws ValidationError when the route has no schema, a CDC mode has no key, or a key column
- *   cannot be a key (not a required primitive, or a float/double)
+ * @throws ValidationError when the route has no schema, a CDC mode has no key, a key column
+ *   cannot be a key (not a required primitive, or a float/double), or a `floe.*` property is malformed
  */
 export function creationRequest(route: TableRoute): { schema: Schema; properties: Record<string, string> } {
   if (!route.schema) {
@@ -40,6 +40,8 @@ export function creationRequest(route: TableRoute): { schema: Schema; properties
     ...(route.schemaEvolution ? { [EVOLUTION_PROPERTY]: route.schemaEvolution } : {}),
     ...(mode === 'append' ? { [MODE_PROPERTY]: mode } : cdcTableProperties(mode, schema)),
   };
+  // A bad floe.delete-mode (or other floe.* value) fails here, before a table holds it.
+  readIngestProperties(properties);
   return { schema, properties };
 }
 

@@ -20,10 +20,12 @@ export interface TableIngestReport {
   conflicts: number;
   unknownOutcomes: number;
   mode?: IngestMode;
-  /** Equality-delete files committed (CDC tables). */
+  /** Delete files committed, equality or position (CDC tables). */
   deleteFiles?: number;
   /** Keys whose older rows the batch deleted or replaced (CDC tables). */
   equalityDeletes?: number;
+  /** Rows the batch deleted or replaced through position deletes (keyed tables). */
+  positionDeletes?: number;
   /** Records recognised as no change (tombstones, heartbeats, ...), by reason (CDC tables). */
   ignored?: Record<string, number>;
   /** Configuration problems worth fixing (e.g. one key on two Kafka partitions). */

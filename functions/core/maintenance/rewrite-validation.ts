@@ -13,11 +13,17 @@
  * Dangling deletes: a delete file the committed table would no longer apply to any data file (equality:
  * no live data file in its scope with a lower data sequence number; position: no live data file it names
  * with a data sequence number at most its own). Only delete files in the partitions the rewrite touched
- * (and unpartitioned ones) are considered, so the commit stays about those partitions.
+ * (and unpartitioned ones) are considered, so the commit stays about those partitions. floe's
+ * key-versions files (position deletes naming no data file, cdc/write-changes.ts) are never dangling.
  */
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import type { FileIO } from '../io/file-io.js';
-import { isUnpartitioned, POSITION_DELETE_FILE_PATH_ID, partitionKey } from '../scan/delete-index.js';
+import {
+  isKeyVersionsFile,
+  isUnpartitioned,
+  POSITION_DELETE_FILE_PATH_ID,
+  partitionKey,
+} from '../scan/delete-index.js';
 import { specById } from '../spec/metadata.js';
 import type { DataFile, ManifestEntry, PartitionSpec, StructType, TableMetadata } from '../spec/types.js';
 import type { RewriteGroupPlan } from './rewrite-run-files.js';
@@ -156,6 +162,8 @@ export async function validateRewrite(
     const file = d.entry.data_file;
     const global = file.content === 2 && isUnpartitioned(d.spec);
     if (!global && !touched.has(d.key)) continue;
+    // Key-versions rows name no data file by design: they keep deleted keys' versions for late batches.
+    if (isKeyVersionsFile(file)) continue;
     const seq = seqOf(d.entry);
     if (file.content === 2) {
       const applies = after.some((a) => a.seq < seq && (global || a.key === d.key));

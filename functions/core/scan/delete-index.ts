@@ -32,6 +32,23 @@ export const POSITION_DELETE_FILE_PATH_ID = 2147483546;
 /** Reserved field id of `pos` in position delete files. */
 export const POSITION_DELETE_POS_ID = 2147483545;
 
+/**
+ * The file name floe's key-versions rows name (cdc/write-changes.ts): position delete rows under the
+ * table's `data/` that name no data file and only carry a deleted key's version.
+ */
+export const KEY_VERSIONS_NAME = 'floe-deleted-key-versions';
+
+/** Whether a position delete file holds only key-versions rows (both file_path bounds name them). Never throws. */
+export function isKeyVersionsFile(file: DataFile): boolean {
+  if (file.content !== 1) return false;
+  const text = (b: Uint8Array | undefined) => (b ? new TextDecoder().decode(b) : '');
+  const lower = text(file.lower_bounds?.get(POSITION_DELETE_FILE_PATH_ID));
+  return (
+    lower.endsWith(`/data/${KEY_VERSIONS_NAME}`) &&
+    lower === text(file.upper_bounds?.get(POSITION_DELETE_FILE_PATH_ID))
+  );
+}
+
 /** Whether a spec leaves every row in one partition. Never throws. */
 export function isUnpartitioned(spec: PartitionSpec): boolean {
   return spec.fields.every((f) => f.transform === 'void');

@@ -65,6 +65,23 @@ interface EqualityDeletes {
   keys: Set<string>;
 }
 
+/** One task's rows read, and which of them are live (indexes into `rows`). */
+interface LiveTaskRows {
+  task: FileScanTask;
+  rows: Row[];
+  positions: number[] | undefined;
+  live: number[];
+}
+
+/** A live row with where it is: its data file and its position there (position deletes name both). */
+export interface LocatedRow {
+  row: Row;
+  /** The data file the row is in (its spec id and partition scope a position delete). */
+  file: DataFile;
+  specId: number;
+  pos: number;
+}
+
 /**
  * Streams the live rows of a plan, task by task, rows in file order.
  * @throws ValidationError when the filter does not bind, or a delete column is in no schema
@@ -77,6 +94,34 @@ export async function* readScan(
   plan: ScanPlan,
   options: ReadScanOptions = {},
 ): AsyncGenerator<Row> {
+  const { project, tasks } = scanTasks(table, plan, options);
+  for await (const t of tasks) for (const i of t.live) yield project(t.rows[i]);
+}
+
+/**
+ * Streams the live rows of a plan with their data file and row position (as readScan, which it is).
+ * @throws as readScan
+ */
+export async function* readScanLocated(
+  table: LoadedTable,
+  plan: ScanPlan,
+  options: ReadScanOptions = {},
+): AsyncGenerator<LocatedRow> {
+  const { project, tasks } = scanTasks(table, plan, options);
+  for await (const t of tasks) {
+    for (const i of t.live) {
+      const pos = t.positions === undefined ? i : t.positions[i];
+      yield { row: project(t.rows[i]), file: t.task.file, specId: t.task.specId, pos };
+    }
+  }
+}
+
+/** The read of a plan, one task at a time (one object per task, not per row: readScan is hot). */
+function scanTasks(
+  table: LoadedTable,
+  plan: ScanPlan,
+  options: ReadScanOptions,
+): { project: (row: Row) => Row; tasks: AsyncGenerator<LiveTaskRows> } {
   const schema = currentSchema(table.metadata);
   const { struct: projection, nullNames } = withoutUnknownFields(options.schema ?? schema);
   const filter = options.filter ? bindExpression(options.filter, schema) : undefined;
@@ -101,30 +146,40 @@ export async function* readScan(
   const loadEquality = (file: DataFile) =>
     cached(equalityCache, file.file_path, () => readEqualityDeletes(table, file, readStruct, paths));
 
-  for (const task of plan.tasks) {
-    const { rows, positions, filtered } = await readTaskRows(
-      table.io,
-      task.file.file_path,
-      readStruct,
-      filter,
-      options.pruneInFiles !== false,
-      Number(task.file.file_size_in_bytes),
-    );
-    const deleted = await deletedPositions(task, loadPositions, loadVector);
-    const equality = await Promise.all(
-      task.deletes.filter((ref) => ref.file.content === 2).map((ref) => loadEquality(ref.file)),
-    );
-    const equalityPaths = equality.map((d) => d.ids.map((id) => pathOf(paths, id)));
-    for (let i = 0; i < rows.length; i++) {
-      if (deleted.has(positions === undefined ? i : positions[i])) continue;
-      const row = rows[i];
-      if (isEqualityDeleted(row, equality, equalityPaths)) continue;
-      if (filter && !filtered && !evaluateRow(filter, row)) continue;
-      const out = projectRow(row, outputNames, readStruct.fields.length);
-      for (const name of nullNames) out[name] = null;
-      yield out;
+  async function* tasks(): AsyncGenerator<LiveTaskRows> {
+    for (const task of plan.tasks) {
+      const { rows, positions, filtered } = await readTaskRows(
+        table.io,
+        task.file.file_path,
+        readStruct,
+        filter,
+        options.pruneInFiles !== false,
+        Number(task.file.file_size_in_bytes),
+      );
+      const deleted = await deletedPositions(task, loadPositions, loadVector);
+      const equality = await Promise.all(
+        task.deletes.filter((ref) => ref.file.content === 2).map((ref) => loadEquality(ref.file)),
+      );
+      const equalityPaths = equality.map((d) => d.ids.map((id) => pathOf(paths, id)));
+      const live: number[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        if (deleted.has(positions === undefined ? i : positions[i])) continue;
+        const row = rows[i];
+        if (isEqualityDeleted(row, equality, equalityPaths)) continue;
+        if (filter && !filtered && !evaluateRow(filter, row)) continue;
+        live.push(i);
+      }
+      yield { task, rows, positions, live };
     }
   }
+  return {
+    project: (row) => {
+      const out = projectRow(row, outputNames, readStruct.fields.length);
+      for (const name of nullNames) out[name] = null;
+      return out;
+    },
+    tasks: tasks(),
+  };
 }
 
 /**

@@ -37,6 +37,16 @@ export const IDENTIFIER_PROPERTY = 'floe.identifier-columns';
 /** Names the struct column that keeps a Debezium envelope's `source` block (none by default). */
 export const SOURCE_COLUMN_PROPERTY = 'floe.cdc.source-column';
 export const EVOLUTION_PROPERTY = 'floe.schema-evolution';
+/** How a keyed (CDC, upsert, aggregate) table marks the rows a batch replaces or deletes. */
+export const DELETE_MODE_PROPERTY = 'floe.delete-mode';
+
+/**
+ * `position`: position delete files naming each replaced row's data file and row (every Iceberg reader
+ * applies them, PyIceberg included); `equality`: equality delete files holding the replaced keys
+ * (cheaper to write, refused by some readers, slower for every reader).
+ */
+export type DeleteMode = 'position' | 'equality';
+export const DELETE_MODES: readonly DeleteMode[] = ['position', 'equality'];
 
 /** Iceberg's `write.target-file-size-bytes` default: 512 MiB. */
 export const DEFAULT_TARGET_FILE_SIZE_BYTES = 512 * 1024 * 1024;
@@ -141,6 +151,13 @@ const INGEST = {
     undefined,
     { unsetMeans: "the route's policy, else evolve" },
   ),
+  // Tables written before the property existed hold equality deletes; position ones apply beside them.
+  deleteMode: choiceProperty<DeleteMode, DeleteMode>(
+    DELETE_MODE_PROPERTY,
+    Object.fromEntries(DELETE_MODES.map((m) => [m, m])),
+    'position',
+    { accepts: 'one of position, equality', unsetMeans: 'position' },
+  ),
 } satisfies Record<string, PropertyDefinition<unknown>>;
 
 type Values<D extends Record<string, PropertyDefinition<unknown>>> = {
@@ -199,7 +216,8 @@ export function readMaintenanceProperties(properties: Properties): MaintenancePr
 }
 
 /**
- * `floe.mode`, `floe.identifier-columns`, `floe.cdc.source-column`, `floe.schema-evolution`.
+ * `floe.mode`, `floe.identifier-columns`, `floe.cdc.source-column`, `floe.schema-evolution`,
+ * `floe.delete-mode`.
  * @throws ValidationError naming a malformed property
  */
 export function readIngestProperties(properties: Properties): IngestProperties {

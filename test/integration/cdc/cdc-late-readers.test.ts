@@ -38,7 +38,8 @@ describe('a CDC table with versioned equality deletes, read by DuckDB', () => {
       mode: 'upsert',
       identifierColumns: ['id'],
       kafkaLineage: true,
-      properties: {},
+      // The equality form on purpose (position-deletes-model.test.ts reads late batches by position).
+      properties: { 'floe.delete-mode': 'equality' },
     };
     const ingest = (event: unknown) => ingestEvent({ catalog: wh.catalog, routes: [route] }, event);
 

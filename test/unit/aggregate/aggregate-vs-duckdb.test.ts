@@ -14,7 +14,7 @@ import { parseRoutes, type TableRoute } from '../../../functions/core/routing/ro
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import type { Row } from '../../../functions/core/spec/types.js';
-import { duckdbQuery, sqlString } from '../../support/readers.js';
+import { duckdbLiveRows, duckdbQuery, liveEntries, sqlString } from '../../support/readers.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { tempWarehouse } from '../../support/tables.js';
 
@@ -219,7 +219,17 @@ describe('aggregate route vs DuckDB', () => {
     const table = await warehouse.catalog.loadTable({ namespace: ['rt'], name: 'paid_per_user_minute' });
     const rows = await readScanRows(table, await planScan(table));
     const byKey = new Map<string, Row>(rows.map((r) => [`${r.user_id}/${r.window_start}`, r]));
-    expect(rows.length).toBe(byKey.size); // one row per window: the equality deletes replaced every older one
+    expect(rows.length).toBe(byKey.size); // one row per window: the deletes replaced every older one
+    // DuckDB over the result table's files, the position deletes anti-joined by file and row number.
+    const contents = new Set((await liveEntries(table)).map((e) => e.data_file.content));
+    expect([...contents].sort()).toEqual([0, 1]);
+    const show = (r: Record<string, unknown>) => `${r.user_id}/${r.ws ?? r.window_start}/${r.paid}`;
+    const duck = await duckdbLiveRows(
+      table,
+      ['user_id', 'epoch_us(window_start) as ws', 'cast(paid * 100 as bigint) as paid'],
+      ['user_id'],
+    );
+    expect(duck.map(show).sort()).toEqual(rows.map(show).sort());
     expect(rows.length).toBe(expected.length);
     expect(expected.length).toBeGreaterThan(80);
     let closed = 0;

@@ -2,7 +2,7 @@
  * A late CDC batch (older than changes already committed for its partition) must not undo newer
  * changes: a key's change is applied only if the table holds nothing newer for the key from the same
  * topic-partition — a live row's `_kafka` or, for a deleted key, the `_kafka` columns floe's equality
- * delete rows carry.
+ * delete rows (or, by position, its key-versions rows) carry. Every case runs in both delete modes.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
@@ -51,7 +51,12 @@ function batch(mode: Mode, first: number, puts: Put[], options: { size?: number;
   );
 }
 
-describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer changes', (mode) => {
+describe.each<[Mode, 'position' | 'equality']>([
+  ['upsert', 'position'],
+  ['debezium', 'position'],
+  ['upsert', 'equality'],
+  ['debezium', 'equality'],
+])('late %s batches against newer changes, %s deletes', (mode, deleteMode) => {
   let wh: Awaited<ReturnType<typeof tempWarehouse>>;
   const route: TableRoute = {
     table: { namespace: ['db'], name: 'items' },
@@ -60,7 +65,7 @@ describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer chang
     mode,
     identifierColumns: ['id'],
     kafkaLineage: true,
-    properties: {},
+    properties: { 'floe.delete-mode': deleteMode },
   };
   const warnings: string[] = [];
   const ingest = (event: unknown) =>
@@ -123,16 +128,23 @@ describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer chang
     expect(late.tables[0].warnings?.[0]).toMatch(/1 older change\(s\) dropped/);
   });
 
-  it('writes the deleting change’s _kafka partition and offset beside the key in equality deletes', async () => {
+  it('writes the deleting change’s _kafka partition and offset beside the key in its delete rows', async () => {
     // Act
     await ingest(batch(mode, 0, [{ id: 2, region: 'v0' }], { size: 5 }));
     await ingest(batch(mode, 10, [{ id: 2, region: null, was: 'v0' }]));
 
-    // Assess: equality_ids stay the key's; the extra columns hold the tombstone's place
+    // Assess: equality_ids stay the key's (by position: a key-versions file, naming no data file);
+    // the extra columns hold the tombstone's place
     const table = await wh.catalog.loadTable(route.table);
     // (an upsert batch deletes every key it writes: its padding keys too)
-    const deletes = (await liveEntries(table)).filter((e) => e.data_file.content === 2).slice(-1);
-    expect(deletes[0].data_file.equality_ids).toEqual([1]);
+    const content = deleteMode === 'equality' ? 2 : 1;
+    const deletes = (await liveEntries(table))
+      .filter(
+        (e) =>
+          e.data_file.content === content && (content === 2 || /key-versions/.test(e.data_file.file_path)),
+      )
+      .slice(-1);
+    expect(deletes[0].data_file.equality_ids ?? undefined).toEqual(content === 2 ? [1] : undefined);
     const kafka = table.metadata.schemas.at(-1)!.fields.find((f) => f.name === '_kafka')!;
     const rows = await readDataFile(table.io, deletes[0].data_file.file_path, {
       type: 'struct',
@@ -144,7 +156,12 @@ describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer chang
     // Only those three lineage columns (no timestamp, key or headers): the file's columns are
     const type = kafka.type as StructType;
     const ids = ['topic', 'partition', 'offset'].map((n) => type.fields.find((f) => f.name === n)!.id);
-    expect([...deletes[0].data_file.value_counts!.keys()].sort((a, b) => a - b)).toEqual([1, ...ids]);
+    const positionIds = content === 1 ? [2147483545, 2147483546] : [];
+    expect([...deletes[0].data_file.value_counts!.keys()].sort((a, b) => a - b)).toEqual([
+      1,
+      ...ids,
+      ...positionIds,
+    ]);
   });
 
   it('applies a late change when the key’s version comes from another partition, and warns', async () => {
@@ -180,7 +197,7 @@ describe.each<Mode>(['upsert', 'debezium'])('late %s batches against newer chang
   it('keeps a key deleted by the first batch of an empty table deleted when a late batch writes it', async () => {
     // Prepare: the live tail (offsets 10–19) commits first, into an empty table, and deletes key 6
     const first = await ingest(batch(mode, 10, [{ id: 6, region: null, was: 'v0' }]));
-    expect(first.tables[0].equalityDeletes).toBeGreaterThan(0);
+    expect(first.tables[0].deleteFiles).toBeGreaterThan(0);
 
     // Act: the backfill (offsets 0–9) wrote key 6
     await ingest(batch(mode, 0, [{ id: 6, region: 'v0' }]));

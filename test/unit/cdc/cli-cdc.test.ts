@@ -85,7 +85,7 @@ describe('floe ingest --mode --identifier', () => {
       'order_id',
     ]);
     expect(out.join('')).toMatch(
-      /orders-cdc-2\.json → sales\.oc: 15 records, 0 replayed, 7 rows in \d+ files \(\d+ bytes\), 9 keys deleted\/replaced in \d+ equality-delete files, ignored: 1 heartbeat, 3 tombstone, 0 dead-lettered; snapshot \d+/,
+      /orders-cdc-2\.json → sales\.oc: 15 records, 0 replayed, 7 rows in \d+ files \(\d+ bytes\), \d+ rows deleted\/replaced in \d+ position-delete files, ignored: 1 heartbeat, 3 tombstone, 0 dead-lettered; snapshot \d+/,
     );
   });
 
@@ -170,5 +170,51 @@ describe('floe ingest --mode --identifier', () => {
       expect(await main(base)).toBe(1);
       expect(err.join('')).toMatch(/routes\[0\]\.mapping\.headers: not applied to debezium\/upsert tables/);
     });
+  });
+
+  it('--delete-mode equality keeps floe.delete-mode with the table; a later batch writes equality deletes', async () => {
+    // Act
+    const args = (file: string) => ['ingest', file, '--warehouse', dir, '--table', 'sales.oc_eq'];
+    const created = await main([
+      ...args('events/orders-cdc-1.json'),
+      '--schema',
+      'events/orders-cdc-schema.json',
+      '--mode',
+      'debezium',
+      '--identifier',
+      'order_id',
+      '--delete-mode',
+      'equality',
+    ]);
+    const later = await main(args('events/orders-cdc-2.json'));
+
+    // Assess
+    expect([created, later]).toEqual([0, 0]);
+    const catalog = new EmbeddedCatalog({ warehouse: dir });
+    const table = await catalog.loadTable({ namespace: ['sales'], name: 'oc_eq' });
+    expect(table.metadata.properties?.['floe.delete-mode']).toBe('equality');
+    expect(out.join('')).toMatch(/keys deleted\/replaced in [1-9]\d* equality-delete files/);
+  });
+
+  it('--delete-mode refuses a mode it does not know, before anything is written', async () => {
+    // Act
+    const code = await main([
+      'ingest',
+      'events/orders-cdc-1.json',
+      '--warehouse',
+      dir,
+      '--table',
+      'sales.oc_bad',
+      '--mode',
+      'debezium',
+      '--identifier',
+      'order_id',
+      '--delete-mode',
+      'merge',
+    ]);
+
+    // Assess
+    expect(code).not.toBe(0);
+    expect(err.join('')).toMatch(/--delete-mode must be one of position, equality, got 'merge'/);
   });
 });

@@ -49,6 +49,7 @@ function display(row: Row): string {
 
 describe('Debezium CDC into the current table', () => {
   let wh: Awaited<ReturnType<typeof tempWarehouse>>;
+  const EQUALITY = { properties: { 'floe.delete-mode': 'equality' } };
   const route = (extra: Partial<TableRoute> = {}): TableRoute => ({
     table: { namespace: ['sales'], name: 'orders_current' },
     topics: ['shop.public.orders', '__debezium-heartbeat.shop'],
@@ -115,15 +116,17 @@ describe('Debezium CDC into the current table', () => {
     expect((await rows()).length).toBe(11);
   });
 
-  it('counts equality deletes in each summary; total-equality-deletes matches the live delete files', async () => {
+  it('under floe.delete-mode=equality, counts equality deletes in each summary; total-equality-deletes matches the live delete files', async () => {
     // Act
     const reports = [];
     for (const name of ['orders-cdc-1.json', 'orders-cdc-2.json']) {
-      reports.push((await ingestEvent({ catalog: wh.catalog, routes: [route()] }, event(name))).tables[0]);
+      reports.push(
+        (await ingestEvent({ catalog: wh.catalog, routes: [route(EQUALITY)] }, event(name))).tables[0],
+      );
     }
 
     // Assess
-    const table = await wh.catalog.loadTable(route().table);
+    const table = await wh.catalog.loadTable(route(EQUALITY).table);
     const [s1, s2] = table.metadata.snapshots.map((s) => s.summary);
     // Into the empty table no key has older rows: the first batch writes rows only.
     expect([reports[0].equalityDeletes, reports[0].deleteFiles]).toEqual([0, 0]);
@@ -147,6 +150,42 @@ describe('Debezium CDC into the current table', () => {
     expect(eq.every((e) => e.data_file.spec_id === 0 && e.data_file.partition.order_id_bucket !== null)).toBe(
       true,
     );
+  });
+  it('counts position deletes in each summary, as Iceberg Java does; total-position-deletes matches the live delete files', async () => {
+    // Act
+    const reports = [];
+    for (const name of ['orders-cdc-1.json', 'orders-cdc-2.json']) {
+      reports.push((await ingestEvent({ catalog: wh.catalog, routes: [route()] }, event(name))).tables[0]);
+    }
+
+    // Assess
+    const table = await wh.catalog.loadTable(route().table);
+    const [s1, s2] = table.metadata.snapshots.map((s) => s.summary);
+    expect([reports[0].positionDeletes, reports[0].deleteFiles]).toEqual([0, 0]);
+    expect(s1.operation).toBe('append');
+    expect(reports[1].positionDeletes).toBeGreaterThan(0);
+    expect(reports[1].equalityDeletes).toBe(0);
+    expect(s2.operation).toBe('overwrite');
+    const live = await liveEntries(table);
+    const pos = live.filter((e) => e.data_file.content === 1);
+    expect(live.some((e) => e.data_file.content === 2)).toBe(false);
+    expect(s2['added-position-delete-files']).toBe(String(pos.length));
+    expect(s2['added-delete-files']).toBe(String(reports[1].deleteFiles));
+    expect(s2['added-position-deletes']).toBe(String(pos.reduce((n, e) => n + e.data_file.record_count, 0n)));
+    expect(s2['added-equality-delete-files']).toBeUndefined();
+    expect(currentSnapshot(table.metadata)!.summary['total-position-deletes']).toBe(
+      String(pos.reduce((n, e) => n + e.data_file.record_count, 0n)),
+    );
+    // Each delete file of rows sits in its data files' spec and partition, and its file_path bounds
+    // are whole data file paths (key-versions files, the deleted keys' versions, name no data file).
+    const ofRows = pos.filter((e) => !e.data_file.file_path.includes('key-versions'));
+    expect(ofRows.length).toBeGreaterThan(0);
+    for (const e of ofRows) {
+      expect(e.data_file.spec_id).toBe(0);
+      expect(e.data_file.partition.order_id_bucket).not.toBeNull();
+      const lower = new TextDecoder().decode(e.data_file.lower_bounds!.get(2147483546));
+      expect(lower).toMatch(/\.parquet$/);
+    }
   });
 });
 

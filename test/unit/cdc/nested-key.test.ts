@@ -59,59 +59,65 @@ describe('nested identifier columns', () => {
     });
   });
 
-  it('upserts and deletes by a key inside a struct', async () => {
-    // Prepare
-    const route: TableRoute = {
-      table: { namespace: ['kv'], name: 'nested' },
-      topics: ['nested'],
-      schema: SCHEMA,
-      partitionBy: 'pk.tenant',
-      mode: 'upsert',
-      identifierColumns: ['pk.tenant', 'pk.n'],
-      kafkaLineage: false,
-      properties: {},
-    };
-    const record = (offset: number, tenant: string, n: number, v: string | null) => ({
-      topic: 'nested',
-      partition: 0,
-      offset,
-      timestamp: 0,
-      timestampType: 'CREATE_TIME',
-      key: Buffer.from(JSON.stringify({ pk: { tenant, n } })).toString('base64'),
-      value:
-        v === null
-          ? null
-          : Buffer.from(JSON.stringify({ pk: { tenant, n, label: v }, v })).toString('base64'),
-      headers: [],
-    });
-    const batch = (records: ReturnType<typeof record>[]) => ({
-      eventSource: 'aws:kafka',
-      records: { 'nested-0': records },
-    });
+  it.each(['position', 'equality'] as const)(
+    'upserts and deletes by a key inside a struct (%s deletes)',
+    async (deleteMode) => {
+      // Prepare
+      const route: TableRoute = {
+        table: { namespace: ['kv'], name: `nested_${deleteMode}` },
+        topics: ['nested'],
+        schema: SCHEMA,
+        partitionBy: 'pk.tenant',
+        mode: 'upsert',
+        identifierColumns: ['pk.tenant', 'pk.n'],
+        kafkaLineage: false,
+        properties: { 'floe.delete-mode': deleteMode },
+      };
+      const record = (offset: number, tenant: string, n: number, v: string | null) => ({
+        topic: 'nested',
+        partition: 0,
+        offset,
+        timestamp: 0,
+        timestampType: 'CREATE_TIME',
+        key: Buffer.from(JSON.stringify({ pk: { tenant, n } })).toString('base64'),
+        value:
+          v === null
+            ? null
+            : Buffer.from(JSON.stringify({ pk: { tenant, n, label: v }, v })).toString('base64'),
+        headers: [],
+      });
+      const batch = (records: ReturnType<typeof record>[]) => ({
+        eventSource: 'aws:kafka',
+        records: { 'nested-0': records },
+      });
 
-    // Act
-    await ingestEvent(
-      { catalog: wh.catalog, routes: [route] },
-      batch([record(0, 'a', 1, 'one'), record(1, 'a', 2, 'two'), record(2, 'b', 1, 'b-one')]),
-    );
-    await ingestEvent(
-      { catalog: wh.catalog, routes: [route] },
-      batch([record(3, 'a', 1, 'one v2'), record(4, 'b', 1, null)]),
-    );
+      // Act
+      await ingestEvent(
+        { catalog: wh.catalog, routes: [route] },
+        batch([record(0, 'a', 1, 'one'), record(1, 'a', 2, 'two'), record(2, 'b', 1, 'b-one')]),
+      );
+      await ingestEvent(
+        { catalog: wh.catalog, routes: [route] },
+        batch([record(3, 'a', 1, 'one v2'), record(4, 'b', 1, null)]),
+      );
 
-    // Assess
-    const table = await wh.catalog.loadTable(route.table);
-    const rows = await readScanRows(table, await planScan(table));
-    expect(rows.map((r) => `${(r.pk as Row).tenant}/${(r.pk as Row).n}=${r.v}`).sort()).toEqual([
-      'a/1=one v2',
-      'a/2=two',
-    ]);
-    const deletes = (await liveEntries(table)).filter((e) => e.data_file.content === 2);
-    expect(deletes.map((e) => [e.data_file.equality_ids, e.data_file.partition])).toEqual(
-      expect.arrayContaining([
-        [[2, 3], { 'pk.tenant': 'a' }],
-        [[2, 3], { 'pk.tenant': 'b' }],
-      ]),
-    );
-  });
+      // Assess
+      const table = await wh.catalog.loadTable(route.table);
+      const rows = await readScanRows(table, await planScan(table));
+      expect(rows.map((r) => `${(r.pk as Row).tenant}/${(r.pk as Row).n}=${r.v}`).sort()).toEqual([
+        'a/1=one v2',
+        'a/2=two',
+      ]);
+      const content = deleteMode === 'equality' ? 2 : 1;
+      const deletes = (await liveEntries(table)).filter((e) => e.data_file.content === content);
+      // Equality deletes carry the key; position deletes the rows' places, in the rows' partitions.
+      const ids = deleteMode === 'equality' ? [2, 3] : undefined;
+      expect(deletes.map((e) => [e.data_file.equality_ids ?? undefined, e.data_file.partition])).toEqual(
+        expect.arrayContaining([
+          [ids, { 'pk.tenant': 'a' }],
+          [ids, { 'pk.tenant': 'b' }],
+        ]),
+      );
+    },
+  );
 });

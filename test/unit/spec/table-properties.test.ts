@@ -51,6 +51,7 @@ const FIELD_OF: Record<string, string> = {
   'floe.identifier-columns': 'identifierColumns',
   'floe.cdc.source-column': 'cdcSourceColumn',
   'floe.schema-evolution': 'schemaEvolution',
+  'floe.delete-mode': 'deleteMode',
 };
 
 interface IntegerCase {
@@ -174,6 +175,16 @@ describe('table properties: floe.*', () => {
     expect(() => readOne('floe.schema-evolution', 'on')).toThrow(
       refusal('floe.schema-evolution', 'one of evolve, dlq, block', 'on', "the route's policy, else evolve"),
     );
+  });
+
+  it('floe.delete-mode: unset is position, each mode, and anything else (other cases too) refused', () => {
+    expect(readOne('floe.delete-mode', undefined)).toBe('position');
+    for (const m of ['position', 'equality']) expect(readOne('floe.delete-mode', m)).toBe(m);
+    for (const raw of ['Equality', 'merge', '']) {
+      expect(() => readOne('floe.delete-mode', raw)).toThrow(
+        refusal('floe.delete-mode', 'one of position, equality', raw, 'position'),
+      );
+    }
   });
 
   it('floe.identifier-columns: a list of names; an empty name refused', () => {
