@@ -94,6 +94,17 @@ function mayHoldKeys(
   return true;
 }
 
+/** Whether a file's key-column bounds admit some of `keys` (no bounds: it may). Never throws. */
+export function boundsAdmitKeys(
+  file: DataFile,
+  columns: readonly KeyColumn[],
+  keys: readonly ChangeKey[],
+): boolean {
+  if (keys.length === 0) return false;
+  const ranges = new Map(filterableColumns(columns).map((i) => [i, columnRange(keys, i)] as const));
+  return mayHoldKeys(file, columns, ranges);
+}
+
 /** The struct a delete file is read with: its key columns, and `_kafka` (optional: older files lack it). */
 function deleteReadStruct(
   table: LoadedTable,

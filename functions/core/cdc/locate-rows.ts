@@ -80,16 +80,3 @@ export function locateReplaced(
     finals.filter((f) => f.deleteExisting).map((f) => f.key),
   );
 }
-
-/**
- * Why position deletes located in snapshot `locatedIn` do not hold on `base`, or undefined when they
- * do. They hold only on the very snapshot they were located in: any later snapshot may have added a
- * row of one of the keys (another writer's batch, which these deletes would leave live beside the new
- * row) or rewritten a data file they name (compaction: the position then names nothing, or another
- * row). Reading what each later snapshot changed could keep more rounds; a moved base instead drops
- * the files and the round locates again on the new base. Never throws.
- */
-export function positionsMoved(base: LoadedTable, locatedIn: bigint | null): string | undefined {
-  const now = currentSnapshot(base.metadata)?.['snapshot-id'] ?? null;
-  return now === locatedIn ? undefined : 'the table changed after the rows to delete were located';
-}

@@ -13,7 +13,8 @@ import { collapseChanges, type KeyState } from '../cdc/collapse-changes.js';
 import { lineageFields } from '../cdc/change-version.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
 import { readKeyVersions } from '../cdc/key-versions.js';
-import { locateReplaced, positionsMoved } from '../cdc/locate-rows.js';
+import { locateReplaced } from '../cdc/locate-rows.js';
+import { positionsMoved } from '../cdc/positions-hold.js';
 import { readIngestProperties } from '../spec/table-properties.js';
 import {
   applyLate,
@@ -302,7 +303,14 @@ async function writeCdcRound(
           reason: `${name}: changes of the late batch's partitions were committed while it was written`,
         };
       }
-      const moved = located && positionsMoved(base, located.snapshotId);
+      const moved =
+        located &&
+        (await positionsMoved(
+          base,
+          located,
+          columns,
+          finals.filter((f) => f.deleteExisting).map((f) => f.key),
+        ));
       if (moved) return { kind: 'stale', reason: `${name}: ${moved}` };
       if (empty && hasDataFiles(base.metadata)) {
         return {
