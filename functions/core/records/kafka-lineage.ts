@@ -2,8 +2,9 @@
  * The `_kafka` lineage struct every row carries by default (topic, partition, offset, timestamp,
  * timestamp type, key, headers), so any row can be traced to the record it came from.
  */
+import { decodeValue } from '../spec/conversions.js';
 import { maxFieldId } from '../spec/schema-index.js';
-import type { Row, Schema, StructField, StructType } from '../spec/types.js';
+import type { DataFile, Row, Schema, StructField, StructType } from '../spec/types.js';
 import type { KafkaHeader, RawRecord } from './esm-event.js';
 
 export const KAFKA_FIELD = '_kafka';
@@ -80,4 +81,25 @@ export function kafkaLineageRow(record: RawRecord): Row {
     key: record.key,
     headers: headersValue(record.headers),
   };
+}
+
+/** The field id of `_kafka.offset` in `schema`, if it has lineage. Never throws. */
+export function offsetFieldId(schema: StructType): number | undefined {
+  const lineage = schema.fields.find((f) => f.name === KAFKA_FIELD);
+  if (!lineage || typeof lineage.type === 'string' || lineage.type.type !== 'struct') return undefined;
+  return lineage.type.fields.find((f) => f.name === 'offset')?.id;
+}
+
+/**
+ * A data file's lowest `_kafka.offset` (its lower bound); a file without the statistic counts as 0, so
+ * readers in offset order read it first, which is always safe. Never throws.
+ */
+export function offsetLowerBound(file: DataFile, fieldId: number | undefined): bigint {
+  const bytes = fieldId === undefined ? undefined : file.lower_bounds?.get(fieldId);
+  if (!bytes) return 0n;
+  try {
+    return BigInt(decodeValue('long', bytes) as bigint);
+  } catch {
+    return 0n;
+  }
 }

@@ -11,33 +11,14 @@
  * the others are read — at worst the whole selection.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { KAFKA_FIELD } from '../records/kafka-lineage.js';
+import { offsetFieldId, offsetLowerBound } from '../records/kafka-lineage.js';
 import type { Expression } from '../scan/expression.js';
 import { readScan } from '../scan/read-scan.js';
 import type { FileScanTask, ScanPlan } from '../scan/scan-plan.js';
-import { decodeValue } from '../spec/conversions.js';
 import { currentSchema } from '../spec/metadata.js';
-import type { Row, StructType } from '../spec/types.js';
+import type { Row } from '../spec/types.js';
 import { orderBySource, type SourcePartitionRows } from '../records/replay-records.js';
 import type { SourcePosition } from '../records/replay-source.js';
-
-/** The field id of `_kafka.offset` in the table's current schema, if it has lineage. */
-export function offsetFieldId(schema: StructType): number | undefined {
-  const lineage = schema.fields.find((f) => f.name === KAFKA_FIELD);
-  if (!lineage || typeof lineage.type === 'string' || lineage.type.type !== 'struct') return undefined;
-  return lineage.type.fields.find((f) => f.name === 'offset')?.id;
-}
-
-/** A file's lowest `_kafka.offset`; files without the stat count as 0 (read first: always safe). */
-export function offsetLowerBound(task: FileScanTask, fieldId: number | undefined): bigint {
-  const bytes = fieldId === undefined ? undefined : task.file.lower_bounds?.get(fieldId);
-  if (!bytes) return 0n;
-  try {
-    return BigInt(decodeValue('long', bytes) as bigint);
-  } catch {
-    return 0n;
-  }
-}
 
 /** The plan's tasks in the order of their offset lower bounds, each with the bound. */
 export function orderTasks(
@@ -45,7 +26,7 @@ export function orderTasks(
   fieldId: number | undefined,
 ): { task: FileScanTask; lower: bigint }[] {
   return plan.tasks
-    .map((task) => ({ task, lower: offsetLowerBound(task, fieldId) }))
+    .map((task) => ({ task, lower: offsetLowerBound(task.file, fieldId) }))
     .sort((a, b) => (a.lower < b.lower ? -1 : a.lower > b.lower ? 1 : 0));
 }
 

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  OffsetOrderBuffer,
-  offsetFieldId,
-  orderTasks,
-} from '../../../functions/core/replay/read-in-offset-order.js';
-import { withKafkaLineage } from '../../../functions/core/records/kafka-lineage.js';
+import { OffsetOrderBuffer, orderTasks } from '../../../functions/core/replay/read-in-offset-order.js';
+import { offsetFieldId, withKafkaLineage } from '../../../functions/core/records/kafka-lineage.js';
 import type { FileScanTask, ScanPlan } from '../../../functions/core/scan/scan-plan.js';
 import { encodeValue } from '../../../functions/core/spec/conversions.js';
 import type { Schema } from '../../../functions/core/spec/types.js';

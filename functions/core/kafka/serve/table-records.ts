@@ -6,13 +6,12 @@
  * a bounded LRU: a consumer reading from the start walks the same files fetch after fetch.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
-import { KAFKA_FIELD } from '../../records/kafka-lineage.js';
+import { KAFKA_FIELD, offsetFieldId, offsetLowerBound } from '../../records/kafka-lineage.js';
 import { lineageOf } from '../../records/replay-records.js';
 import type { Expression } from '../../scan/expression.js';
 import { planScan } from '../../scan/plan-scan.js';
 import { readScan } from '../../scan/read-scan.js';
 import type { FileScanTask, ScanPlan } from '../../scan/scan-plan.js';
-import { decodeValue } from '../../spec/conversions.js';
 import { currentSchema, currentSnapshot } from '../../spec/metadata.js';
 import type { Row } from '../../spec/types.js';
 import type { ColdRecord } from './record-batches.js';
@@ -61,9 +60,9 @@ export class TableRecords {
     const snapshot = currentSnapshot(table.metadata);
     if (!snapshot) return [];
     const plan = await planScan(table, { filter, snapshotId: snapshot['snapshot-id'] });
-    const offsetId = offsetFieldId(table);
+    const offsetId = offsetFieldId(currentSchema(table.metadata));
     const ordered = plan.tasks
-      .map((task) => ({ task, lower: lowerBound(task, offsetId) }))
+      .map((task) => ({ task, lower: offsetLowerBound(task.file, offsetId) }))
       .sort((a, b) => (a.lower < b.lower ? -1 : a.lower > b.lower ? 1 : 0));
     let out: ColdRecord[] = [];
     for (let i = 0; i < ordered.length; i++) {
@@ -120,24 +119,6 @@ export class TableRecords {
 
 function sizeOf(r: ColdRecord): number {
   return (r.key?.length ?? 0) + (r.value?.length ?? 0) + 16;
-}
-
-/** The field id of `_kafka.offset` in the table's current schema, if it has lineage. */
-function offsetFieldId(table: LoadedTable): number | undefined {
-  const lineage = currentSchema(table.metadata).fields.find((f) => f.name === KAFKA_FIELD);
-  if (!lineage || typeof lineage.type === 'string' || lineage.type.type !== 'struct') return undefined;
-  return lineage.type.fields.find((f) => f.name === 'offset')?.id;
-}
-
-/** A file's lowest `_kafka.offset`; a file without the statistic counts as 0 (read first: always safe). */
-function lowerBound(task: FileScanTask, fieldId: number | undefined): bigint {
-  const bytes = fieldId === undefined ? undefined : task.file.lower_bounds?.get(fieldId);
-  if (!bytes) return 0n;
-  try {
-    return BigInt(decodeValue('long', bytes) as bigint);
-  } catch {
-    return 0n;
-  }
 }
 
 function toRecord(row: Row, encodeValue: (row: Row) => Buffer): ColdRecord {
