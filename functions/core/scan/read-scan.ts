@@ -173,11 +173,15 @@ function scanTasks(
     }
   }
   return {
-    project: (row) => {
-      const out = projectRow(row, outputNames, readStruct.fields.length);
-      for (const name of nullNames) out[name] = null;
-      return out;
-    },
+    // Every row goes through project: the unknown-column pass only where there are unknown columns.
+    project:
+      nullNames.length === 0
+        ? (row) => projectRow(row, outputNames, readStruct.fields.length)
+        : (row) => {
+            const out = projectRow(row, outputNames, readStruct.fields.length);
+            for (const name of nullNames) out[name] = null;
+            return out;
+          },
     tasks: tasks(),
   };
 }
