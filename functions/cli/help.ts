@@ -144,6 +144,7 @@ ${CATALOG_LINE}
   --where EXPR             a filter on the merged rows
   --json                   NDJSON rows on stdout, the funnel on stderr
   --limit N                at most N rows
+  --kafka-timeout DURATION how long reading the tail may wait on Kafka before giving up (default 30s)
 ${KAFKA_CONNECTION_HELP}
 example:
   floe scan --warehouse ./warehouse --table sales.orders --live --bootstrap-servers localhost:9092
@@ -247,7 +248,7 @@ example:
   floe replay --warehouse ./warehouse --table sales.orders --bootstrap-servers localhost:9092 --to-topic orders-fixed
 `,
   serve: `usage: floe serve <catalog> --port P [--host 127.0.0.1]
-       [--live --bootstrap-servers HOST:PORT[,...] [--topics T | --routes FILE] [--cache-ttl 10m] [--cache-dir DIR]
+       [--live --bootstrap-servers HOST:PORT[,...] [--topics T | --routes FILE] [--cache-ttl 10m] [--cache-dir DIR] [--kafka-timeout 30s]
         [Kafka connection flags]]
        [--token-file PATH] [--client-credentials-file PATH [--token-ttl 1h]]
        [--https-cert PEM --https-key PEM] [--insecure]
@@ -264,6 +265,7 @@ ${CATALOG_LINE}
   --topics T / --routes FILE
                            the topics and route a live table's tail is read and mapped with
   --cache-ttl DURATION     how long a live snapshot is reused (default 10m)
+  --kafka-timeout DURATION how long reading a tail may wait on Kafka before the load gets 503 (default 30s)
   --cache-dir DIR          where live files go (default <table location>/floe-live/); engines must read it
   --token-file PATH        every request needs 'Authorization: Bearer <the file's token>' (or FLOE_SERVE_TOKEN);
                            at least 16 characters, never on the command line (--token is refused: ps shows it)

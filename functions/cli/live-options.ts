@@ -12,6 +12,7 @@ import { createCheckedKafka } from '../core/kafka/kafka-client.js';
 import { readCommittedOffsets } from '../core/table/source-offsets.js';
 import { readJsonFile, routeFromOptions } from './commands/ingest.js';
 import { connectionFromOptions, KAFKA_CONNECTION_FLAGS, type KafkaCommandOptions } from './kafka-options.js';
+import { parseDuration } from './flag-values.js';
 import { OPTIONS, type ParsedOptions, UsageError } from './options.js';
 import { SERVE_SECURITY_FLAGS } from './serve-security.js';
 
@@ -22,6 +23,7 @@ const LIVE_FLAGS = {
   host: { type: 'string' },
   'cache-dir': { type: 'string' },
   'cache-ttl': { type: 'string' },
+  'kafka-timeout': { type: 'string' },
   ...SERVE_SECURITY_FLAGS,
 } as const;
 
@@ -46,6 +48,15 @@ export function parseLiveArgs(args: string[], command: string): LiveOptions {
     throw new UsageError(`${command} takes no arguments, got '${parsed.positionals[0]}'`);
   }
   return parsed.values;
+}
+
+/** `--kafka-timeout`: how long a live read may wait on Kafka (undefined: the reader's default). @throws UsageError */
+export function kafkaTimeoutOf(values: LiveOptions): number | undefined {
+  const text = values['kafka-timeout'];
+  if (text === undefined) return undefined;
+  const ms = parseDuration(text, '--kafka-timeout');
+  if (ms <= 0) throw new UsageError(`--kafka-timeout must be longer than 0, got '${text}'`);
+  return ms;
 }
 
 /** The Kafka client the connection flags describe, its brokers checked. @throws UsageError, ValidationError, KafkaUnreachableError, KafkaTlsError */

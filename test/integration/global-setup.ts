@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { buildFloeCli, FLOE_CLI_BUNDLE } from '../support/floe-cli.js';
 import { findFreePort } from '../support/free-port.js';
 
 /**
@@ -29,6 +30,8 @@ const STDERR_TAIL_CHARS = 16_000;
 const START_ATTEMPTS = 3;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  await buildFloeCli();
+  process.env.FLOE_TEST_CLI = FLOE_CLI_BUNDLE;
   const external = process.env.AWS_ENDPOINT_URL;
   if (external) {
     console.info(`[integration] using AWS_ENDPOINT_URL=${external} (moto not started)`);

@@ -10,7 +10,7 @@ import { parseExpression } from '../../core/scan/parse-expression.js';
 import { stringifyJson } from '../../core/spec/json-codec.js';
 import { openCatalog } from '../catalog-options.js';
 import { toDisplayRow } from '../format-value.js';
-import { kafkaFromOptions, liveRouteFor, parseLiveArgs } from '../live-options.js';
+import { kafkaFromOptions, kafkaTimeoutOf, liveRouteFor, parseLiveArgs } from '../live-options.js';
 import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 import { printTable } from '../print-table.js';
 import { formatFunnel } from './scan.js';
@@ -57,12 +57,13 @@ export async function runLiveScan(args: string[]): Promise<number> {
   const limit = values.limit === undefined ? Number.POSITIVE_INFINITY : Number(values.limit);
   if (!Number.isInteger(limit) && limit !== Number.POSITIVE_INFINITY)
     throw new UsageError('--limit must be a whole number');
+  const timeoutMs = kafkaTimeoutOf(values);
   const { catalog } = await openCatalog(values);
   const kafka = await kafkaFromOptions(values);
   const loaded = await catalog.loadTable(id);
   const route = await liveRouteFor(values, loaded);
   const where = values.where ? parseExpression(values.where) : undefined;
-  const live = await readLiveTable({ catalog, table: id, route, kafka, where, loaded });
+  const live = await readLiveTable({ catalog, table: id, route, kafka, where, loaded, timeoutMs });
   const rows: Record<string, unknown>[] = [];
   for (const row of live.rows.slice(0, limit)) {
     const display = toDisplayRow(live.schema, row);

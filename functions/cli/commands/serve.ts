@@ -15,7 +15,7 @@ import { startRestServer, type ServedCatalog } from '../../core/live/rest-server
 import type { TableIdentifier } from '../../core/spec/types.js';
 import { openCatalog } from '../catalog-options.js';
 import { parseDuration } from '../flag-values.js';
-import { kafkaFromOptions, liveRouteFor, parseLiveArgs } from '../live-options.js';
+import { kafkaFromOptions, kafkaTimeoutOf, liveRouteFor, parseLiveArgs } from '../live-options.js';
 import { UsageError } from '../options.js';
 import { serveSecurityFrom } from '../serve-security.js';
 
@@ -80,6 +80,7 @@ export async function runServe(args: string[]): Promise<number> {
   const host = values.host ?? '127.0.0.1';
   const ttl = values['cache-ttl'];
   const ttlMs = ttl === undefined ? undefined : parseDuration(ttl, '--cache-ttl');
+  const timeoutMs = kafkaTimeoutOf(values);
   const security = await serveSecurityFrom(values, host);
   // An empty catalog over a mistyped --warehouse would look like a warehouse with no tables.
   await (await import('../warehouse-check.js')).checkWarehouseArgs('serve', args);
@@ -96,6 +97,7 @@ export async function runServe(args: string[]): Promise<number> {
         ? (table) => joinLocation(cacheDir, ...table.identifier.namespace, table.identifier.name)
         : undefined,
       ttlMs,
+      timeoutMs,
       onWarning: (message) => process.stderr.write(`warning: ${message}\n`),
     });
   } else if (values['bootstrap-servers'] !== undefined) {

@@ -23,8 +23,11 @@ export interface HotRange {
   toExclusive: bigint;
 }
 
+/** How long a bounded read of ranges may take by default. */
+export const DEFAULT_READ_TIMEOUT_MS = 30_000;
+
 export interface CollectRangesOptions {
-  /** Give up when the ranges are not read within this time. @default 30,000 */
+  /** Give up when the ranges are not read within this time. @default DEFAULT_READ_TIMEOUT_MS */
   timeoutMs?: number;
 }
 
@@ -74,7 +77,7 @@ export async function collectRanges(
       start: r.from,
       end: r.toExclusive,
     })),
-    timeoutMs: options.timeoutMs ?? 30_000,
+    timeoutMs: options.timeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
     onRecords: async (records) => {
       for (const r of records) {
         got.get(keyOf(r.topic, r.partition))!.push(consumedOf(r));

@@ -14,10 +14,10 @@ import type { FileIO } from '../io/file-io.js';
 import { LIVE_CACHE_MAX_TTL_MS } from '../io/confined-delete.js';
 import { joinLocation, normalizeLocation } from '../io/location.js';
 import type { TableIdentifier, TableMetadata } from '../spec/types.js';
-import { fetchWatermarks, type PartitionWatermarks } from '../kafka/read-range.js';
+import { DEFAULT_READ_TIMEOUT_MS, fetchWatermarks, type PartitionWatermarks } from '../kafka/read-range.js';
 import { defaultCacheRoot, type LiveVersion, writeLiveVersion } from './live-snapshot.js';
 import { readHotset } from './read-hotset.js';
-import { asKafkaFailure } from './serve-errors.js';
+import { asKafkaFailure, KafkaUnavailableError } from './serve-errors.js';
 import { FreshFlight, SingleFlight } from './single-flight.js';
 
 export interface LiveCatalogOptions {
@@ -29,6 +29,8 @@ export interface LiveCatalogOptions {
   cacheRoot?: (table: LoadedTable) => string;
   /** @default 10 minutes; at most LIVE_CACHE_MAX_TTL_MS (orphan removal's guard) */
   ttlMs?: number;
+  /** How long reading a tail may take before the load fails (retryable). @default 30 s (read-range.ts) */
+  timeoutMs?: number;
   onWarning?: (message: string) => void;
 }
 
@@ -92,6 +94,22 @@ export async function sweepLiveCache(
   return removed;
 }
 
+/** `work`, or a KafkaUnavailableError once `ms` have passed (the work itself runs on, its outcome dropped). */
+function withinTime<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new KafkaUnavailableError(`${what}: Kafka did not answer within ${ms} ms; retrying later may help`),
+        ),
+      ms,
+    );
+  });
+  work.catch(() => undefined);
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
 /**
  * Loads tables with their live snapshot on top. Concurrent loads share work (single-flight.ts): where
  * a table's tail is (metadata, route, watermarks) is read once for every load that arrived before the
@@ -143,8 +161,15 @@ export class LiveCatalog {
   private async readPosition(id: TableIdentifier): Promise<TailPosition> {
     const table = await this.options.catalog.loadTable(id);
     const route = await this.options.routeFor(table);
-    const watermarks = await fetchWatermarks(this.options.kafka, route.topics).catch((error: unknown) => {
-      throw asKafkaFailure(error, `reading the watermarks of ${route.topics.join(', ')}`);
+    const what = `reading the watermarks of ${route.topics.join(', ')}`;
+    // Bounded like the tail read: a stopped broker would otherwise hold the load through every one
+    // of the admin client's retries.
+    const watermarks = await withinTime(
+      fetchWatermarks(this.options.kafka, route.topics),
+      this.options.timeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
+      what,
+    ).catch((error: unknown) => {
+      throw asKafkaFailure(error, what);
     });
     return { table, route, watermarks };
   }
@@ -159,7 +184,13 @@ export class LiveCatalog {
     const current = this.cache.get(key);
     if (current && current !== cached) return current.version;
     const { table, route, watermarks } = tail;
-    const version = readHotset({ table, route, kafka: this.options.kafka, watermarks })
+    const version = readHotset({
+      table,
+      route,
+      kafka: this.options.kafka,
+      watermarks,
+      timeoutMs: this.options.timeoutMs,
+    })
       .catch((error: unknown) => {
         throw asKafkaFailure(error, `reading the tail of ${formatIdentifier(table.identifier)}`);
       })

@@ -1,19 +1,16 @@
 /**
- * Runs `floe` as a user does: a child process (`tsx functions/cli/main.ts ...`) under the pinned Node 22
- * (Node 20 lacks JSON.rawJSON), with only the environment given here — no FLOE_* or AWS_* variable of
+ * Runs `floe` as a user does: a child process (the bundled CLI, test/support/floe-cli.ts) under the
+ * pinned Node 22 (Node 20 lacks JSON.rawJSON), with only the environment given here — no FLOE_* or AWS_* variable of
  * the test process leaks in, so each test says exactly which endpoint and catalog the CLI sees.
  *
  * Asynchronous on purpose: the REST catalog server of a test runs in the test process and must keep
  * answering while the CLI runs.
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 
-const ROOT = join(import.meta.dirname, '../../..');
-const NODE = join(ROOT, 'node_modules/.bin/node');
-const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const MAIN = join(ROOT, 'functions/cli/main.ts');
-/** A CLI run that takes longer is stuck (a cold tsx start is ~2 s, a busy shared machine ~10 s). */
+import { floeNodeArgs, PINNED_NODE, REPO_ROOT } from '../../support/floe-cli.js';
+
+/** A CLI run that takes longer is stuck (a start is ~1 s, on a busy shared machine ~10 s). */
 const RUN_TIMEOUT_MS = 120_000;
 
 export interface CliResult {
@@ -42,8 +39,8 @@ export function awsEnv(endpoint: string): Record<string, string> {
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const startedAt = Date.now();
-    const child = spawn(NODE, [TSX, MAIN, ...args], {
-      cwd: ROOT,
+    const child = spawn(PINNED_NODE, [...floeNodeArgs(), ...args], {
+      cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -2,7 +2,8 @@
  * Every command a README shows runs: each ```sh / ```bash block of README.md and of every README under
  * functions/, infra/ and test/ is run with bash (`set -eo pipefail`), a README's blocks in order in one
  * temporary folder of its own, as a reader following it would. The folder holds a link to the clone's
- * events/; `floe` on PATH is the clone's functions/cli/bin.mjs on the pinned Node 22. A README that names
+ * events/; `floe` on PATH is the clone's CLI on the pinned Node 22 (the run's bundle, test/support/floe-cli.ts,
+ * else functions/cli/bin.mjs). A README that names
  * `localhost:9092` gets a librdkafka mock cluster in its place, its topic `orders` holding the sample
  * orders of events/orders-batch-*.json, and `8181` is swapped for a free port. A block that cannot run
  * here says why in a `<!-- not run: reason -->` line right before its fence.
@@ -13,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { floeNodeArgs, PINNED_NODE } from '../../support/floe-cli.js';
 import { findFreePort } from '../../support/free-port.js';
 import { kcatAvailable, type MockKafka, startMockKafka } from '../../support/kafka-broker.js';
 import {
@@ -37,11 +39,14 @@ const hasKcat = needsKafka ? kcatAvailable() : true;
 const shared = mkdtempSync(join(tmpdir(), 'floe-readme-'));
 const binDir = join(shared, 'bin');
 mkdirSync(binDir);
-writeFileSync(
-  join(binDir, 'floe'),
-  `#!/bin/sh\nexec "${join(REPO_ROOT, 'node_modules/.bin/node')}" "${join(REPO_ROOT, 'functions/cli/bin.mjs')}" "$@"\n`,
-);
+writeFileSync(join(binDir, 'floe'), `#!/bin/sh\nexec "${PINNED_NODE}" ${floeEntry()} "$@"\n`);
 chmodSync(join(binDir, 'floe'), 0o755);
+
+/** The Node arguments of the `floe` on PATH, quoted for sh: the bundle when built, else the clone's bin.mjs. */
+function floeEntry(): string {
+  const args = floeNodeArgs();
+  return `"${args.length === 1 ? args[0] : join(REPO_ROOT, 'functions/cli/bin.mjs')}"`;
+}
 
 /** The environment a reader's shell would have, without settings that would send floe elsewhere. */
 function readerEnv(): NodeJS.ProcessEnv {

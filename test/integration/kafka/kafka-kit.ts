@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
 import { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { readCommittedOffsets } from '../../../functions/core/table/source-offsets.js';
+import { floeNodeArgs, PINNED_NODE } from '../../support/floe-cli.js';
 import { duckdbQuery, liveEntries, sqlString } from '../../support/readers.js';
 
 export const SCHEMA = {
@@ -85,11 +86,12 @@ export interface FloeProcess {
 }
 
 /**
- * Runs `floe <args>` on the pinned Node 22 (Node 20 lacks JSON.rawJSON) with tsx's loader in the same
- * process: the tsx CLI would run floe in a child of its own, which a SIGKILL to the parent leaves running.
+ * Runs `floe <args>` on the pinned Node 22 in one process (test/support/floe-cli.ts: the bundled CLI,
+ * or tsx's loader in the same process; the tsx CLI would run floe in a child of its own, which a
+ * SIGKILL to the parent leaves running).
  */
 export function spawnFloe(args: string[], env: NodeJS.ProcessEnv = {}): FloeProcess {
-  const child = spawn('node_modules/.bin/node', ['--import', 'tsx', 'functions/cli/main.ts', ...args], {
+  const child = spawn(PINNED_NODE, [...floeNodeArgs(), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, KAFKAJS_NO_PARTITIONER_WARNING: '1', ...env },
   });

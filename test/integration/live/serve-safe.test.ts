@@ -101,7 +101,13 @@ describe.skipIf(!kcatAvailable())('floe serve --live, exposed', () => {
     // Prepare: a broker of its own, stopped while 20 loads are in flight
     const own = await startMockKafka(1);
     const dir = await tableWithTail(own.bootstrapServers, 5_000);
-    const served = await startServe(dir, ['--live', '--bootstrap-servers', own.bootstrapServers]);
+    const served = await startServe(dir, [
+      '--live',
+      '--bootstrap-servers',
+      own.bootstrapServers,
+      '--kafka-timeout',
+      '4s',
+    ]);
     try {
       // Act
       const inFlight = Array.from({ length: 20 }, () => fetch(`${served.uri}${TABLE_URL}`));

@@ -118,6 +118,14 @@ describe('bad numeric flags on the command line', () => {
       ['serve', '--port', '0', '--live', '--bootstrap-servers', 'b:9092', '--cache-ttl', 'an hour'],
       "--cache-ttl must be a duration like 90s, 30m, 6h or 3d (units ms, s, m, h, d, w), got 'an hour'",
     ],
+    [
+      ['serve', '--port', '0', '--live', '--bootstrap-servers', 'b:9092', '--kafka-timeout', '0'],
+      "--kafka-timeout must be longer than 0, got '0'",
+    ],
+    [
+      ['scan', '--table', 'a.b', '--live', '--bootstrap-servers', 'b:9092', '--kafka-timeout', 'soon'],
+      "--kafka-timeout must be a duration like 90s, 30m, 6h or 3d (units ms, s, m, h, d, w), got 'soon'",
+    ],
   ])('%j exits 2 naming the flag', async (argv, message) => {
     // Act
     const code = await main(argv);
