@@ -240,9 +240,10 @@ app.synth();
     expect(readdirSync(join(app, 'node_modules'))).not.toContain('esbuild');
   });
 
-  it('type-checks and synthesizes the same app in TypeScript against the shipped declarations', () => {
+  it('type-checks the same app in TypeScript against the shipped declarations', () => {
     // Prepare: strict TypeScript as a user's CDK app sets it up, compiled by the clone's tsc (a user
-    // installs their own); Node 22 runs the .ts file itself (type stripping), offline
+    // installs their own). Only type-checked: the JavaScript app above already synthesizes the same
+    // construct from the same compiled code, and a second synth costs CI half a minute.
     writeFileSync(
       join(app, 'app.ts'),
       `import { App, Stack } from 'aws-cdk-lib';
@@ -296,24 +297,11 @@ console.log(pipeline.node.id, wrong.table);
         files: ['app.ts'],
       }),
     );
-    const [command, args] = CAN_UNSHARE ? ['unshare', ['-n', NODE, 'app.ts']] : [NODE, ['app.ts']];
-
-    // Act: one compile (an unused @ts-expect-error fails it, so the wrong mode must be refused), then synth
-    run(NODE, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], app);
-    const synth = run(command as string, args as string[], app);
+    // Act: one compile (an unused @ts-expect-error fails it, so the wrong mode must be refused)
+    const compiled = run(NODE, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], app);
 
     // Assess
-    expect(synth.stdout.trim()).toBe('Orders shop.wrong');
-    const template = JSON.parse(readFileSync(join(app, 'cdk.out.ts/ShopTs.template.json'), 'utf8')) as {
-      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
-    };
-    expect(
-      Object.values(template.Resources).some(
-        (r) =>
-          r.Type === 'AWS::Lambda::Function' &&
-          r.Properties.Description === 'Kafka batches to Iceberg snapshots',
-      ),
-    ).toBe(true);
+    expect(compiled.stdout.trim()).toBe('');
   });
 
   it('`npm ls --omit=dev` lists every package the installed runtime imports', () => {
