@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { KafkaConnection } from '../kafka/kafka-client.js';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import type { RowLocator } from '../cdc/locate-rows.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import { describeError } from '../errors.js';
 import type { TableRoute } from '../routing/routes.js';
@@ -30,6 +31,8 @@ export interface LiveCatalogOptions {
   /** @default 10 minutes; at most LIVE_CACHE_MAX_TTL_MS (orphan removal's guard) */
   ttlMs?: number;
   onWarning?: (message: string) => void;
+  /** Finds the cold rows a CDC table's tail replaces (for its position deletes). @default scanRowLocator */
+  locator?: RowLocator;
 }
 
 interface CachedVersion {
@@ -163,7 +166,9 @@ export class LiveCatalog {
       .catch((error: unknown) => {
         throw asKafkaFailure(error, `reading the tail of ${formatIdentifier(table.identifier)}`);
       })
-      .then((hotset) => writeLiveVersion(table, hotset, this.cacheRootOf(table)));
+      .then((hotset) =>
+        writeLiveVersion(table, hotset, this.cacheRootOf(table), { locator: this.options.locator }),
+      );
     const entry: CachedVersion = { table: formatIdentifier(table.identifier), version, createdMs: now };
     this.cache.set(key, entry);
     version.then(
