@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { KafkaConnection } from '../kafka/kafka-client.js';
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
+import type { RowLocator } from '../cdc/locate-rows.js';
 import { formatIdentifier } from '../catalog/catalog.js';
 import { describeError } from '../errors.js';
 import type { TableRoute } from '../routing/routes.js';
@@ -32,6 +33,8 @@ export interface LiveCatalogOptions {
   /** How long reading a tail may take before the load fails (retryable). @default 30 s (read-range.ts) */
   timeoutMs?: number;
   onWarning?: (message: string) => void;
+  /** Finds the cold rows a CDC table's tail replaces (for its position deletes). @default scanRowLocator */
+  locator?: RowLocator;
 }
 
 interface CachedVersion {
@@ -194,7 +197,9 @@ export class LiveCatalog {
       .catch((error: unknown) => {
         throw asKafkaFailure(error, `reading the tail of ${formatIdentifier(table.identifier)}`);
       })
-      .then((hotset) => writeLiveVersion(table, hotset, this.cacheRootOf(table)));
+      .then((hotset) =>
+        writeLiveVersion(table, hotset, this.cacheRootOf(table), { locator: this.options.locator }),
+      );
     const entry: CachedVersion = { table: formatIdentifier(table.identifier), version, createdMs: now };
     this.cache.set(key, entry);
     version.then(

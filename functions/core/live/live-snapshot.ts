@@ -2,22 +2,21 @@
  * The merged table for any Iceberg engine: the table's current metadata plus ONE
  * synthetic snapshot on top — parent = the current snapshot, sequence number = last + 1 — whose
  * manifest list holds the current manifests and one manifest of Parquet files holding the hotset
- * (and, for CDC tables, equality-delete files for the keys the tail replaces or deletes: at the new
- * sequence number they reach the cold rows only, never the tail's own rows). `refs.main` points at it.
+ * (and, for CDC tables, delete files for the cold rows the tail replaces or deletes: position deletes
+ * naming them, or equality deletes under `floe.delete-mode=equality`; either way they reach the cold
+ * rows only, never the tail's own rows: write-tail-changes.ts). `refs.main` points at it.
  *
  * Nothing is committed: the files and the metadata JSON go to a cache folder named by a hash of what
- * they hold (table, snapshot, view schema, offset ranges), `<cache root>/<key>/`, by floe's own writers
- * (write-rows / write-changes, the snapshot producer). A cache folder is reused while the tail is the
- * same, and swept after its TTL by the server; orphan removal leaves it alone while it is fresh
- * (io/confined-delete.ts). The metadata file is not named `<dir>/metadata/*.metadata.json`, so no tool
+ * they hold (table, snapshot, view schema, delete form, offset ranges), `<cache root>/<key>/`, by floe's
+ * own writers (write-rows, write-position-deletes or write-changes, the snapshot producer). A cache
+ * folder is reused while the tail is the same, and swept after its TTL by the server; orphan removal
+ * leaves it alone while it is fresh (io/confined-delete.ts). The metadata file is not named `<dir>/metadata/*.metadata.json`, so no tool
  * takes the cache folder for a table of its own.
  */
 import { createHash } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { applyUpdates } from '../catalog/apply-updates.js';
-import type { TableUpdate } from '../catalog/requirements-updates.js';
-import { planDeleteScope } from '../cdc/delete-scope.js';
-import { writeChanges } from '../cdc/write-changes.js';
+import type { RowLocator } from '../cdc/locate-rows.js';
 import { LIVE_CACHE_FOLDER } from '../io/confined-delete.js';
 import { joinLocation } from '../io/location.js';
 import { currentSnapshot, serializeTableMetadata } from '../spec/metadata.js';
@@ -28,6 +27,7 @@ import { freshnessSummary } from './freshness.js';
 import { describeHotRanges } from './hot-ranges.js';
 import { describeMismatches } from './identity-check.js';
 import type { Hotset } from './read-hotset.js';
+import { type TailFiles, tailDeleteMode, writeTailChanges } from './write-tail-changes.js';
 
 /** Summary keys of the live snapshot. */
 export const LIVE_KEY = 'floe.live';
@@ -50,7 +50,10 @@ export function defaultCacheRoot(table: LoadedTable): string {
   return joinLocation(table.metadata.location, LIVE_CACHE_FOLDER);
 }
 
-/** The cache key: what the files hold, so an unchanged tail finds its folder again. Never throws. */
+/**
+ * The cache key: what the files hold, so an unchanged tail finds its folder again.
+ * @throws ValidationError for a CDC table with a malformed `floe.delete-mode`
+ */
 export function liveCacheKey(table: LoadedTable, hotset: Hotset): string {
   const md = table.metadata;
   const text = JSON.stringify({
@@ -58,34 +61,27 @@ export function liveCacheKey(table: LoadedTable, hotset: Hotset): string {
     snapshot: String(currentSnapshot(md)?.['snapshot-id'] ?? 'none'),
     schema: hotset.mapped.schema['schema-id'],
     fields: hotset.mapped.schema.fields.length,
+    // A property change makes no snapshot, yet the tail's delete files change form.
+    deletes: hotset.mapped.mode === 'append' ? 'none' : tailDeleteMode(md),
     ranges: describeHotRanges(hotset.ranges),
   });
   return createHash('sha256').update(text).digest('hex').slice(0, 24);
 }
 
-function hasDataFiles(md: TableMetadata): boolean {
-  const snapshot = currentSnapshot(md);
-  return snapshot !== undefined && snapshot.summary['total-data-files'] !== '0';
-}
-
 /** The hot files, written into the cache folder as files of `base` (whose location is that folder). */
 async function writeHotFiles(
+  table: LoadedTable,
   base: LoadedTable,
   hotset: Hotset,
-): Promise<{ data: DataFile[]; deletes: DataFile[]; preUpdates: TableUpdate[] }> {
+  locator: RowLocator | undefined,
+): Promise<TailFiles> {
   const mapped = hotset.mapped;
   const schema = mapped.schema;
   if (mapped.mode === 'append') {
     const data = mapped.rows.length ? await writeRows(base, mapped.rows, { filePrefix: 'live', schema }) : [];
     return { data, deletes: [], preUpdates: [] };
   }
-  // As ingestion: a table without data files has no older rows for deletes to reach.
-  const empty = !hasDataFiles(base.metadata);
-  const finals = empty ? mapped.finals.map((f) => ({ ...f, deleteExisting: false })) : mapped.finals;
-  const keyIds = mapped.key.map((c) => c.id);
-  const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(base, keyIds) : undefined;
-  const written = await writeChanges(base, finals, mapped.key, scope, { filePrefix: 'live', schema });
-  return { data: written.dataFiles, deletes: written.deleteFiles, preUpdates: scope?.preUpdates ?? [] };
+  return writeTailChanges(table, base, { finals: mapped.finals, key: mapped.key, schema }, locator);
 }
 
 function operationOf(data: DataFile[], deletes: DataFile[]): SnapshotOperation {
@@ -94,14 +90,21 @@ function operationOf(data: DataFile[], deletes: DataFile[]): SnapshotOperation {
   return data.length === 0 ? 'delete' : 'overwrite';
 }
 
+export interface WriteLiveVersionOptions {
+  /** Finds the cold rows a CDC tail replaces, for position deletes. @default scanRowLocator */
+  locator?: RowLocator;
+}
+
 /**
  * Writes the live version of `table` for its hotset into `<cacheRoot>/<key>/` (nothing is committed).
- * @throws whatever writing throws (TransientIOError, ...); NotFoundError from reading the manifest list
+ * @throws whatever writing throws (TransientIOError, ...); NotFoundError from reading the manifest list;
+ *   ValidationError for a malformed `floe.delete-mode`; whatever the locator throws
  */
 export async function writeLiveVersion(
   table: LoadedTable,
   hotset: Hotset,
   cacheRoot: string,
+  options: WriteLiveVersionOptions = {},
 ): Promise<LiveVersion> {
   const mapped = hotset.mapped;
   const nothing = mapped.mode === 'append' ? mapped.rows.length === 0 : mapped.finals.length === 0;
@@ -110,7 +113,7 @@ export async function writeLiveVersion(
   const cacheDir = joinLocation(cacheRoot, cacheKey);
   // The table seen from its cache folder: every writer puts its files under `location`.
   const base: LoadedTable = { ...table, metadata: { ...table.metadata, location: cacheDir } };
-  const files = await writeHotFiles(base, hotset);
+  const files = await writeHotFiles(table, base, hotset, options.locator);
   const prepared = await prepareSnapshot(base, {
     operation: operationOf(files.data, files.deletes),
     addedDataFiles: files.data,

@@ -1,15 +1,16 @@
 /**
  * The merged view of an upsert (CDC) table on the mock broker: updates, deletes (tombstones) and new
  * keys in the Kafka tail are applied over the cold rows — in `floe scan --live` and through
- * `floe serve --live`, whose live snapshot carries equality deletes that reach the cold rows only
- * (read by floe's REST client + scan; the tail's data and delete files by DuckDB). After the next
- * commit the view is unchanged and the table itself holds the same rows.
+ * `floe serve --live`, whose live snapshot names the replaced cold rows with position deletes (the
+ * table's default delete mode; no equality delete), read by floe's REST client + scan and by DuckDB
+ * over the served files. After the next commit the view is unchanged and the table itself holds the
+ * same rows. The equality-mode tail is covered by test/unit/live/live-tail-deletes.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kcatAvailable, type MockKafka, startMockKafka } from '../../support/kafka-broker.js';
-import { duckdbQuery, sqlString } from '../../support/readers.js';
+import { duckdbLiveRows, duckdbQuery, liveEntries, sqlString } from '../../support/readers.js';
 import { kafkaClient, makeWarehouse, spawnFloe, exitOf } from '../kafka/kafka-kit.js';
 import { commitAll, readServed, scanLive, startServe, tailFiles } from './live-kit.js';
 
@@ -95,11 +96,14 @@ describe.skipIf(!kcatAvailable())('the live view of an upsert table', () => {
         (s) => s['snapshot-id'] === table.metadata['current-snapshot-id'],
       )!;
       expect(current.summary['floe.live']).toBe('true');
-      // Upsert keys may exist already (as ingestion has it): every key the tail touches is deleted
-      expect(current.summary['added-equality-deletes']).toBe('6');
       expect(JSON.parse(current.summary['floe.live-offsets'])[topic]).toBeDefined();
-      // The tail files by DuckDB: the final rows of 1, 2, 8; every touched key deleted from the cold rows
+      // The table is in the default delete mode: the tail names the 4 cold rows of 1..4 by position
+      // (8 and 9 had no cold row to find), and holds no equality delete
+      expect(current.summary['added-position-deletes']).toBe('4');
+      expect(current.summary['added-equality-deletes']).toBeUndefined();
       const files = await tailFiles(table);
+      expect(files.filter((f) => f.content === 2)).toEqual([]);
+      // The tail files by DuckDB: the final rows of 1, 2, 8; the position deletes name the cold rows of 1..4
       const list = (content: number) =>
         files
           .filter((f) => f.content === content)
@@ -111,8 +115,18 @@ describe.skipIf(!kcatAvailable())('the live view of an upsert table', () => {
         [2, 'v3-2'],
         [8, 'v1-8'],
       ]);
-      const deletes = await duckdbQuery(`select id from read_parquet([${list(2)}]) order by id`);
-      expect(deletes.map((r) => Number(r.id))).toEqual([1, 2, 3, 4, 8, 9]);
+      const cold = (await liveEntries(table))
+        .filter((e) => e.data_file.content === 0 && !e.data_file.file_path.includes('/floe-live/'))
+        .map((e) => sqlString(e.data_file.file_path.replace(/^file:\/\//, '')))
+        .join(',');
+      const named = await duckdbQuery(
+        `select d.id from read_parquet([${list(1)}]) p
+         join read_parquet([${cold}], filename = true, file_row_number = true) d
+         on d.filename = replace(p.file_path, 'file://', '') and d.file_row_number = p.pos order by d.id`,
+      );
+      expect(named.map((r) => Number(r.id))).toEqual([1, 2, 3, 4]);
+      // The whole served table by DuckDB, position deletes anti-joined by (file_path, pos)
+      expect(byId(await duckdbLiveRows(table, ['id', 'name'], ['id']))).toEqual(expected);
     } finally {
       await served.stop();
     }

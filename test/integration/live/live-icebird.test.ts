@@ -2,8 +2,8 @@
  * The served live table read by icebird, a reader no one here wrote: an upsert table in a loopback
  * HTTP warehouse (icebird reads URLs only), its cold rows committed through ingestEvent, a tail of
  * updates and tombstones in the mock broker, and the live metadata floe's REST server answers with
- * handed to icebird as it is. icebird applies the live snapshot's equality deletes to the cold rows by
- * sequence number and reads the tail's rows from the live cache.
+ * handed to icebird as it is. icebird applies the live snapshot's position deletes (the table's default
+ * delete mode) to the cold rows they name and reads the tail's rows and deletes from the live cache.
  */
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -116,5 +116,13 @@ describe.skipIf(!kcatAvailable())('the served live table read by icebird', () =>
       '6': 'v1-6',
     });
     expect(rows).toHaveLength(6);
+    // The cold rows of 1 and 2 named by position; the tail holds no equality delete
+    const snapshots = body.metadata.snapshots as {
+      'snapshot-id': unknown;
+      summary: Record<string, string>;
+    }[];
+    const summary = snapshots.find((s) => s['snapshot-id'] === body.metadata['current-snapshot-id'])!.summary;
+    expect(summary['added-position-deletes']).toBe('2');
+    expect(summary['added-equality-deletes']).toBeUndefined();
   });
 });
