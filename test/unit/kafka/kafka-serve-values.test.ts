@@ -187,12 +187,16 @@ describe('kafka-serve values', () => {
 
   it('serves dead letters at their offsets in offset order, and a redriven letter once, from the table', async () => {
     // Prepare: offset 1 lacks a required column (dead-lettered under policy dlq, redrivable once the
-    // column is optional); offset 2 is not UTF-8 at all; offsets 3-4 land in a second file.
+    // column is optional); offset 2 is not UTF-8 at all; offsets 3-4 land in a second file, whose
+    // offset 5 is not JSON.
     const dlqRoute = route('letters', { schemaEvolution: 'dlq' });
     const options = { catalog: wh.catalog, routes: [dlqRoute] };
     const notText = Uint8Array.from([0xff, 0xfe, 0x00, 0x80]);
     await ingestEvent(options, bytesEvent('letters', ['{"id":0,"name":"a"}', '{ "id": 1 }', notText]));
-    await ingestEvent(options, bytesEvent('letters', ['{"id":3,"name":"c"}', '{"id":4,"name":"d"}'], 3));
+    await ingestEvent(
+      options,
+      bytesEvent('letters', ['{"id":3,"name":"c"}', '{"id":4,"name":"d"}', 'not json'], 3),
+    );
     const id = dlqRoute.table;
     const records = servedRecords(wh.catalog, true);
     // Act
@@ -207,7 +211,7 @@ describe('kafka-serve values', () => {
     );
     // Assess
     expect(all.map((r) => [r.offset, r.key?.toString(), r.timestampMs])).toEqual(
-      [0, 1, 2, 3, 4].map((o) => [BigInt(o), `k${o}`, BigInt(1_795_000_000_000 + o)]),
+      [0, 1, 2, 3, 4, 5].map((o) => [BigInt(o), `k${o}`, BigInt(1_795_000_000_000 + o)]),
     );
     expect(all[1].value).toEqual(Buffer.from('{ "id": 1 }'));
     expect(all[2].value).toEqual(Buffer.from(notText));
@@ -232,7 +236,7 @@ describe('kafka-serve values', () => {
     // Act
     const afterRedrive = await records.read(await wh.catalog.loadTable(id), 'letters', 0, 0n, 9n);
     // Assess: offset 1 once, as the table's row (re-encoded), not the letter's bytes
-    expect(afterRedrive.map((r) => r.offset)).toEqual([0n, 1n, 2n, 3n, 4n]);
+    expect(afterRedrive.map((r) => r.offset)).toEqual([0n, 1n, 2n, 3n, 4n, 5n]);
     expect(String(afterRedrive[1].value)).toBe('{"id":"1","name":null}');
     expect(afterRedrive[2].value).toEqual(Buffer.from(notText));
   });
