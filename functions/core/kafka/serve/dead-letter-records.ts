@@ -118,7 +118,8 @@ export class DeadLetterRecords {
     };
     const letters: ColdRecord[] = [];
     for await (const row of readScan(dlq, { ...plan, tasks: [task] }, { filter })) {
-      letters.push(letterRecord(row));
+      const letter = letterRecord(row);
+      if (letter) letters.push(letter);
     }
     this.cache.set(key, letters);
     this.cached += letters.length;
@@ -131,18 +132,25 @@ export class DeadLetterRecords {
   }
 }
 
-/** A DLQ row as the record it was: its own bytes, µs timestamp back to ms. */
-function letterRecord(row: Row): ColdRecord {
-  const micros = row.timestamp as bigint | null | undefined;
+/**
+ * A DLQ row as the record it was: its own bytes, µs timestamp back to ms. A row without an integer
+ * offset (a DLQ table someone else altered) has no place in the timeline: undefined.
+ */
+function letterRecord(row: Row): ColdRecord | undefined {
+  const offset = row.offset;
+  if (typeof offset !== 'bigint' && !Number.isSafeInteger(offset)) return undefined;
+  const micros = row.timestamp;
   const bytes = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v) : null);
   return {
-    offset: BigInt(row.offset as bigint | number),
-    timestampMs: micros === null || micros === undefined ? -1n : BigInt(micros) / 1000n,
+    offset: BigInt(offset as bigint | number),
+    timestampMs:
+      typeof micros === 'bigint' || Number.isSafeInteger(micros)
+        ? BigInt(micros as bigint | number) / 1000n
+        : -1n,
     key: bytes(row.key),
     value: bytes(row.value),
-    headers: ((row.headers as Row[] | null | undefined) ?? []).map((h) => ({
-      key: String(h.key),
-      value: bytes(h.value),
-    })),
+    headers: (Array.isArray(row.headers) ? (row.headers as (Row | null)[]) : [])
+      .filter((h): h is Row => h !== null && typeof h === 'object' && typeof h.key === 'string')
+      .map((h) => ({ key: h.key as string, value: bytes(h.value) })),
   };
 }
