@@ -5,9 +5,11 @@
  * Dead letters are served from the DLQ table at their own offsets, and a letter redriven into the table
  * is served once, from the table.
  */
+import { readFileSync } from 'node:fs';
 import avro from 'avsc';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../../functions/cli/main.js';
+import { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { parseFormatConfig } from '../../../functions/core/formats/format-config.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { creationRequest } from '../../../functions/core/ingest/load-or-create-table.js';
@@ -16,6 +18,8 @@ import { DeadLetterRecords } from '../../../functions/core/kafka/serve/dead-lett
 import { CACHED_RECORDS, TableRecords } from '../../../functions/core/kafka/serve/table-records.js';
 import { parseMappingConfig } from '../../../functions/core/mapping/mapping-config.js';
 import { parseRoutes, type TableRoute } from '../../../functions/core/routing/routes.js';
+import { planScan } from '../../../functions/core/scan/plan-scan.js';
+import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema } from '../../../functions/core/spec/metadata.js';
 import type { Row, Schema, StructType } from '../../../functions/core/spec/types.js';
 import { startSchemaRegistryServer } from '../../support/schema-registry-server.js';
@@ -183,6 +187,56 @@ describe('kafka-serve values', () => {
     expect(() =>
       parseRoutes([{ table: 'app.x', topics: ['x'], kafkaValue: true, kafkaLineage: false }]),
     ).toThrow(/routes\[0\]\.kafkaValue/);
+  });
+
+  it('floe ingest --kafka-value creates a table that keeps the bytes; later ingests without the flag keep them too', async () => {
+    // Prepare
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    const flags = ['--warehouse', wh.dir, '--table', 'sales.orders'];
+    // partition/offset → the value bytes sent
+    const sent = new Map(
+      ['events/orders-batch-1.json', 'events/orders-batch-2.json'].flatMap((file) =>
+        Object.values(
+          (
+            JSON.parse(readFileSync(file, 'utf8')) as {
+              records: Record<string, { partition: number; offset: number; value: string }[]>;
+            }
+          ).records,
+        ).flatMap((records) =>
+          records.map((r) => [`${r.partition}/${r.offset}`, Buffer.from(r.value, 'base64').toString()]),
+        ),
+      ),
+    );
+    try {
+      // Act
+      const codes = [
+        await main([
+          'ingest',
+          'events/orders-batch-1.json',
+          ...flags,
+          '--schema',
+          'events/orders.schema.json',
+          '--kafka-value',
+        ]),
+        await main(['ingest', 'events/orders-batch-2.json', ...flags]),
+      ];
+      // Assess
+      expect(codes).toEqual([0, 0]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const table = await new EmbeddedCatalog({ warehouse: wh.dir }).loadTable({
+      namespace: ['sales'],
+      name: 'orders',
+    });
+    expect(table.metadata.properties?.['floe.kafka-value']).toBe('true');
+    const rows = await readScanRows(table, await planScan(table));
+    expect(rows.length).toBeGreaterThan(200);
+    for (const row of rows) {
+      const lineage = row._kafka as Row;
+      const kept = Buffer.from(lineage.value as Uint8Array).toString();
+      expect(kept).toBe(sent.get(`${lineage.partition}/${lineage.offset}`));
+    }
   });
 
   it('serves dead letters at their offsets in offset order, and a redriven letter once, from the table', async () => {
