@@ -20,8 +20,9 @@ import { parseMappingConfig } from '../../../functions/core/mapping/mapping-conf
 import { parseRoutes, type TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
-import { currentSchema } from '../../../functions/core/spec/metadata.js';
+import { currentSchema, currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { Row, Schema, StructType } from '../../../functions/core/spec/types.js';
+import { duckdbQuery, liveEntries, sqlString } from '../../support/readers.js';
 import { startSchemaRegistryServer } from '../../support/schema-registry-server.js';
 import { tempWarehouse } from '../../support/tables.js';
 import { confluentFrame } from '../formats/helpers.js';
@@ -174,6 +175,16 @@ describe('kafka-serve values', () => {
     );
     const served = await servedRecords(wh.catalog, false).read(after, 'later', 0, 0n, 9n);
     expect(served.map((r) => String(r.value))).toEqual(['{"id":"1","name":"a"}', '{ "id": 2, "name": "b" }']);
+    // A reader no one here wrote sees the bytes under the new field id.
+    const newest = (await liveEntries(after)).find(
+      (e) => e.snapshot_id === currentSnapshot(after.metadata)?.['snapshot-id'],
+    );
+    const file = newest?.data_file.file_path ?? '';
+    const path = sqlString(file.startsWith('file:') ? new URL(file).pathname : file);
+    const [duck] = await duckdbQuery(`select hex(_kafka.value) as v from read_parquet(${path})`);
+    const ids = await duckdbQuery(`select field_id from parquet_schema(${path}) where name = 'value'`);
+    expect(duck.v).toBe(Buffer.from('{ "id": 2, "name": "b" }').toString('hex').toUpperCase());
+    expect(ids.map((r) => Number(r.field_id))).toContain(value?.id);
   });
 
   it('a table created with floe.kafka-value (the --kafka-value flag) keeps values; kafkaValue without lineage is refused', () => {
