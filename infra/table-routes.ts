@@ -40,6 +40,7 @@ export interface RenderedRoute {
   when?: { readonly [key: string]: unknown };
   properties?: { readonly [key: string]: string };
   kafkaLineage?: boolean;
+  kafkaValue?: boolean;
   dlqTable?: string;
 }
 
@@ -98,7 +99,10 @@ export function tableLayout(
       ? { schema: result }
       : { schema: result, partitionSpec: parsePartitionExpression(route.partitionBy, result) };
   }
-  const schema = route.kafkaLineage === false ? route.schema : withKafkaLineage(route.schema);
+  const schema =
+    route.kafkaLineage === false
+      ? route.schema
+      : withKafkaLineage(route.schema, { value: route.kafkaValue === true });
   return route.partitionBy === undefined
     ? { schema }
     : { schema, partitionSpec: parsePartitionExpression(route.partitionBy, schema) };
@@ -233,6 +237,7 @@ export function renderRoutes(
     ...(route.when === undefined ? {} : { when: route.when }),
     ...(route.properties === undefined ? {} : { properties: copyRecord(route.properties) }),
     ...(route.kafkaLineage === undefined ? {} : { kafkaLineage: route.kafkaLineage }),
+    ...(route.kafkaValue === undefined ? {} : { kafkaValue: route.kafkaValue }),
     ...(route.dlqTable === undefined ? {} : { dlqTable: route.dlqTable }),
   }));
 }

@@ -30,6 +30,7 @@ const ROUTE_FLAGS = `  --table NS.NAME          the table (created when missing)
   --identifier COL[,COL]   the key columns (debezium, upsert), kept with the table
   --delete-mode position|equality
                            how a new keyed table marks replaced rows (floe.delete-mode; default position)
+  --kafka-value            keep each record's original value bytes in _kafka.value (floe.kafka-value)
   --schema-evolution evolve|dlq|block
                            what a record with new fields does: widen the table, dead-letter, or fail
   --routes FILE            every route of FILE (the FLOE_TABLES JSON) instead of the flags above
@@ -335,8 +336,10 @@ example:
 A Kafka endpoint for unmodified clients (kcat, kafkajs, librdkafka, Java) in front of a real cluster:
 fetches of offsets the tables hold are answered from the tables, with each record's original offset,
 key, headers and timestamp; everything else (newer offsets, consumer groups, offset commits) goes to
-the cluster. Every broker is shown as this one endpoint. Record values are the rows (without _kafka)
-as exact JSON, not the original bytes. No TLS or SASL towards clients yet.
+the cluster. Every broker is shown as this one endpoint. Record values are the original bytes where
+the table kept them (_kafka.value, a route's kafkaValue), else the rows (without _kafka) as exact JSON;
+dead letters (NS.NAME__dlq) are served at their offsets too.
+No TLS or SASL towards clients yet.
 
 flags:
 ${CATALOG_LINE}

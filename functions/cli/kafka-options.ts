@@ -189,6 +189,7 @@ const ROUTE_FLAGS = [
   'identifier',
   'delete-mode',
   'schema-evolution',
+  'kafka-value',
 ] as const;
 
 /**

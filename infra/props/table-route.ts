@@ -135,6 +135,12 @@ export interface TableRoute {
    */
   readonly kafkaLineage?: boolean;
   /**
+   * Keep each record's original value bytes in `_kafka.value` (served as they were by `floe kafka-serve`).
+   * Needs `kafkaLineage`; an existing table gains the field at its next batch.
+   * @default false
+   */
+  readonly kafkaValue?: boolean;
+  /**
    * Table that receives this route's dead-lettered records: a name in the route's namespace, or
    * `namespace.name`. floe creates it at the first dead letter.
    * @default - `<table>__dlq` in the route's namespace

@@ -121,6 +121,7 @@ export async function routeFromOptions(values: ParsedOptions, events: unknown[])
     mode: modeFromOptions(values),
     identifierColumns: identifierFromOptions(values),
     kafkaLineage: true,
+    ...(values['kafka-value'] ? { kafkaValue: true } : {}),
     properties: deleteModeFromOptions(values),
   };
 }
@@ -136,6 +137,7 @@ const ROUTE_FLAGS = [
   'identifier',
   'delete-mode',
   'schema-evolution',
+  'kafka-value',
 ] as const;
 
 /**

@@ -1,8 +1,9 @@
 /**
  * `floe kafka-serve`: a Kafka endpoint in front of a real cluster that serves the offsets the tables
  * hold from the tables, with their original offsets, keys, headers and timestamps
- * (functions/core/kafka/serve/kafka-proxy.ts). Values are the rows re-encoded as exact JSON (the
- * table keeps mapped columns, not the original bytes).
+ * (functions/core/kafka/serve/kafka-proxy.ts). Values are the original bytes where the table kept them
+ * (`_kafka.value`), else the rows re-encoded as exact JSON; dead letters (`<table>__dlq`) are served at
+ * their offsets too.
  *
  * No SASL or TLS towards clients yet, so a listener reachable from other machines needs `--insecure`
  * (as floe serve refuses one without a token or TLS); the connection to the cluster is plaintext too.
@@ -13,7 +14,8 @@ import { describeError } from '../../core/errors.js';
 import type { ColdBoundary } from '../../core/kafka/serve/cold-view.js';
 import { ColdView } from '../../core/kafka/serve/cold-view.js';
 import { startKafkaProxy } from '../../core/kafka/serve/kafka-proxy.js';
-import { TableRecords } from '../../core/kafka/serve/table-records.js';
+import { CACHED_RECORDS, TableRecords } from '../../core/kafka/serve/table-records.js';
+import { DeadLetterRecords } from '../../core/kafka/serve/dead-letter-records.js';
 import { parsePartitionOffsets } from '../../core/records/replay-records.js';
 import { currentSchema } from '../../core/spec/metadata.js';
 import type { Row } from '../../core/spec/types.js';
@@ -91,10 +93,14 @@ export async function runKafkaServe(args: string[]): Promise<number> {
   await (await import('../warehouse-check.js')).checkWarehouseArgs('kafka-serve', args);
   const { catalog } = await openCatalog(values);
   // The value schema is the table's current one at each read: formatReplayValue is cheap to build.
-  const records = new TableRecords((table) => {
-    const encode = formatReplayValue(currentSchema(table.metadata));
-    return (row: Row) => Buffer.from(encode(row));
-  });
+  const records = new TableRecords(
+    (table) => {
+      const encode = formatReplayValue(currentSchema(table.metadata));
+      return (row: Row) => Buffer.from(encode(row));
+    },
+    CACHED_RECORDS,
+    new DeadLetterRecords((id) => catalog.loadTable(id)),
+  );
   const cold = new ColdView(
     ids.map((id) => () => catalog.loadTable(id)),
     boundary,

@@ -14,6 +14,7 @@ import {
   parsePartitionOffsets,
   valueSchema,
 } from '../../core/records/replay-records.js';
+import { KAFKA_FIELD, KAFKA_VALUE_FIELD } from '../../core/records/kafka-lineage.js';
 import { checkReplayBounds } from '../../core/replay/check-bounds.js';
 import { type ReplaySummary, runReplay } from '../../core/replay/run-replay.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
@@ -100,12 +101,16 @@ export function boundsFromOptions(values: ReplayValues): ReplayBounds {
 }
 
 /**
- * A row's record value: the row without `_kafka` as the CLI's exact JSON (format-value.ts), so longs
+ * A row's record value: the original bytes when the table kept them (`_kafka.value`, a route's
+ * `kafkaValue`), else the row without `_kafka` as the CLI's exact JSON (format-value.ts), so longs
  * past 2^53 and decimals keep every digit.
  */
 export function formatReplayValue(schema: StructType): (row: Row) => Uint8Array {
   const value = valueSchema(schema);
-  return (row) => Buffer.from(stringifyJson(toDisplayRow(value, row)));
+  return (row) => {
+    const kept = (row[KAFKA_FIELD] as Row | null | undefined)?.[KAFKA_VALUE_FIELD];
+    return kept instanceof Uint8Array ? kept : Buffer.from(stringifyJson(toDisplayRow(value, row)));
+  };
 }
 
 function describeSummary(s: ReplaySummary, topic: string): string {

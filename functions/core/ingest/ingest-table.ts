@@ -39,7 +39,7 @@ export async function ingestTable(
   records: RawRecord[],
   allRoutes: TableRoute[] = [route],
 ): Promise<TableIngestReport> {
-  const table = await loadOrCreateTable(options.catalog, route);
+  const table = await loadOrCreateTable(options.catalog, route, { lock: options.lock });
   const mode = resolveMode(route, table.metadata.properties ?? {});
   if (mode !== 'append') return ingestCdcTable({ options, route, table, batchId, records, allRoutes }, mode);
 

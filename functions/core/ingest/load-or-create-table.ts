@@ -14,7 +14,9 @@ import {
 import { NoSuchTableError, ValidationError } from '../errors.js';
 import { parsePartitionExpression, parseSortOrder } from '../spec/partition-spec.js';
 import { EVOLUTION_PROPERTY } from '../mapping/evolution/evolution-policy.js';
-import { readIngestProperties } from '../spec/table-properties.js';
+import { KAFKA_VALUE_PROPERTY, readIngestProperties } from '../spec/table-properties.js';
+import type { CommitOptions } from '../table/commit-loop.js';
+import { ensureKafkaValue, wantsKafkaValue } from './kafka-value-column.js';
 import type { Schema } from '../spec/types.js';
 import { withKafkaLineage } from '../records/kafka-lineage.js';
 import type { TableRoute } from '../routing/routes.js';
@@ -34,9 +36,15 @@ export function creationRequest(route: TableRoute): { schema: Schema; properties
   let schema = route.schema;
   if (mode !== 'append') schema = cdcCreateSchema(schema, mode, route.identifierColumns, route.properties);
   else if (route.identifierColumns?.length) schema = withIdentifierFields(schema, route.identifierColumns);
-  if (route.kafkaLineage) schema = withKafkaLineage(schema);
+  const value = wantsKafkaValue(route, route.properties);
+  if (value && !route.kafkaLineage)
+    throw new ValidationError(
+      `table ${formatIdentifier(route.table)}: the original value bytes (kafkaValue, ${KAFKA_VALUE_PROPERTY}) are kept in _kafka, which kafkaLineage: false leaves out`,
+    );
+  if (route.kafkaLineage) schema = withKafkaLineage(schema, { value });
   const properties = {
     ...route.properties,
+    ...(value ? { [KAFKA_VALUE_PROPERTY]: 'true' } : {}),
     ...(route.schemaEvolution ? { [EVOLUTION_PROPERTY]: route.schemaEvolution } : {}),
     ...(mode === 'append' ? { [MODE_PROPERTY]: mode } : cdcTableProperties(mode, schema)),
   };
@@ -46,12 +54,19 @@ export function creationRequest(route: TableRoute): { schema: Schema; properties
 }
 
 /**
- * Loads the table, creating it from the route when missing.
- * @throws ValidationError (see creationRequest); whatever the catalog throws
+ * Loads the table, creating it from the route when missing; an existing table gains `_kafka.value` when
+ * the route or the table asks for it (kafka-value-column.ts).
+ * @throws ValidationError (see creationRequest, ensureKafkaValue); whatever the catalog throws
+ * @throws CommitFailedError / CommitStateUnknownError when adding `_kafka.value` did not (surely) land
  */
-export async function loadOrCreateTable(catalog: Catalog, route: TableRoute): Promise<LoadedTable> {
+export async function loadOrCreateTable(
+  catalog: Catalog,
+  route: TableRoute,
+  options: CommitOptions = {},
+): Promise<LoadedTable> {
+  let table: LoadedTable;
   try {
-    return await catalog.loadTable(route.table);
+    table = await catalog.loadTable(route.table);
   } catch (error) {
     if (!(error instanceof NoSuchTableError)) throw error;
     const { schema, properties } = creationRequest(route);
@@ -61,8 +76,9 @@ export async function loadOrCreateTable(catalog: Catalog, route: TableRoute): Pr
       return await catalog.createTable(route.table, { schema, partitionSpec, sortOrder, properties });
     } catch (createError) {
       // Another writer created it first: theirs is as good as ours.
-      if (await catalog.tableExists(route.table)) return catalog.loadTable(route.table);
-      throw createError;
+      if (!(await catalog.tableExists(route.table))) throw createError;
+      table = await catalog.loadTable(route.table);
     }
   }
+  return ensureKafkaValue(catalog, table, route, options);
 }

@@ -58,6 +58,12 @@ export const RouteSettingsSchema = Settings(
     kafkaLineage: Type.Optional(
       Type.Boolean({ description: 'Add the _kafka lineage struct (default true).' }),
     ),
+    kafkaValue: Type.Optional(
+      Type.Boolean({
+        description:
+          "Keep each record's original value bytes in _kafka.value (default false; needs kafkaLineage). Sets floe.kafka-value.",
+      }),
+    ),
     dlqTable: Type.Optional(
       NonEmptyString({ description: 'Dead-letter table (default <table>__dlq in the same namespace).' }),
     ),

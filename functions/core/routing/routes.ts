@@ -34,6 +34,11 @@ export interface TableRoute {
   sortBy?: string;
   /** Add the `_kafka` lineage struct (default true). */
   kafkaLineage: boolean;
+  /**
+   * Keep each record's original value bytes in `_kafka.value` (ingest/kafka-value-column.ts); a table's
+   * `floe.kafka-value` property asks for it too. @default false
+   */
+  kafkaValue?: boolean;
   /** Dead-letter table name (default `<table>__dlq` in the same namespace). */
   dlqTable?: string;
   /** Table properties set at creation (e.g. write.target-file-size-bytes). */
@@ -85,6 +90,15 @@ function readRoute(r: RouteSettings, path: string): TableRoute {
       'an aggregate route takes neither mode nor identifierColumns (its key is GROUP BY + window_start)',
     );
   }
+  if (r.kafkaValue === true && (r.kafkaLineage === false || r.aggregate !== undefined)) {
+    // The bytes live in the lineage struct, which an aggregate's rows (one per window and group) lack.
+    refuseSetting(
+      `${path}.kafkaValue`,
+      r.aggregate !== undefined
+        ? 'an aggregate route has no per-record rows to keep value bytes in'
+        : 'the value bytes are kept in _kafka, which kafkaLineage: false leaves out',
+    );
+  }
   const aggregate =
     r.aggregate === undefined
       ? undefined
@@ -106,6 +120,7 @@ function readRoute(r: RouteSettings, path: string): TableRoute {
     partitionBy: r.partitionBy,
     sortBy: r.sortBy,
     kafkaLineage: r.kafkaLineage !== false,
+    ...(r.kafkaValue === true ? { kafkaValue: true } : {}),
     dlqTable: r.dlqTable,
     properties,
   };

@@ -39,6 +39,8 @@ export const SOURCE_COLUMN_PROPERTY = 'floe.cdc.source-column';
 export const EVOLUTION_PROPERTY = 'floe.schema-evolution';
 /** How a keyed (CDC, upsert, aggregate) table marks the rows a batch replaces or deletes. */
 export const DELETE_MODE_PROPERTY = 'floe.delete-mode';
+/** `true`: rows keep the record's original value bytes in `_kafka.value` (a route's `kafkaValue`). */
+export const KAFKA_VALUE_PROPERTY = 'floe.kafka-value';
 
 /**
  * `position`: position delete files naming each replaced row's data file and row (every Iceberg reader
@@ -158,6 +160,7 @@ const INGEST = {
     'position',
     { accepts: 'one of position, equality', unsetMeans: 'position' },
   ),
+  kafkaValue: booleanProperty(KAFKA_VALUE_PROPERTY, false),
 } satisfies Record<string, PropertyDefinition<unknown>>;
 
 type Values<D extends Record<string, PropertyDefinition<unknown>>> = {
@@ -217,7 +220,7 @@ export function readMaintenanceProperties(properties: Properties): MaintenancePr
 
 /**
  * `floe.mode`, `floe.identifier-columns`, `floe.cdc.source-column`, `floe.schema-evolution`,
- * `floe.delete-mode`.
+ * `floe.delete-mode`, `floe.kafka-value`.
  * @throws ValidationError naming a malformed property
  */
 export function readIngestProperties(properties: Properties): IngestProperties {

@@ -5,9 +5,14 @@
  * filler records (the mock cannot delete records: `--cold-below P:O` stands in for retention). So a
  * record below O that reaches a client with its original key, headers and timestamp can only have come
  * from the table. The mock creates every topic with 4 partitions; the records go to partitions 0 and 1.
+ * The route keeps the original value bytes (`kafkaValue`), and the values are JSON a re-encoding would
+ * change (key order, spacing), so a value that reaches a client as produced came from `_kafka.value`;
+ * the records that failed are served from the dead-letter table at their own offsets.
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import type { Kafka } from 'kafkajs';
@@ -19,15 +24,17 @@ import {
 import { Decoder } from '../../../functions/core/kafka/serve/kafkajs-protocol.js';
 import { FrameReader, framed } from '../../../functions/core/kafka/serve/wire.js';
 import { kcatAvailable, type MockKafka, startMockKafka } from '../../support/kafka-broker.js';
-import { exitOf, type FloeProcess, kafkaClient, makeWarehouse, spawnFloe } from './kafka-kit.js';
+import { exitOf, type FloeProcess, kafkaClient, makeWarehouse, SCHEMA, spawnFloe } from './kafka-kit.js';
 
 const TABLE = 'app.timeline';
 const COLD_BELOW = 10;
 const PER_PARTITION = 20;
-/** Partition 1's first records are not JSON: dead letters, so the table holds partition 1 from offset 3. */
+/** Partition 1's first records go to another table (`when`): the table holds partition 1 from offset 3. */
 const P1_SKIPPED = 3;
-/** Partition 0's record at offset 5 is not JSON either: a gap inside the offsets served from the table. */
-const P0_GAP = 5;
+/** Partition 0's record at offset 5 is not even UTF-8: a dead letter, served from the DLQ table. */
+const P0_DEAD = 5;
+/** Partition 1's record at offset 6 is not JSON: a dead letter too. */
+const P1_DEAD = 6;
 const BASE_MS = Date.UTC(2026, 0, 1);
 
 interface Original {
@@ -36,7 +43,9 @@ interface Original {
   key: string | null;
   seq: string;
   timestampMs: number;
-  value: string;
+  value: Buffer;
+  /** Taken by the other route (a `skip` header). */
+  skipped: boolean;
 }
 
 function originals(): Original[] {
@@ -44,14 +53,20 @@ function originals(): Original[] {
   for (const partition of [0, 1]) {
     for (let offset = 0; offset < PER_PARTITION; offset++) {
       const id = partition * 100 + offset;
-      const dead = (partition === 1 && offset < P1_SKIPPED) || (partition === 0 && offset === P0_GAP);
+      const value =
+        partition === 0 && offset === P0_DEAD
+          ? Buffer.from([0xff, 0xfe, 0x00, 0x80, id])
+          : partition === 1 && offset === P1_DEAD
+            ? Buffer.from(`not json ${id}`)
+            : Buffer.from(`{"name": "name-${id}",  "id": ${id}}`);
       out.push({
         partition,
         offset,
         key: offset % 7 === 3 ? null : `key-${id}`,
         seq: `${partition}-${offset}`,
         timestampMs: BASE_MS + partition * 1_000 + offset,
-        value: dead ? `not json ${id}` : JSON.stringify({ id, name: `name-${id}` }),
+        value,
+        skipped: partition === 1 && offset < P1_SKIPPED,
       });
     }
   }
@@ -63,13 +78,14 @@ async function kcatLines(endpoint: string, topic: string): Promise<string[]> {
   const { stdout } = await promisify(execFile)(
     'kcat',
     ['-C', '-b', endpoint, '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%p %o %k %h %T %s\\n'],
-    { timeout: 30_000, maxBuffer: 16 * 1024 * 1024 },
+    // latin1: one character per byte, so values that are not UTF-8 compare byte for byte.
+    { timeout: 30_000, maxBuffer: 16 * 1024 * 1024, encoding: 'latin1' },
   );
   return stdout.split('\n').filter(Boolean);
 }
 
 const line = (r: Original) =>
-  `${r.partition} ${r.offset} ${r.key ?? ''} seq=${r.seq},h2=x ${r.timestampMs} ${r.value}`;
+  `${r.partition} ${r.offset} ${r.key ?? ''} seq=${r.seq},h2=x ${r.timestampMs} ${r.value.toString('latin1')}`;
 
 async function produceRecords(kafka: Kafka, topic: string, records: Original[], filler = 0): Promise<void> {
   const producer = kafka.producer({ allowAutoTopicCreation: true });
@@ -88,7 +104,7 @@ async function produceRecords(kafka: Kafka, topic: string, records: Original[], 
           partition,
           key: r.key,
           value: r.value,
-          headers: { seq: r.seq, h2: 'x' },
+          headers: r.skipped ? { seq: r.seq, h2: 'x', skip: 'y' } : { seq: r.seq, h2: 'x' },
           timestamp: String(r.timestampMs),
         }));
       await producer.send({ topic, acks: -1, messages: [...fill, ...real] });
@@ -131,13 +147,28 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
   let warehouse: string;
   const topic = `timeline-${randomUUID()}`;
   const records = originals();
-  // What a client must see: below the boundary what the table holds (not the dead letters), then the rest.
-  const expected = records.filter((r) => r.offset >= COLD_BELOW || !r.value.startsWith('not json'));
+  // What a client must see: every record but the other table's (dead letters included).
+  const expected = records.filter((r) => !r.skipped);
 
   beforeAll(async () => {
     [first, second] = await Promise.all([startMockKafka(3), startMockKafka(3)]);
     const { dir, schemaFile } = await makeWarehouse();
     warehouse = dir;
+    const routesFile = join(dirname(schemaFile), 'routes.json');
+    await writeFile(
+      routesFile,
+      // The skipped records go to another table: not this table's, nor its dead letters.
+      JSON.stringify([
+        {
+          table: TABLE,
+          topics: [topic],
+          schema: SCHEMA,
+          kafkaValue: true,
+          when: { header: 'skip', exists: false },
+        },
+        { table: 'app.skipped', topics: [topic], schema: SCHEMA, when: { header: 'skip', exists: true } },
+      ]),
+    );
     const a = kafkaClient(first.bootstrapServers);
     await produceRecords(a, topic, records);
     const backfill = spawnFloe([
@@ -148,10 +179,8 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
       topic,
       '--warehouse',
       dir,
-      '--table',
-      TABLE,
-      '--schema',
-      schemaFile,
+      '--routes',
+      routesFile,
       '--from',
       'earliest',
       '--to',
@@ -215,9 +244,9 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
       const at = /Kafka endpoint (127\.0\.0\.1:\d+)/.exec(committed.output())![1];
       // Act
       const lines = await kcatLines(at, topic);
-      // Assess: the table holds offsets 0-19 of both partitions (dead letters aside), the second
-      // cluster's copies of 0-9 are filler, so every line is the table's.
-      const want = records.filter((r) => !r.value.startsWith('not json')).map(line);
+      // Assess: the table and its dead letters hold offsets 0-19 of both partitions (the filtered ones
+      // aside), the second cluster's copies of 0-9 are filler, so every line is the table's.
+      const want = expected.map(line);
       for (const p of [0, 1]) {
         expect(lines.filter((l) => l.startsWith(`${p} `))).toEqual(want.filter((l) => l.startsWith(`${p} `)));
       }
@@ -245,7 +274,7 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
           .run({
             eachMessage: async ({ partition, message }) => {
               seen.push(
-                `${partition} ${message.offset} ${message.key?.toString() ?? ''} seq=${message.headers?.seq?.toString()},h2=${message.headers?.h2?.toString()} ${message.timestamp} ${message.value?.toString()}`,
+                `${partition} ${message.offset} ${message.key?.toString() ?? ''} seq=${message.headers?.seq?.toString()},h2=${message.headers?.h2?.toString()} ${message.timestamp} ${message.value?.toString('latin1')}`,
               );
               if (seen.length >= expected.length) {
                 clearTimeout(timer);

@@ -29,6 +29,29 @@ describe('floe replay value', () => {
       '{"id":9223372036854775807,"amount":"1234567890123.4567890123","raw":"AP8=","at":"2026-01-02T03:04:05.000001Z"}',
     );
   });
+
+  it("is the record's original bytes when the table kept them (_kafka.value), else the JSON", () => {
+    // Prepare
+    const schema: StructType = {
+      type: 'struct',
+      fields: [
+        { id: 1, name: 'id', required: true, type: 'long' },
+        {
+          id: 2,
+          name: '_kafka',
+          required: false,
+          type: { type: 'struct', fields: [{ id: 3, name: 'value', required: false, type: 'binary' }] },
+        },
+      ],
+    };
+    const format = formatReplayValue(schema);
+    // Act
+    const kept = format({ id: 1n, _kafka: { value: new Uint8Array([0xff, 0x00, 0x7b]) } });
+    const before = format({ id: 2n, _kafka: { value: null } });
+    // Assess
+    expect(Buffer.from(kept)).toEqual(Buffer.from([0xff, 0x00, 0x7b]));
+    expect(Buffer.from(before).toString()).toBe('{"id":2}');
+  });
 });
 
 describe('floe replay flags', () => {

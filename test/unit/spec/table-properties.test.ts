@@ -52,6 +52,7 @@ const FIELD_OF: Record<string, string> = {
   'floe.cdc.source-column': 'cdcSourceColumn',
   'floe.schema-evolution': 'schemaEvolution',
   'floe.delete-mode': 'deleteMode',
+  'floe.kafka-value': 'kafkaValue',
 };
 
 interface IntegerCase {
@@ -108,6 +109,7 @@ describe('table properties: booleans', () => {
   it.each([
     { name: 'commit.manifest-merge.enabled', unset: true },
     { name: 'write.metadata.delete-after-commit.enabled', unset: false },
+    { name: 'floe.kafka-value', unset: false },
   ])('$name: unset, true/false in any case, and anything else refused', ({ name, unset }) => {
     expect(readOne(name, undefined)).toBe(unset);
     expect(readOne(name, 'true')).toBe(true);

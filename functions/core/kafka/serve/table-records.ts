@@ -4,9 +4,20 @@
  * column statistics (the lower-bound ordering is replay/read-in-offset-order.ts's, which this folder
  * cannot import: replay imports kafka). A file's records of one partition are cached per (snapshot, file, partition) in
  * a bounded LRU: a consumer reading from the start walks the same files fetch after fetch.
+ *
+ * A record's value is its original bytes when the row kept them (`_kafka.value`, a route's `kafkaValue`),
+ * else the row re-encoded (the value encoder: exact JSON). A null `_kafka.value` is a row written before
+ * the table kept values (a record with a null value leaves no row: append routes dead-letter it, keyed
+ * ones delete). With dead letters, the DLQ table's records of the same range are merged in at their
+ * offsets; an offset both hold (a letter redriven into the table) is served from the table.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
-import { KAFKA_FIELD, offsetFieldId, offsetLowerBound } from '../../records/kafka-lineage.js';
+import {
+  KAFKA_FIELD,
+  KAFKA_VALUE_FIELD,
+  offsetFieldId,
+  offsetLowerBound,
+} from '../../records/kafka-lineage.js';
 import { lineageOf } from '../../records/replay-records.js';
 import type { Expression } from '../../scan/expression.js';
 import { planScan } from '../../scan/plan-scan.js';
@@ -14,6 +25,7 @@ import { readScan } from '../../scan/read-scan.js';
 import type { FileScanTask, ScanPlan } from '../../scan/scan-plan.js';
 import { currentSchema, currentSnapshot } from '../../spec/metadata.js';
 import type { Row } from '../../spec/types.js';
+import type { DeadLetterRecords } from './dead-letter-records.js';
 import type { ColdRecord } from './record-batches.js';
 
 /** The cache holds at most this many records over all files (a few hundred MB for small rows). */
@@ -23,17 +35,22 @@ export class TableRecords {
   private readonly cache = new Map<string, ColdRecord[]>();
   private cached = 0;
 
-  /** @param valueEncoder the record value of a table's row (the row without `_kafka`, as JSON) */
+  /**
+   * @param valueEncoder the record value of a table's row without `_kafka.value` (the row without `_kafka`, as JSON)
+   * @param deadLetters where the table's dead letters are read from; without it, they are not served
+   */
   constructor(
     private readonly valueEncoder: (table: LoadedTable) => (row: Row) => Buffer,
     private readonly maxCached = CACHED_RECORDS,
+    private readonly deadLetters?: DeadLetterRecords,
   ) {}
 
   /**
    * Records of `topic`/`partition` with offsets in [from, to] at the table's current snapshot, in
    * offset order, each offset once. Files are read in the order of their `_kafka.offset` lower bounds
    * and reading stops once the records below the next file's bound reach `enoughBytes`: no unread
-   * file can hold an offset below that bound, so what is returned has no holes.
+   * file can hold an offset below that bound, so what is returned has no holes. Dead letters up to
+   * the same bound are merged in.
    * @throws ValidationError / TransientIOError / NotFoundError from planning and reading the scan
    */
   async read(
@@ -65,6 +82,7 @@ export class TableRecords {
       .map((task) => ({ task, lower: offsetLowerBound(task.file, offsetId) }))
       .sort((a, b) => (a.lower < b.lower ? -1 : a.lower > b.lower ? 1 : 0));
     let out: ColdRecord[] = [];
+    let through = to;
     for (let i = 0; i < ordered.length; i++) {
       const records = await this.fileRecords(table, plan, ordered[i].task, topic, partition);
       for (const r of records) if (r.offset >= from && r.offset <= to) out.push(r);
@@ -73,9 +91,14 @@ export class TableRecords {
       const complete = out.filter((r) => r.offset < next);
       if (complete.reduce((n, r) => n + sizeOf(r), 0) >= enoughBytes) {
         out = complete;
+        through = next - 1n;
         break;
       }
     }
+    if (this.deadLetters)
+      for (const letter of await this.deadLetters.read(table, topic, partition, from, through))
+        out.push(letter);
+    // Stable: of one offset, the table's row (pushed first) is kept and a redriven letter dropped.
     out.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
     // A table holding one record twice (written by another engine) serves it once.
     return out.filter((r, i) => i === 0 || r.offset !== out[i - 1].offset);
@@ -121,13 +144,19 @@ function sizeOf(r: ColdRecord): number {
   return (r.key?.length ?? 0) + (r.value?.length ?? 0) + 16;
 }
 
+/** `_kafka.value`: the record's bytes as produced, when the table kept them. */
+function originalValue(row: Row): Buffer | undefined {
+  const value = (row[KAFKA_FIELD] as Row | null | undefined)?.[KAFKA_VALUE_FIELD];
+  return value instanceof Uint8Array ? Buffer.from(value) : undefined;
+}
+
 function toRecord(row: Row, encodeValue: (row: Row) => Buffer): ColdRecord {
   const lineage = lineageOf(row);
   return {
     offset: lineage.offset,
     timestampMs: lineage.timestampMs === undefined ? -1n : BigInt(lineage.timestampMs),
     key: lineage.key === null ? null : Buffer.from(lineage.key),
-    value: encodeValue(row),
+    value: originalValue(row) ?? encodeValue(row),
     headers: lineage.headers.map((h) => ({
       key: h.key,
       value: h.value === null ? null : Buffer.from(h.value),

@@ -2,7 +2,8 @@
  * The `_kafka` lineage appended straight from a record into gathered columns: topic, partition,
  * offset, timestamp, timestamp type, key and headers go into the struct's leaf columns as they are
  * (numbers into typed storage, strings as UTF-8), with no lineage row, header row or BigInt per
- * record. Only for a lineage struct of exactly the shape records/kafka-lineage.ts makes; any other
+ * record. Only for a lineage struct of exactly the shape records/kafka-lineage.ts makes (with or without
+ * the original value bytes last, `value`, which go in as they are); any other
  * (a table whose `_kafka` was changed) gets kafkaLineageRow + appendValue, the same values.
  */
 import {
@@ -14,7 +15,7 @@ import {
 } from '../../data/arrow/gathered-rows.js';
 import type { RawRecord } from '../../records/esm-event.js';
 import { BatchRecord } from '../../records/record-columns.js';
-import { kafkaLineageRow } from '../../records/kafka-lineage.js';
+import { KAFKA_VALUE_FIELD, kafkaLineageRow } from '../../records/kafka-lineage.js';
 import type { IcebergType } from '../../spec/types.js';
 
 /** Appends one record's lineage to a `_kafka` struct column. */
@@ -38,12 +39,20 @@ function isHeadersType(type: IcebergType): boolean {
   return key.name === 'key' && key.type === 'string' && value.name === 'value' && value.type === 'binary';
 }
 
-function hasLineageShape(type: IcebergType): boolean {
-  if (typeof type === 'string' || type.type !== 'struct' || type.fields.length !== SHAPE.length) return false;
-  return type.fields.every((f, j) => {
-    const [name, expected] = SHAPE[j];
+/** The lineage shape: 'plain', 'value' (with `value` binary last), or undefined for any other. */
+function lineageShape(type: IcebergType): 'plain' | 'value' | undefined {
+  if (typeof type === 'string' || type.type !== 'struct') return undefined;
+  const fields = type.fields;
+  const value = fields.length === SHAPE.length + 1;
+  if (!value && fields.length !== SHAPE.length) return undefined;
+  const same = SHAPE.every(([name, expected], j) => {
+    const f = fields[j];
     return f.name === name && (expected === 'headers' ? isHeadersType(f.type) : f.type === expected);
   });
+  if (!same) return undefined;
+  if (!value) return 'plain';
+  const last = fields[SHAPE.length];
+  return last.name === KAFKA_VALUE_FIELD && last.type === 'binary' ? 'value' : undefined;
 }
 
 /** Epoch ms → µs as an exact double when it is one. */
@@ -109,6 +118,12 @@ function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
   }
   list.valid.pushValid();
   list.offsets.pushCount(to - from);
+  if (c.length > SHAPE.length) {
+    const value = c[SHAPE.length] as LeafColumn;
+    const valueStart = cols.valueStart[i];
+    if (valueStart < 0) value.pushAbsent(false);
+    else value.pushBytes(cols.bytes, valueStart, cols.valueEnd[i]);
+  }
 }
 
 function appendColumns(column: GatheredColumn, record: RawRecord): void {
@@ -140,10 +155,15 @@ function appendColumns(column: GatheredColumn, record: RawRecord): void {
   }
   list.valid.pushValid();
   list.offsets.pushCount(headers.length);
+  if (c.length > SHAPE.length) (c[SHAPE.length] as LeafColumn).pushValue(record.value);
 }
 
 /** The lineage appender for a `_kafka` column of this type. */
 export function compileLineageAppend(type: IcebergType): LineageAppend {
-  if (hasLineageShape(type)) return appendColumns;
-  return (column, record) => appendValue(column, kafkaLineageRow(record));
+  if (lineageShape(type)) return appendColumns;
+  const value =
+    typeof type !== 'string' &&
+    type.type === 'struct' &&
+    type.fields.some((f) => f.name === KAFKA_VALUE_FIELD && f.type === 'binary');
+  return (column, record) => appendValue(column, kafkaLineageRow(record, value));
 }
