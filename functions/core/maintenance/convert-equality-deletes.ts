@@ -75,6 +75,8 @@ export interface ConvertResult {
   groupsLeft: number;
   attempts: number;
   conflicts: number;
+  /** Groups planned again because a rewrite moved rows they name (see the file comment). */
+  replans: number;
 }
 
 /** Prefix of the position delete files a conversion writes. */
@@ -96,6 +98,7 @@ export function convertReport(status: ConvertResult['status'], skipped?: string)
     groupsLeft: 0,
     attempts: 0,
     conflicts: 0,
+    replans: 0,
   };
 }
 
@@ -194,6 +197,7 @@ type GroupOutcome =
       rows: number;
       attempts: number;
       conflicts: number;
+      replans: number;
     }
   | { kind: 'gone' }
   | { kind: 'abandoned'; reason: string };
@@ -260,6 +264,7 @@ async function convertGroup(
         rows: rows.length,
         attempts,
         conflicts,
+        replans: round,
       };
     }
     // Certainly not landed: the commit loop ends with an answer only on a base it prepared nothing for.
@@ -324,6 +329,7 @@ export async function convertEqualityDeletes(
     result.rowsDeleted += outcome.rows;
     result.attempts += outcome.attempts;
     result.conflicts += outcome.conflicts;
+    result.replans += outcome.replans;
   }
   return result;
 }
