@@ -190,6 +190,43 @@ describe('converting equality deletes into position deletes', () => {
     expect(ofContent(await liveEntries(after), 2)).toEqual([]);
   });
 
+  it('names no row a position delete removes already', async () => {
+    // Prepare: id 1 inserted; updated in position mode (a position delete names the first row); then
+    // deleted in equality mode (the equality delete matches both rows, the first one deleted already)
+    const route = routeOf('upsert');
+    const send = sender(route);
+    const mode = (m: string) =>
+      wh.catalog.commitTable(
+        route.table,
+        [],
+        [{ action: 'set-properties', updates: { 'floe.delete-mode': m } }],
+      );
+    await send(
+      [1, { id: 1, region: 'EU', amount: 1, note: null }],
+      [2, { id: 2, region: 'EU', amount: 2, note: null }],
+    );
+    await mode('position');
+    await send([1, { id: 1, region: 'EU', amount: 10, note: null }]);
+    await mode('equality');
+    await send([1, null]);
+    await switchToPosition(route.table);
+    const before = await wh.catalog.loadTable(route.table);
+    const named = await positionsNamed(before);
+    expect(named).toHaveLength(1);
+
+    // Act
+    const result = await convertEqualityDeletes(wh.catalog, route.table);
+
+    // Assess: only the second row of id 1 is named anew
+    const after = await wh.catalog.loadTable(route.table);
+    expect(result.rowsDeleted).toBe(1);
+    const now = await positionsNamed(after);
+    expect(now).toHaveLength(2);
+    expect(now).toEqual(expect.arrayContaining(named));
+    expect(await floeRows(after)).toEqual(['2|EU|2|null']);
+    expect(await duckRows(after)).toEqual(['2|EU|2|null']);
+  });
+
   it('converts deletes on a two-column key, deleting only the rows whose both columns match', async () => {
     // Prepare: (1, EU) and (1, US) share an id; only (1, EU) is deleted
     const route = routeOf('debezium', undefined, ['id', 'region']);
@@ -270,17 +307,21 @@ describe('converting equality deletes into position deletes', () => {
   });
 
   it('plans again when a compaction rewrote the files it named between planning and commit', async () => {
-    // Prepare: small files in two regions; a global delete of id 1 (EU) and 4 (US)
+    // Prepare: three small files in EU, one in US; compaction takes one partition per run (the one
+    // with most files, EU), so the global delete of ids 1 (EU) and 4 (US) still applies to the US file
+    // afterwards and stays live
     const route = routeOf('upsert', 'region');
     const send = sender(route);
-    for (let b = 0; b < 3; b++) {
-      await send(
-        [b * 10 + 1, { id: b * 10 + 1, region: 'EU', amount: b, note: null }],
-        [b * 10 + 4, { id: b * 10 + 4, region: 'US', amount: b, note: null }],
-      );
-    }
+    await send([4, { id: 4, region: 'US', amount: 4, note: null }]);
+    for (let b = 0; b < 3; b++)
+      await send([b * 10 + 1, { id: b * 10 + 1, region: 'EU', amount: b, note: null }]);
     await send([1, null], [4, null]);
     await switchToPosition(route.table);
+    await wh.catalog.commitTable(
+      route.table,
+      [],
+      [{ action: 'set-properties', updates: { 'floe.maintenance.max-groups-per-run': '1' } }],
+    );
     const expected = await floeRows(await wh.catalog.loadTable(route.table));
     const racing = new FaultyCatalog(wh.catalog);
     let compacted = 0;
@@ -296,7 +337,7 @@ describe('converting equality deletes into position deletes', () => {
     const result = await convertEqualityDeletes(racing, route.table);
 
     // Assess: the compaction landed first, the conversion planned again and committed
-    expect(compacted).toBeGreaterThan(0);
+    expect(compacted).toBe(1);
     expect(result.replans).toBeGreaterThanOrEqual(1);
     expect(result.groupsAbandoned).toEqual([]);
     const after = await wh.catalog.loadTable(route.table);
