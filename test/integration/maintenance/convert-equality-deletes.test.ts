@@ -346,6 +346,40 @@ describe('converting equality deletes into position deletes', () => {
     expect(await duckRows(after)).toEqual(expected);
   });
 
+  it('keeps a delete that a compaction begun before it carried into new files: those rows are named where they moved', async () => {
+    // Prepare: a compaction of two small files is planned and written, then id 1 is deleted (an
+    // equality delete newer than the compaction's start, so it applies to the compacted file too)
+    const route = routeOf('upsert');
+    const send = sender(route);
+    await send([1, { id: 1, region: 'EU', amount: 1, note: null }]);
+    await send([2, { id: 2, region: 'EU', amount: 2, note: null }]);
+    const start = await wh.catalog.loadTable(route.table);
+    const { plan } = await planCompaction(start, resolveSettings(start.metadata), 'early', 'conv.t');
+    const outcomes: GroupOutcome[] = [];
+    for (const g of plan!.groups) outcomes.push(await compactGroup(start, plan!, g.index));
+    await send([1, null]);
+    await switchToPosition(route.table);
+    const racing = new FaultyCatalog(wh.catalog);
+    let compacted = 0;
+    racing.beforeCommit = async () => {
+      compacted = (await commitRewrite(wh.catalog, route.table, plan!, outcomes)).groupsCommitted.length;
+    };
+
+    // Act
+    const result = await convertEqualityDeletes(racing, route.table);
+
+    // Assess: the row of id 1 stays deleted, now by position in the compacted file
+    expect(compacted).toBe(1);
+    expect(result.replans).toBe(1);
+    const after = await wh.catalog.loadTable(route.table);
+    const entries = await liveEntries(after);
+    expect(ofContent(entries, 2)).toEqual([]);
+    const [compactedFile] = ofContent(entries, 0).map((e) => e.data_file.file_path);
+    expect((await positionsNamed(after)).map((p) => p.split('#')[0])).toEqual([compactedFile]);
+    expect(await floeRows(after)).toEqual(['2|EU|2|null']);
+    expect(await duckRows(after)).toEqual(['2|EU|2|null']);
+  });
+
   it('leaves a table in floe.delete-mode=equality as it is', async () => {
     // Prepare
     const route = routeOf('upsert');
