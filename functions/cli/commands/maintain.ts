@@ -105,6 +105,7 @@ async function compactAll(
 
 function describeConversion(c: ConvertResult): string {
   if (c.skipped) return `skipped — ${c.skipped}`;
+  if (c.status === 'nothing-to-convert') return 'no equality delete files';
   if (c.status === 'dry-run')
     return `would convert ${c.equalityDeleteFiles} equality delete file(s) in ${c.groups} group(s)`;
   const left = c.groupsLeft > 0 ? `, ${c.groupsLeft} group(s) left for the next run` : '';
