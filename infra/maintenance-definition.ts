@@ -3,12 +3,12 @@
  * very same one (test/unit/... executes it with aws-local-stepfunctions through
  * `renderMaintenanceDefinition` in ./render-definition.ts).
  *
- * Flow: Plan → (groups to rewrite? Map(Compact) → Commit) → ExpireSnapshots → RemoveOrphans →
- * RewriteManifests → Done. Any failure → ReportFailure → Failed.
+ * Flow: ConvertEqualityDeletes → Plan → (groups to rewrite? Map(Compact) → Commit) → ExpireSnapshots →
+ * RemoveOrphans → RewriteManifests → Done. Any failure → ReportFailure → Failed.
  *
  * Data contract (JSONPath): the execution input is `{ "table": "ns.name", ...options }`. Every task gets
  * the whole state as its event and its result is stored under its own key, so later steps see earlier
- * results: `$.plan`, `$.rewrites` (one Compact result per group, in group order), `$.commit`, `$.expire`,
+ * results: `$.convertEqualityDeletes`, `$.plan`, `$.rewrites` (one Compact result per group, in group order), `$.commit`, `$.expire`,
  * `$.removeOrphans`, `$.rewriteManifests`. The Map iterates `$.plan.groups`; each Compact gets
  * `{ "table": ..., "group": <one element of plan.groups> }`. Tasks invoke the function ARN directly
  * (no `lambda:invoke` wrapper), so a handler's return value is the task result as it is.
@@ -21,6 +21,12 @@ import type { Construct } from 'constructs';
 
 /** Each maintenance task: its key, its state name and the handler export of functions/handlers/maintenance.ts. */
 export const MAINTENANCE_TASKS = [
+  {
+    key: 'convertEqualityDeletes',
+    state: 'ConvertEqualityDeletes',
+    handler: 'convertEqualityDeletesHandler',
+    resultPath: '$.convertEqualityDeletes',
+  },
   { key: 'plan', state: 'Plan', handler: 'planHandler', resultPath: '$.plan' },
   // a Map iteration's output is the Compact result itself (no ResultPath)
   { key: 'compact', state: 'Compact', handler: 'compactHandler', resultPath: undefined },
@@ -136,7 +142,14 @@ export function buildMaintenanceDefinition(
     resultPath: '$.rewrites',
   }).itemProcessor(byKey.compact);
   const catchToReport = { resultPath: '$.failure' };
-  for (const key of ['plan', 'commit', 'expire', 'removeOrphans', 'rewriteManifests'] as const) {
+  for (const key of [
+    'convertEqualityDeletes',
+    'plan',
+    'commit',
+    'expire',
+    'removeOrphans',
+    'rewriteManifests',
+  ] as const) {
     byKey[key].addCatch(report, catchToReport);
   }
   compactGroups.addCatch(report, catchToReport);
@@ -150,5 +163,5 @@ export function buildMaintenanceDefinition(
   })
     .when(sfn.Condition.isPresent('$.plan.groups[0]'), compactGroups.next(byKey.commit).next(byKey.expire))
     .otherwise(byKey.expire);
-  return sfn.Chain.start(byKey.plan).next(hasGroups);
+  return sfn.Chain.start(byKey.convertEqualityDeletes).next(byKey.plan).next(hasGroups);
 }

@@ -26,6 +26,8 @@ import type { MaintenanceOptions, TableRoute } from './props.js';
 
 /** What each task does to a table, hence what its role may do. */
 const TASK_ACCESS: Record<MaintenanceTaskKey, CatalogAccess & { lock?: boolean }> = {
+  // writes position delete files and commits; deletes only the files of an attempt that did not land
+  convertEqualityDeletes: { writeFiles: true, commit: true, lock: true },
   plan: {},
   compact: { writeFiles: true },
   commit: { writeFiles: true, commit: true, lock: true },

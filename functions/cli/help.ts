@@ -191,11 +191,12 @@ ${CATALOG_LINE}
 example:
   floe dlq redrive --warehouse ./warehouse --table sales.orders --schema-evolution evolve
 `,
-  maintain: `usage: floe maintain all|compact|expire-snapshots|remove-orphans|rewrite-manifests <catalog> --table NS.NAME
-       [--dry-run] [--older-than DURATION] [--retain-last N]
+  maintain: `usage: floe maintain all|convert-equality-deletes|compact|expire-snapshots|remove-orphans|rewrite-manifests
+       <catalog> --table NS.NAME [--dry-run] [--older-than DURATION] [--retain-last N]
 
-Table maintenance as the scheduled state machine runs it. all: compact, expire snapshots, remove
-orphan files, rewrite manifests.
+Table maintenance as the scheduled state machine runs it. all: convert equality deletes into position
+deletes (tables in floe.delete-mode=position), compact, expire snapshots, remove orphan files, rewrite
+manifests.
 
 flags:
 ${CATALOG_LINE}

@@ -42,10 +42,11 @@ commands:
       snapshot holding the Kafka tail, so any engine reads the merged view
   inspect <catalog> --table NS.NAME [--json]
       snapshots with their summaries, files and sizes
-  maintain all|compact|expire-snapshots|remove-orphans|rewrite-manifests <catalog> --table NS.NAME
-           [--dry-run] [--older-than DURATION] [--retain-last N]
-      table maintenance as the scheduled state machine runs it (all: compact, expire, remove orphans,
-      rewrite manifests); --older-than (30m, 6h, 3d) is the snapshot age and the orphan window
+  maintain all|convert-equality-deletes|compact|expire-snapshots|remove-orphans|rewrite-manifests
+           <catalog> --table NS.NAME [--dry-run] [--older-than DURATION] [--retain-last N]
+      table maintenance as the scheduled state machine runs it (all: convert equality deletes, compact,
+      expire, remove orphans, rewrite manifests); --older-than (30m, 6h, 3d) is the snapshot age and
+      the orphan window
   alter <catalog> --table NS.NAME --partition-by EXPR
       partition evolution: new data uses the new spec, files already written keep theirs
   dlq redrive <catalog> --table NS.NAME [--where EXPR] [--routes FILE] [--schema-evolution P]

@@ -25,7 +25,7 @@ tuneHeapGrowth();
 type Task<R> = (ctx: tasks.MaintenanceContext, event: unknown) => Promise<R>;
 type Handler<R> = (event: unknown, context?: RemainingTime) => Promise<R>;
 
-/** The six handlers over a configuration (tests pass their own; Lambda uses the environment's). */
+/** The seven handlers over a configuration (tests pass their own; Lambda uses the environment's). */
 export function createMaintenanceHandlers(load?: () => Promise<HandlerConfig>) {
   const config = cacheConfig(load);
   const wrap =
@@ -42,6 +42,7 @@ export function createMaintenanceHandlers(load?: () => Promise<HandlerConfig>) {
       }
     };
   return {
+    convertEqualityDeletesHandler: wrap('convert equality deletes', tasks.convertEqualityDeletesTask),
     planHandler: wrap('plan', tasks.planTask),
     compactHandler: wrap('compact', tasks.compactTask),
     commitHandler: wrap('commit', tasks.commitTask),
@@ -54,6 +55,7 @@ export function createMaintenanceHandlers(load?: () => Promise<HandlerConfig>) {
 /** As Lambda runs them: the request id on every log line, no key left over from the last invocation. */
 const lambda = <R>(h: Handler<R>) => middy(h).use(injectLambdaContext(logger, { resetKeys: true }));
 const handlers = createMaintenanceHandlers();
+export const convertEqualityDeletesHandler = lambda(handlers.convertEqualityDeletesHandler);
 export const planHandler = lambda(handlers.planHandler);
 export const compactHandler = lambda(handlers.compactHandler);
 export const commitHandler = lambda(handlers.commitHandler);

@@ -1,22 +1,24 @@
 /**
- * `floe maintain all|compact|expire-snapshots|remove-orphans|rewrite-manifests <catalog> --table NS.NAME
+ * `floe maintain all|convert-equality-deletes|compact|expire-snapshots|remove-orphans|rewrite-manifests <catalog> --table NS.NAME
  *   [--dry-run] [--older-than DURATION] [--retain-last N]`
  *
  * Runs the very tasks the maintenance state machine's Lambdas run (core/maintenance/maintenance-tasks.ts),
- * `all` in the state machine's order: plan → compact each group → commit → expire snapshots → remove
- * orphans → rewrite manifests. `--older-than` is the snapshot age for expiry and the orphan window;
+ * `all` in the state machine's order: convert equality deletes → plan → compact each group → commit →
+ * expire snapshots → remove orphans → rewrite manifests. `--older-than` is the snapshot age for expiry and the orphan window;
  * `--retain-last` the snapshots expiry always keeps. A progress bar on stderr (terminals only) while groups
  * compact; a summary at the end.
  */
 import {
   commitTask,
   compactTask,
+  convertEqualityDeletesTask,
   expireTask,
   type MaintenanceContext,
   planTask,
   removeOrphansTask,
   rewriteManifestsTask,
 } from '../../core/maintenance/maintenance-tasks.js';
+import type { ConvertResult } from '../../core/maintenance/convert-equality-deletes.js';
 import { formatSummary, summarizeRun } from '../../core/maintenance/maintenance-summary.js';
 import { readTableFileStats } from '../../core/maintenance/plan-compaction.js';
 import type { GroupOutcome } from '../../core/maintenance/compact-group.js';
@@ -25,7 +27,14 @@ import { openCatalog } from '../catalog-options.js';
 import { DAY_MS, parseDuration, parseInteger } from '../flag-values.js';
 import { type ParsedOptions, requireOption, UsageError } from '../options.js';
 
-const OPERATIONS = ['all', 'compact', 'expire-snapshots', 'remove-orphans', 'rewrite-manifests'] as const;
+const OPERATIONS = [
+  'all',
+  'convert-equality-deletes',
+  'compact',
+  'expire-snapshots',
+  'remove-orphans',
+  'rewrite-manifests',
+] as const;
 type Operation = (typeof OPERATIONS)[number];
 
 /** A one-line bar on stderr, redrawn in place; silent when stderr is not a terminal. */
@@ -94,6 +103,19 @@ async function compactAll(
   for (const a of commit.groupsAbandoned) say(`  group ${a.index} abandoned: ${a.reason}`);
 }
 
+function describeConversion(c: ConvertResult): string {
+  if (c.skipped) return `skipped — ${c.skipped}`;
+  if (c.status === 'nothing-to-convert') return 'no equality delete files';
+  if (c.status === 'dry-run')
+    return `would convert ${c.equalityDeleteFiles} equality delete file(s) in ${c.groups} group(s)`;
+  const left = c.groupsLeft > 0 ? `, ${c.groupsLeft} group(s) left for the next run` : '';
+  return (
+    `${c.equalityDeletesRemoved} of ${c.equalityDeleteFiles} equality delete file(s) converted into ` +
+    `${c.positionDeleteFilesAdded} position delete file(s) naming ${c.rowsDeleted} row(s)` +
+    ` (${c.equalityDeletesDropped} matched nothing) in ${c.snapshotIds.length} snapshot(s)${left}`
+  );
+}
+
 /** Runs `floe maintain`; returns the exit code. @throws UsageError for bad arguments */
 export async function runMaintain(values: ParsedOptions, positionals: string[]): Promise<number> {
   const operation = positionals[0] as Operation | undefined;
@@ -127,6 +149,12 @@ export async function runMaintain(values: ParsedOptions, positionals: string[]):
   const state: Record<string, unknown> = { ...input };
   const runs = (op: Operation) => operation === 'all' || operation === op;
 
+  if (runs('convert-equality-deletes')) {
+    const convert = await convertEqualityDeletesTask(ctx, state);
+    state.convertEqualityDeletes = convert;
+    say(`convert-equality-deletes: ${describeConversion(convert)}`);
+    for (const a of convert.groupsAbandoned) say(`  group ${a.index} left for the next run: ${a.reason}`);
+  }
   if (runs('compact')) await compactAll(ctx, state, input);
   if (runs('expire-snapshots')) {
     const expire = await expireTask(ctx, state);

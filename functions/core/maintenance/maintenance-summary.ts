@@ -20,6 +20,9 @@ export interface MaintenanceSummary {
   /** Manifests a full scan had to open, before and after. */
   manifestsReadBefore: number | null;
   manifestsReadAfter: number;
+  /** Equality delete files converted into position deletes (or, dry, live and to convert). */
+  equalityDeletesConverted: number;
+  positionDeleteFilesAdded: number;
   groupsCompacted: number;
   groupsAbandoned: number;
   snapshotsExpired: number;
@@ -65,8 +68,8 @@ const refusals = (value: unknown): RefusedDelete[] =>
 const numOrNull = (value: unknown): number | null => (typeof value === 'number' ? value : null);
 
 /**
- * Summarises a run from its state (`plan`, `commit`, `expire`, `removeOrphans`, `rewriteManifests`
- * results, any of them absent) and the table's files after it. Never throws.
+ * Summarises a run from its state (`convertEqualityDeletes`, `plan`, `commit`, `expire`, `removeOrphans`,
+ * `rewriteManifests` results, any of them absent) and the table's files after it. Never throws.
  */
 export function summarizeRun(table: string, state: Json, after: TableFileStats): MaintenanceSummary {
   const groupsCommitted = field(state, 'commit', 'groupsCommitted');
@@ -86,6 +89,10 @@ export function summarizeRun(table: string, state: Json, after: TableFileStats):
     deleteFilesAfter: after.deleteFiles,
     manifestsReadBefore: numOrNull(field(state, 'plan', 'before', 'manifestsRead')),
     manifestsReadAfter: after.manifestsRead,
+    equalityDeletesConverted: num(
+      field(state, 'convertEqualityDeletes', dryRun ? 'equalityDeleteFiles' : 'equalityDeletesRemoved'),
+    ),
+    positionDeleteFilesAdded: num(field(state, 'convertEqualityDeletes', 'positionDeleteFilesAdded')),
     groupsCompacted: Array.isArray(groupsCommitted) ? groupsCommitted.length : 0,
     groupsAbandoned: Array.isArray(groupsAbandoned) ? groupsAbandoned.length : 0,
     snapshotsExpired: num(field(state, 'expire', 'snapshotsExpired')),
@@ -121,12 +128,16 @@ export function formatSummary(s: MaintenanceSummary): string[] {
   const manifests = s.dryRun
     ? `${s.manifestsRewritten} to rewrite (dry run)`
     : `${s.manifestsRewritten} rewritten`;
+  const converted = s.dryRun
+    ? `${s.equalityDeletesConverted} to convert (dry run)`
+    : `${s.equalityDeletesConverted} converted into ${s.positionDeleteFilesAdded} position delete file(s)`;
   const lines = [
     `maintenance of ${s.table}${s.dryRun ? ' (dry run: nothing changed)' : ''}`,
     `  data files      ${change(s.dataFilesBefore, s.dataFilesAfter)}`,
     `  data MiB        ${change(mib(s.bytesBefore), mib(s.bytesAfter) ?? 0)}`,
     `  delete files    ${change(s.deleteFilesBefore, s.deleteFilesAfter)}`,
     `  manifests read  ${change(s.manifestsReadBefore, s.manifestsReadAfter)} (planning a full scan)`,
+    `  eq. deletes     ${converted}`,
     `  groups          ${s.groupsCompacted} compacted, ${s.groupsAbandoned} abandoned`,
     `  snapshots       ${snapshots}`,
     `  orphans         ${orphans}`,

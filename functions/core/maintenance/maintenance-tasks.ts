@@ -1,10 +1,11 @@
 /**
- * The six maintenance tasks as the state machine runs them (and the CLI, in the same order): each takes
- * the state's JSON and returns its result's JSON. Plan → Compact (per group) → Commit → ExpireSnapshots →
- * RemoveOrphans → RewriteManifests. The Lambda handlers and `floe maintain` are thin shells around these.
+ * The seven maintenance tasks as the state machine runs them (and the CLI, in the same order): each takes
+ * the state's JSON and returns its result's JSON. ConvertEqualityDeletes → Plan → Compact (per group) →
+ * Commit → ExpireSnapshots → RemoveOrphans → RewriteManifests. Conversion goes first: compaction then
+ * has fewer equality deletes to apply while it rewrites, and fewer left dangling to drop. The Lambda handlers and `floe maintain` are thin shells around these.
  *
  * S3 Tables tables: S3 Tables compacts, expires snapshots and removes unreferenced files itself (and
- * forbids floe to list or delete there): Plan plans nothing, ExpireSnapshots configures S3 Tables'
+ * forbids floe to list or delete there): ConvertEqualityDeletes and Plan do nothing, ExpireSnapshots configures S3 Tables'
  * maintenance (the catalog's `maintenance` capability) and re-anchors floe's offsets at the top of the
  * history, RemoveOrphans does nothing, RewriteManifests runs as for any table. A table in a table bucket
  * reached through another catalog (S3 Tables' Iceberg REST endpoint) is left to S3 Tables as it is.
@@ -21,6 +22,7 @@ import {
   type RewriteCommitResult,
 } from './commit-rewrite.js';
 import { compactGroup, type GroupOutcome } from './compact-group.js';
+import { type ConvertResult, convertEqualityDeletes, convertReport } from './convert-equality-deletes.js';
 import { type ExpireResult, expireReport, expireSnapshots } from './expire-snapshots.js';
 import { type MaintenanceSummary, summarizeRun } from './maintenance-summary.js';
 import { resolveSettings } from './maintenance-settings.js';
@@ -83,6 +85,25 @@ function selfMaintained(
 
 function commitOptions(ctx: MaintenanceContext) {
   return { lock: ctx.lock, deadlineMs: ctx.deadlineMs };
+}
+
+/**
+ * Converts the table's equality deletes into position deletes (a table in `floe.delete-mode=position`).
+ * @throws ValidationError for bad input; UnsupportedFeatureError for a v3 table; commit-loop errors;
+ *   errors reading or writing files
+ */
+export async function convertEqualityDeletesTask(
+  ctx: MaintenanceContext,
+  event: unknown,
+): Promise<ConvertResult> {
+  const options = parseRunOptions(event);
+  const { id, table } = await load(ctx, options.table);
+  if (selfMaintained(ctx, table)) return convertReport('skipped', S3TABLES_SKIP);
+  return convertEqualityDeletes(ctx.catalog, id, {
+    ...commitOptions(ctx),
+    now: ctx.now,
+    dryRun: options.dryRun,
+  });
 }
 
 /**

@@ -67,6 +67,12 @@ export const DEFAULT_MAX_GROUP_BYTES = 128 * 1024 * 1024;
  * twice (plan, result), which Step Functions caps at 256 KB. The rest wait for the next run.
  */
 export const DEFAULT_MAX_GROUPS_PER_RUN = 400;
+/**
+ * `floe.maintenance.convert-equality-deletes.max-file-group-size-bytes` default: equality delete bytes
+ * converted (and committed) together. Their keys are held in memory as a set while the data files they
+ * apply to are read: 16 MiB of compressed keys stays well inside a 3 GB Lambda.
+ */
+export const DEFAULT_CONVERT_GROUP_BYTES = 16 * 1024 * 1024;
 /** A rewrite group of one file rewrites nothing: `floe.maintenance.min-input-files` is at least this. */
 export const MIN_INPUT_FILES = 2;
 
@@ -125,6 +131,11 @@ const MAINTENANCE = {
   maxGroupBytes: integerProperty('floe.maintenance.max-group-bytes', 1, DEFAULT_MAX_GROUP_BYTES),
   minInputFiles: integerProperty('floe.maintenance.min-input-files', MIN_INPUT_FILES, MIN_INPUT_FILES),
   maxGroupsPerRun: integerProperty('floe.maintenance.max-groups-per-run', 1, DEFAULT_MAX_GROUPS_PER_RUN),
+  convertGroupBytes: integerProperty(
+    'floe.maintenance.convert-equality-deletes.max-file-group-size-bytes',
+    1,
+    DEFAULT_CONVERT_GROUP_BYTES,
+  ),
 } satisfies Record<string, PropertyDefinition<unknown>>;
 
 const identifierColumns: PropertyDefinition<string[] | undefined> = {

@@ -131,6 +131,7 @@ describeWithMoto('the synthesized maintenance state machine over the bundled fun
     // Assess: the path through the definition, every task answered on /response
     expect(run.error).toBeUndefined();
     expect(run.entered.filter((s) => s !== 'Compact')).toEqual([
+      'ConvertEqualityDeletes',
       'Plan',
       'HasRewriteGroups',
       'CompactGroups',
@@ -142,9 +143,19 @@ describeWithMoto('the synthesized maintenance state machine over the bundled fun
     ]);
     expect(run.posted.every((p) => p.result.ok)).toBe(true);
     expect(new Set(run.posted.map((p) => p.state))).toEqual(
-      new Set(['Plan', 'Compact', 'Commit', 'ExpireSnapshots', 'RemoveOrphans', 'RewriteManifests']),
+      new Set([
+        'ConvertEqualityDeletes',
+        'Plan',
+        'Compact',
+        'Commit',
+        'ExpireSnapshots',
+        'RemoveOrphans',
+        'RewriteManifests',
+      ]),
     );
     const output = run.output!;
+    // an append table holds no equality deletes
+    expect(output.convertEqualityDeletes).toMatchObject({ status: 'nothing-to-convert' });
     expect(output.plan).toMatchObject({ table: ORDERS_TABLE, snapshotId: expect.stringMatching(/^-?\d+$/) });
     expect(output.commit).toMatchObject({
       status: 'committed',
@@ -177,16 +188,16 @@ describeWithMoto('the synthesized maintenance state machine over the bundled fun
     expect(await duckdbIds()).toEqual(idsBefore);
   });
 
-  it('ends in the failure state when the table does not exist, the error type posted by Plan', async () => {
+  it('ends in the failure state when the table does not exist, the error type posted by the first task', async () => {
     // Act
     const run = await runMachine({ table: 'sales.nothing' });
     // Assess
-    expect(run.entered).toEqual(['Plan', 'ReportFailure', 'Failed']);
+    expect(run.entered).toEqual(['ConvertEqualityDeletes', 'ReportFailure', 'Failed']);
     expect(run.posted).toHaveLength(1);
-    const [plan] = run.posted;
-    expect(plan!.result.ok).toBe(false);
-    if (plan!.result.ok) return;
-    expect(plan!.result.error.errorType).toBe('NoSuchTableError');
+    const [first] = run.posted;
+    expect(first!.result.ok).toBe(false);
+    if (first!.result.ok) return;
+    expect(first!.result.error.errorType).toBe('NoSuchTableError');
   });
 });
 

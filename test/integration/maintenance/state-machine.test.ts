@@ -139,6 +139,7 @@ describe('the maintenance state machine on a local warehouse', () => {
     // Assess: the run
     expect(error).toBeUndefined();
     expect(entered.filter((s) => s !== 'Compact')).toEqual([
+      'ConvertEqualityDeletes',
       'Plan',
       'HasRewriteGroups',
       'CompactGroups',
@@ -148,6 +149,14 @@ describe('the maintenance state machine on a local warehouse', () => {
       'RewriteManifests',
       'Done',
     ]);
+    // The CDC deletes went to position deletes first (the table is in the default delete mode)
+    const converted = output?.convertEqualityDeletes as { equalityDeleteFiles: number };
+    expect(converted.equalityDeleteFiles).toBeGreaterThan(0);
+    expect(converted).toMatchObject({
+      status: 'converted',
+      equalityDeletesRemoved: converted.equalityDeleteFiles,
+      groupsAbandoned: [],
+    });
     expect(output?.commit).toMatchObject({
       status: 'committed',
       operation: 'overwrite',
@@ -211,7 +220,7 @@ describe('the maintenance state machine on a local warehouse', () => {
     const ids = (await floeRows(catalog)).rows.map((r) => Number(JSON.parse(r).id));
     expect(ids).toHaveLength(76);
     expect(ids).not.toContain(3);
-    expect(missing.entered).toEqual(['Plan', 'ReportFailure', 'Failed']);
+    expect(missing.entered).toEqual(['ConvertEqualityDeletes', 'ReportFailure', 'Failed']);
     const failure = (missing.error as Error).cause as Error;
     expect(failure.name).toBe('NoSuchTableError');
   });

@@ -55,7 +55,7 @@ describe('floe <command> --help', () => {
       /^usage: floe scan <catalog> --table NS\.NAME --live/,
     );
     expect((await helpOf(['maintain', 'compact', '--help'])).text).toMatch(
-      /^usage: floe maintain all\|compact/,
+      /^usage: floe maintain all\|convert-equality-deletes\|compact/,
     );
   });
 

@@ -41,8 +41,8 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
   it('runs every function on nodejs22.x, arm64, as an ESM bundle handler', () => {
     // Prepare
     const functions = Object.values(resourcesOf(template, 'AWS::Lambda::Function'));
-    // Assess: 1 ingest + 6 maintenance tasks
-    expect(functions).toHaveLength(7);
+    // Assess: 1 ingest + 7 maintenance tasks
+    expect(functions).toHaveLength(8);
     for (const fn of functions) {
       expect(fn.Properties.Runtime).toBe('nodejs22.x');
       expect(fn.Properties.Architectures).toEqual(['arm64']);
@@ -118,6 +118,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
       [
         'index.commitHandler',
         'index.compactHandler',
+        'index.convertEqualityDeletesHandler',
         'index.expireHandler',
         'index.planHandler',
         'index.removeOrphansHandler',
@@ -329,7 +330,7 @@ describe('KafkaToIceberg with every prop set (MSK, S3 Tables)', () => {
     expect(pipeline.eventSourceMappings).toHaveLength(2);
     expect(pipeline.schedules).toHaveLength(2);
     expect(pipeline.maintenanceStateMachine).toBeDefined();
-    expect(Object.keys(pipeline.maintenanceFunctions ?? {})).toHaveLength(6);
+    expect(Object.keys(pipeline.maintenanceFunctions ?? {})).toHaveLength(7);
     expect(Object.keys(pipeline.alarms)).toHaveLength(9);
     expect(pipeline.failureBucket).toBeDefined();
     template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);

@@ -113,7 +113,7 @@ describe('the maintenance definition', () => {
 });
 
 describe('running the maintenance definition (aws-local-stepfunctions)', () => {
-  it('plans, compacts each group, commits, expires, removes orphans and rewrites manifests, in order', async () => {
+  it('converts equality deletes, plans, compacts each group, commits, expires, removes orphans and rewrites manifests, in order', async () => {
     // Prepare
     const seen: Record<string, Json> = {};
     const record =
@@ -124,6 +124,7 @@ describe('running the maintenance definition (aws-local-stepfunctions)', () => {
       };
     // Act
     const { output, entered, error } = await run({
+      ConvertEqualityDeletes: record('ConvertEqualityDeletes', { converted: 3 }),
       Plan: record('Plan', { groups: [{ partition: 'a' }, { partition: 'b' }] }),
       Compact: async (input) => ({ rewritten: (input as { group: { partition: string } }).group.partition }),
       Commit: record('Commit', { snapshotId: 7 }),
@@ -132,6 +133,7 @@ describe('running the maintenance definition (aws-local-stepfunctions)', () => {
     // Assess
     expect(error).toBeUndefined();
     expect(entered.filter((s) => s !== 'Compact')).toEqual([
+      'ConvertEqualityDeletes',
       'Plan',
       'HasRewriteGroups',
       'CompactGroups',
@@ -142,9 +144,11 @@ describe('running the maintenance definition (aws-local-stepfunctions)', () => {
       'Done',
     ]);
     expect(entered.filter((s) => s === 'Compact')).toHaveLength(2);
-    expect(seen.Plan).toEqual({ table: 'sales.orders' });
+    expect(seen.ConvertEqualityDeletes).toEqual({ table: 'sales.orders' });
+    expect(seen.Plan).toEqual({ table: 'sales.orders', convertEqualityDeletes: { converted: 3 } });
     expect(seen.Commit).toEqual({
       table: 'sales.orders',
+      convertEqualityDeletes: { converted: 3 },
       plan: { groups: [{ partition: 'a' }, { partition: 'b' }] },
       rewrites: [{ rewritten: 'a' }, { rewritten: 'b' }],
     });
@@ -159,6 +163,7 @@ describe('running the maintenance definition (aws-local-stepfunctions)', () => {
   it('skips compaction and its commit when the plan has no groups', async () => {
     const { entered } = await run({ Plan: async () => ({ groups: [] }) });
     expect(entered).toEqual([
+      'ConvertEqualityDeletes',
       'Plan',
       'HasRewriteGroups',
       'ExpireSnapshots',

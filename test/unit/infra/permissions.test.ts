@@ -145,6 +145,7 @@ describe('least privilege with an MSK source and S3 Tables', () => {
     const read = ['s3tables:GetTable', 's3tables:GetTableData', 's3tables:GetTableMetadataLocation'];
     const commit = [...read, 's3tables:PutTableData', 's3tables:UpdateTableMetadataLocation'].sort();
     // Assess
+    expect(s3tables('ConvertEqualityDeletes')).toEqual(commit);
     expect(s3tables('Plan')).toEqual(read);
     expect(s3tables('Compact')).toEqual([...read, 's3tables:PutTableData'].sort());
     expect(s3tables('Commit')).toEqual(commit);
@@ -158,6 +159,7 @@ describe('least privilege with an MSK source and S3 Tables', () => {
     );
     expect(s3tables('RemoveOrphans')).toEqual(read);
     for (const name of [
+      'ConvertEqualityDeletes',
       'Plan',
       'Compact',
       'Commit',
@@ -178,7 +180,7 @@ describe('least privilege with an MSK source and S3 Tables', () => {
       'dynamodb:UpdateItem',
     ];
     const lockUsers =
-      /IngestRole|CommitFunctionRole|ExpireSnapshotsFunctionRole|RewriteManifestsFunctionRole/;
+      /IngestRole|ConvertEqualityDeletesFunctionRole|CommitFunctionRole|ExpireSnapshotsFunctionRole|RewriteManifestsFunctionRole/;
     // Assess
     for (const [id, statements] of byRole) {
       const dynamo = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));

@@ -76,7 +76,7 @@ describe('50 routes with schemas, bundled for real', () => {
 
   it('keeps every function’s environment far under Lambda’s 4 KB', () => {
     expect(routesBytes).toBeGreaterThan(12 * 4096);
-    expect(functions).toHaveLength(7);
+    expect(functions).toHaveLength(8);
     for (const fn of functions) {
       const bytes = environmentBytes(fn.Properties.Environment.Variables);
       expect(bytes, fn.Properties.Handler).toBeLessThan(1024);

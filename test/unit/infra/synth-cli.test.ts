@@ -61,7 +61,7 @@ describe('npx cdk synth (cdk.json → infra/app.ts), offline, with real bundling
     const functions = Object.values(template.Resources as Record<string, LambdaResource>).filter(
       (r) => r.Type === 'AWS::Lambda::Function',
     );
-    expect(functions).toHaveLength(7);
+    expect(functions).toHaveLength(8);
     for (const fn of functions) {
       const assetDir = path.join(outdir, `asset.${fn.Properties.Code!.S3Key!.replace(/\.zip$/, '')}`);
       expect(await fs.readdir(assetDir)).toEqual(

@@ -4,7 +4,15 @@ import { main } from '../../../functions/cli/main.js';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { tempWarehouse } from '../../support/tables.js';
-import { appendBatch, createEventsTable, EVENTS_ID, eventRows, liveIds } from './maintenance-fixture.js';
+import { liveEntries } from '../../support/readers.js';
+import {
+  appendBatch,
+  commitEqualityDeletes,
+  createEventsTable,
+  EVENTS_ID,
+  eventRows,
+  liveIds,
+} from './maintenance-fixture.js';
 
 describe('floe maintain', () => {
   let catalog: EmbeddedCatalog;
@@ -43,7 +51,14 @@ describe('floe maintain', () => {
     const code = await maintain('all', '--older-than', '0', '--retain-last', '1');
     // Assess
     expect(code, err).toBe(0);
-    const steps = ['plan:', 'commit:', 'expire-snapshots:', 'remove-orphans:', 'rewrite-manifests:'];
+    const steps = [
+      'convert-equality-deletes:',
+      'plan:',
+      'commit:',
+      'expire-snapshots:',
+      'remove-orphans:',
+      'rewrite-manifests:',
+    ];
     const positions = steps.map((s) => out.indexOf(s));
     expect(
       positions.every((p) => p >= 0),
@@ -72,6 +87,25 @@ describe('floe maintain', () => {
     expect((await catalog.loadTable(EVENTS_ID)).metadataLocation).toBe(before);
   });
 
+  it('converts equality deletes into position deletes alone, and says so in the summary', async () => {
+    // Prepare: ids 3 and 7 (partition delta) and 12 (alpha) deleted by equality
+    await commitEqualityDeletes(catalog, [3, 7, 12]);
+    const ids = await liveIds(catalog);
+    // Act
+    const code = await maintain('convert-equality-deletes');
+    // Assess
+    expect(code, err).toBe(0);
+    expect(out).toMatch(
+      /convert-equality-deletes: 2 of 2 equality delete file\(s\) converted into 2 position delete file\(s\) naming 3 row\(s\) \(0 matched nothing\) in 1 snapshot\(s\)/,
+    );
+    expect(out).toMatch(/eq\. deletes\s+2 converted into 2 position delete file\(s\)/);
+    expect(out).not.toMatch(/plan:/);
+    const entries = await liveEntries(await catalog.loadTable(EVENTS_ID));
+    expect(entries.map((e) => e.data_file.content).filter((c) => c !== 0)).toEqual([1, 1]);
+    expect(await liveIds(catalog)).toEqual(ids);
+    expect(ids).not.toContain(12);
+  });
+
   it('runs one operation alone', async () => {
     const code = await maintain('rewrite-manifests');
     expect(code, err).toBe(0);
@@ -83,7 +117,7 @@ describe('floe maintain', () => {
     expect(await maintain('everything')).toBe(2);
     expect(await maintain('all', '--older-than', 'soon')).toBe(2);
     expect(await maintain('expire-snapshots', '--retain-last', '0')).toBe(2);
-    expect(err).toMatch(/maintain needs one of all, compact/);
+    expect(err).toMatch(/maintain needs one of all, convert-equality-deletes, compact/);
   });
 
   it('reads durations', () => {

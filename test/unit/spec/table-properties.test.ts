@@ -47,6 +47,7 @@ const FIELD_OF: Record<string, string> = {
   'floe.maintenance.max-group-bytes': 'maxGroupBytes',
   'floe.maintenance.min-input-files': 'minInputFiles',
   'floe.maintenance.max-groups-per-run': 'maxGroupsPerRun',
+  'floe.maintenance.convert-equality-deletes.max-file-group-size-bytes': 'convertGroupBytes',
   'floe.mode': 'mode',
   'floe.identifier-columns': 'identifierColumns',
   'floe.cdc.source-column': 'cdcSourceColumn',
@@ -80,6 +81,7 @@ const INTEGERS: IntegerCase[] = [
   { name: 'floe.maintenance.max-group-bytes', unset: 134_217_728, min: 1 },
   { name: 'floe.maintenance.min-input-files', unset: 2, min: 2 },
   { name: 'floe.maintenance.max-groups-per-run', unset: 400, min: 1 },
+  { name: 'floe.maintenance.convert-equality-deletes.max-file-group-size-bytes', unset: 16_777_216, min: 1 },
 ];
 
 describe('table properties: integers', () => {
