@@ -26,9 +26,13 @@ import { ApiKey, type RequestHeader } from './wire.js';
 export const LISTENER_MECHANISMS = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'] as const;
 export type ListenerMechanism = (typeof LISTENER_MECHANISMS)[number];
 
-/** SaslHandshake v0 would switch to unframed tokens; every client since Kafka 1.0 speaks v1. */
+/**
+ * SaslHandshake from v0 as brokers advertise it: librdkafka takes a broker for SASL-less unless v0 is in
+ * the range, then speaks v1. A v0 handshake itself (unframed tokens after it, clients older than Kafka
+ * 1.0) is answered UNSUPPORTED_VERSION and closed.
+ */
 export const SASL_RANGES: ApiRange[] = [
-  { apiKey: ApiKey.SaslHandshake, min: 1, max: 1 },
+  { apiKey: ApiKey.SaslHandshake, min: 0, max: 1 },
   { apiKey: ApiKey.SaslAuthenticate, min: 0, max: 1 },
 ];
 
@@ -127,12 +131,12 @@ export class SaslSession {
 
   constructor(private readonly sasl: ListenerSasl) {}
 
-  /**
-   * The step for a request, in the order the connection sent them (the state moves synchronously).
-   * Versions are checked by the caller against SASL_RANGES before this.
-   */
+  /** The step for a request, in the order the connection sent them (the state moves synchronously). */
   step(header: RequestHeader): SaslStep {
     const { apiKey, apiVersion } = header;
+    const range = SASL_RANGES.find((r) => r.apiKey === apiKey);
+    if (range && (apiVersion < range.min || apiVersion > range.max))
+      return { kind: 'refuse', reason: `API ${apiKey} version ${apiVersion} is not supported` };
     if (this.state === 'done') {
       if (apiKey === ApiKey.SaslHandshake)
         return { kind: 'answer', body: handshakeAnswer(ILLEGAL_SASL_STATE, []), close: false };
@@ -155,6 +159,13 @@ export class SaslSession {
   }
 
   private handshake(header: RequestHeader): SaslStep {
+    if (header.apiVersion === 0)
+      return {
+        kind: 'answer',
+        body: handshakeAnswer(KafkaErrorCode.UNSUPPORTED_VERSION, this.sasl.mechanisms),
+        close: true,
+        log: 'client asked for SaslHandshake v0 (unframed SASL tokens), which kafka-serve does not speak',
+      };
     const asked = header.body.readString() ?? '';
     const mechanism = this.sasl.mechanisms.find((m) => m === asked.toUpperCase());
     if (!mechanism)

@@ -148,7 +148,10 @@ export class ScramServerExchange {
     if (c !== 'c' || r !== 'r') throw new SaslAuthenticationError('SCRAM client-final-message needs c=,r=');
     if (Buffer.from(binding ?? '', 'base64').toString('utf8') !== this.gs2Header)
       throw new SaslAuthenticationError('SCRAM channel binding differs from the gs2 header');
-    if (nonce !== this.nonce)
+    // librdkafka 2.0 (Debian's kcat) repeats its own nonce before the combined one; Kafka's
+    // ScramSaslServer accepts that (endsWith), so must a server those clients use. Replay stays
+    // impossible: the fresh server nonce must still end the echo, and the proof signs the echo.
+    if (!nonce?.endsWith(this.nonce))
       throw new SaslAuthenticationError('SCRAM nonce differs from the server-first one');
     const proof = Buffer.from(clientFinal.slice(proofAt + 3), 'base64');
     const authMessage = `${this.clientFirstBare},${this.serverFirst},${withoutProof}`;
