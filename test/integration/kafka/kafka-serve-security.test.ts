@@ -252,6 +252,51 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: TLS and SASL on both sides'
     expect(log.join('\n')).toMatch(/refused a TLS connection/);
   });
 
+  it('with client certificates required, answers a client presenting one signed by the CA and closes one without', async () => {
+    // Prepare
+    const client = selfSigned(dir, 'client');
+    const mutual = await startKafkaProxy({
+      bootstrap: [secured.endpoint],
+      host: '127.0.0.1',
+      port: 0,
+      ...tableless(),
+      listener: {
+        tls: {
+          cert: await readFile(server.cert),
+          key: await readFile(server.key),
+          ca: await readFile(client.cert),
+          requestCert: true,
+          rejectUnauthorized: true,
+        },
+      },
+      upstream: await upstreamSecurityOf({
+        tls: { caFile: server.cert },
+        sasl: { mechanism: 'plain', username: 'floe', password: `${PASSWORD}!` },
+      }),
+    });
+    try {
+      const ca = await readFile(server.cert);
+      // Act
+      const withCert = await converse(
+        connectTls({
+          ...mutual.endpoint,
+          ca,
+          cert: await readFile(client.cert),
+          key: await readFile(client.key),
+        }),
+        [request(18, 0, Buffer.alloc(0)), request(99, 0, Buffer.alloc(0))],
+      );
+      const without = await converse(connectTls({ ...mutual.endpoint, ca }), [
+        request(18, 0, Buffer.alloc(0)),
+      ]);
+      // Assess: ApiVersions answered (the unknown API after it closes the connection), nothing without a certificate
+      expect(withCert.map((a) => a.readInt16BE(0))).toEqual([0]);
+      expect(without).toEqual([]);
+    } finally {
+      await mutual.close();
+    }
+  });
+
   it('reaches a cluster over TLS and SCRAM as floe: a plaintext endpoint in front of the secured one serves kcat', async () => {
     // Prepare
     const caFile = server.cert;
