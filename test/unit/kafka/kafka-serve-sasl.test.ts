@@ -21,7 +21,11 @@ import {
   ScramServerExchange,
   scramCredential,
 } from '../../../functions/core/kafka/serve/scram-server.js';
-import { authenticateLink, UpstreamAuthError } from '../../../functions/core/kafka/serve/upstream-auth.js';
+import {
+  authenticateLink,
+  UpstreamAuthError,
+  type UpstreamSasl,
+} from '../../../functions/core/kafka/serve/upstream-auth.js';
 import { parseRequestHeader } from '../../../functions/core/kafka/serve/wire.js';
 
 const SASL_HANDSHAKE = 17;
@@ -213,10 +217,14 @@ describe('kafka-serve upstream SASL (floe as the client of a cluster)', () => {
       const good = session();
       const broker = { host: 'b', port: 9096 };
       // Act
-      await authenticateLink(brokerSend(good), { mechanism, username: 'bob', password: 'builder' }, broker);
+      await authenticateLink(
+        brokerSend(good),
+        { mechanism, username: 'bob', password: 'builder' } as UpstreamSasl,
+        broker,
+      );
       const refused = await authenticateLink(
         brokerSend(session()),
-        { mechanism, username: 'bob', password: 'builders' },
+        { mechanism, username: 'bob', password: 'builders' } as UpstreamSasl,
         broker,
       ).catch((e: unknown) => e);
       // Assess
