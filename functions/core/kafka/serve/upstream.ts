@@ -86,7 +86,14 @@ export class UpstreamLink {
     socket.on('close', () => fail());
     this.socket = socket;
     this.ready = sasl
-      ? authenticateLink((k, v, body) => this.write(this.header(k, v, body)), sasl, this)
+      ? authenticateLink((k, v, body) => this.write(this.header(k, v, body)), sasl, this).catch((error) => {
+          // A broker without SASL on this port closes at the SaslHandshake: say so, not just "closed".
+          if (!(error instanceof UpstreamError)) throw error;
+          throw new UpstreamError(
+            `${error.message} during SASL ${sasl.mechanism} authentication (does this port take SASL? check --sasl-mechanism, --tls and the port)`,
+            { cause: error },
+          );
+        })
       : Promise.resolve();
     // A refused authentication fails every request waiting on this link, and the next send reconnects.
     this.ready.catch((error: Error) => {
