@@ -186,6 +186,25 @@ describe('kafka-serve listener SASL', () => {
     expect(readArray(plain, (d) => d.readString())).toEqual(['SCRAM-SHA-512']);
   });
 
+  it('refuses a truncated SaslHandshake and closes on a truncated SaslAuthenticate, without throwing', () => {
+    // Prepare
+    const sasl = { mechanisms: ['PLAIN'] as ListenerMechanism[], users: users(['PLAIN']) };
+    const shaken = new SaslSession(sasl);
+    ask(shaken, SASL_HANDSHAKE, 1, new Encoder().writeString('PLAIN').buffer);
+    // Act
+    const handshake = new SaslSession(sasl).step(
+      parseRequestHeader(frame(SASL_HANDSHAKE, 1, Buffer.from([0]))),
+    );
+    const authenticate = new Decoder(ask(shaken, SASL_AUTHENTICATE, 1, Buffer.from([0, 0])));
+    // Assess
+    expect(handshake).toMatchObject({
+      kind: 'refuse',
+      reason: expect.stringMatching(/^malformed SASL request/),
+    });
+    expect(authenticate.readInt16()).toBe(34);
+    expect(shaken.principal).toBeUndefined();
+  });
+
   it('answers a second SaslHandshake after authentication with ILLEGAL_SASL_STATE and passes other APIs', async () => {
     // Prepare
     const { session } = await kafkajsAgainst('PLAIN', 'bob', 'builder');

@@ -131,8 +131,21 @@ export class SaslSession {
 
   constructor(private readonly sasl: ListenerSasl) {}
 
-  /** The step for a request, in the order the connection sent them (the state moves synchronously). */
+  /**
+   * The step for a request, in the order the connection sent them (the state moves synchronously).
+   * Never throws: a request too short for its fields is refused (the connection closes).
+   */
   step(header: RequestHeader): SaslStep {
+    try {
+      return this.next(header);
+    } catch (error) {
+      this.state = 'done';
+      this.principal = undefined;
+      return { kind: 'refuse', reason: `malformed SASL request: ${(error as Error).message}` };
+    }
+  }
+
+  private next(header: RequestHeader): SaslStep {
     const { apiKey, apiVersion } = header;
     const range = SASL_RANGES.find((r) => r.apiKey === apiKey);
     if (range && (apiVersion < range.min || apiVersion > range.max))
