@@ -2,9 +2,9 @@
  * kafka-serve's SASL: the SCRAM server against RFC 7677's SCRAM-SHA-256 example and against kafkajs's
  * own SCRAM and PLAIN clients (which check the server's signature), the listener's state machine and
  * error codes as a broker answers them, and the cluster-side authenticator (upstream-auth.ts) speaking
- * to the listener's state machine over encoded Kafka requests.
+ * to the listener's state machine over encoded Kafka requests, and MSK IAM's token as OAUTHBEARER.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   Decoder,
   Encoder,
@@ -25,6 +25,7 @@ import {
   authenticateLink,
   UpstreamAuthError,
   type UpstreamSasl,
+  upstreamSecurityOf,
 } from '../../../functions/core/kafka/serve/upstream-auth.js';
 import { parseRequestHeader } from '../../../functions/core/kafka/serve/wire.js';
 
@@ -268,5 +269,45 @@ describe('kafka-serve upstream SASL (floe as the client of a cluster)', () => {
     expect((error as Error).message).toMatch(
       /does not take SASL PLAIN \(error 33; it offers SCRAM-SHA-512\)/,
     );
+  });
+
+  describe('MSK IAM', () => {
+    afterEach(() => {
+      vi.unstubAllEnvs();
+    });
+
+    it("sends the signer's SigV4 token as SASL/OAUTHBEARER, over TLS", async () => {
+      // Prepare: AWS's real signer signs offline from these credentials; MSK itself cannot run here,
+      // so the broker side is this check of the OAUTHBEARER message (RFC 7628) it would receive.
+      vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDFLOETEST');
+      vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'not-a-real-secret');
+      const security = await upstreamSecurityOf({
+        tls: {},
+        sasl: { mechanism: 'aws-msk-iam', region: 'eu-west-1' },
+      });
+      const received: string[] = [];
+      const msk = async (apiKey: number, _version: number, body: Buffer): Promise<Buffer> => {
+        if (apiKey === SASL_HANDSHAKE) {
+          const e = new Encoder().writeInt16(0);
+          e.writeInt32(1).writeString('OAUTHBEARER');
+          return e.buffer;
+        }
+        received.push(new Decoder(body).readBytes()?.toString('utf8') ?? '');
+        return new Encoder().writeInt16(0).writeString(null).writeBytes(Buffer.alloc(0)).writeInt64(0n)
+          .buffer;
+      };
+      // Act
+      await authenticateLink(msk, security.sasl as UpstreamSasl, { host: 'b-1.msk.example', port: 9098 });
+      // Assess
+      expect(security.tls).toEqual({});
+      expect(received).toHaveLength(1);
+      const m = /^n,,\u0001auth=Bearer ([A-Za-z0-9_-]+)\u0001\u0001$/.exec(received[0]);
+      const url = new URL(Buffer.from(m?.[1] ?? '', 'base64url').toString('utf8'));
+      expect(url.host).toBe('kafka.eu-west-1.amazonaws.com');
+      expect(url.searchParams.get('Action')).toBe('kafka-cluster:Connect');
+      expect(url.searchParams.get('X-Amz-Credential')).toMatch(
+        /^AKIDFLOETEST\/\d{8}\/eu-west-1\/kafka-cluster\/aws4_request$/,
+      );
+    });
   });
 });
