@@ -88,7 +88,7 @@ export class UpstreamLink {
     this.ready = sasl
       ? authenticateLink((k, v, body) => this.write(this.header(k, v, body)), sasl, this).catch((error) => {
           // A broker without SASL on this port closes at the SaslHandshake: say so, not just "closed".
-          if (!(error instanceof UpstreamError)) throw error;
+          if (!(error instanceof LakeError && error.retryable)) throw error;
           throw new UpstreamError(
             `${error.message} during SASL ${sasl.mechanism} authentication (does this port take SASL? check --sasl-mechanism, --tls and the port)`,
             { cause: error },
