@@ -332,28 +332,39 @@ ${CATALOG_LINE}
 example:
   floe verify --warehouse ./warehouse --table sales.orders --deep
 `,
-  'kafka-serve': `usage: floe kafka-serve <catalog> --table NS.NAME [--table ...] --bootstrap-servers HOST:PORT --port P [--host 127.0.0.1] [--cold-below committed|P:O,...] [--insecure]
+  'kafka-serve': `usage: floe kafka-serve <catalog> --table NS.NAME [--table ...] --bootstrap-servers HOST:PORT --port P [--host 127.0.0.1] [--cold-below committed|P:O,...]
+       [--listener-tls-cert FILE --listener-tls-key FILE [--listener-tls-ca FILE --listener-tls-client-auth required]]
+       [--listener-sasl-users FILE] [--listener-sasl-mechanisms M,...] [--insecure] [Kafka connection flags]
 
 A Kafka endpoint for unmodified clients (kcat, kafkajs, librdkafka, Java) in front of a real cluster:
 fetches of offsets the tables hold are answered from the tables, with each record's original offset,
 key, headers and timestamp; everything else (newer offsets, consumer groups, offset commits) goes to
 the cluster. Every broker is shown as this one endpoint. Record values are the original bytes where
 the table kept them (_kafka.value, a route's kafkaValue), else the rows (without _kafka) as exact JSON;
-dead letters (NS.NAME__dlq) are served at their offsets too.
-No TLS or SASL towards clients yet.
+dead letters (NS.NAME__dlq) are served at their offsets too. Clients authenticate to floe (TLS, SASL);
+floe authenticates to the cluster as itself with the Kafka connection flags: the cluster's ACLs apply
+to floe's principal.
 
 flags:
 ${CATALOG_LINE}
   --table NS.NAME          a table to serve (repeatable; each holds its topics, by _kafka.topic)
-  --bootstrap-servers H:P  the real cluster (plaintext)
   --port P                 the port to listen on (0 picks a free one)
   --host H                 the address to listen on and to name in Metadata (default 127.0.0.1); one
-                           reachable from other machines needs --insecure
+                           reachable from other machines needs TLS and client authentication, or --insecure
   --cold-below committed   serve from the tables every offset their committed ranges hold (default)
   --cold-below P:O,...     serve from the tables every offset below O of partition P (the cluster's
                            retention stands there); below the tables' first offset is out of range
-  --insecure               accept a non-loopback --host without TLS or SASL
+  --listener-tls-cert FILE --listener-tls-key FILE
+                           TLS towards clients: this endpoint's certificate and key (PEM)
+  --listener-tls-ca FILE --listener-tls-client-auth required
+                           clients must present a certificate signed by this CA (PEM)
+  --listener-sasl-users FILE
+                           SASL towards clients: user:password lines (also FLOE_KAFKA_SERVE_USERS)
+  --listener-sasl-mechanisms M,...
+                           PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (default all three)
+  --insecure               accept a non-loopback --host without TLS and client authentication
 
+${KAFKA_CONNECTION_HELP}
 example:
   floe kafka-serve --warehouse ./warehouse --table sales.orders --bootstrap-servers broker:9092 --port 9093
 `,

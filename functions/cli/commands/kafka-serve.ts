@@ -5,8 +5,8 @@
  * (`_kafka.value`), else the rows re-encoded as exact JSON; dead letters (`<table>__dlq`) are served at
  * their offsets too.
  *
- * No SASL or TLS towards clients yet, so a listener reachable from other machines needs `--insecure`
- * (as floe serve refuses one without a token or TLS); the connection to the cluster is plaintext too.
+ * TLS and SASL on both sides: kafka-serve-security.ts reads the flags and refuses a listener reachable
+ * from other machines that neither encrypts nor authenticates without `--insecure`.
  */
 import { parseArgs } from 'node:util';
 import { parseIdentifier } from '../../core/catalog/catalog.js';
@@ -16,22 +16,22 @@ import { ColdView } from '../../core/kafka/serve/cold-view.js';
 import { startKafkaProxy } from '../../core/kafka/serve/kafka-proxy.js';
 import { CACHED_RECORDS, TableRecords } from '../../core/kafka/serve/table-records.js';
 import { DeadLetterRecords } from '../../core/kafka/serve/dead-letter-records.js';
+import { upstreamSecurityOf } from '../../core/kafka/serve/upstream-auth.js';
 import { parsePartitionOffsets } from '../../core/records/replay-records.js';
 import { currentSchema } from '../../core/spec/metadata.js';
 import type { Row } from '../../core/spec/types.js';
 import { openCatalog } from '../catalog-options.js';
 import { helpFor } from '../help.js';
 import { OPTIONS, UsageError } from '../options.js';
-import { isLoopbackHost } from '../serve-security.js';
+import { KAFKA_SERVE_SECURITY_FLAGS, kafkaServeSecurityFrom } from '../kafka-serve-security.js';
 import { formatReplayValue } from './replay.js';
 
 const KAFKA_SERVE_FLAGS = {
   table: { type: 'string', multiple: true },
-  'bootstrap-servers': { type: 'string' },
   port: { type: 'string' },
   host: { type: 'string' },
   'cold-below': { type: 'string' },
-  insecure: { type: 'boolean' },
+  ...KAFKA_SERVE_SECURITY_FLAGS,
 } as const;
 
 function kafkaServeOptions() {
@@ -84,10 +84,7 @@ export async function runKafkaServe(args: string[]): Promise<number> {
   if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError('--port P is required (0..65535; 0 picks a free port)');
   const host = values.host ?? '127.0.0.1';
-  if (!isLoopbackHost(host) && !values.insecure)
-    throw new UsageError(
-      `--host ${host} is reachable from other machines and kafka-serve has no TLS or SASL yet: anyone who can connect reads the tables; add --insecure to accept that`,
-    );
+  const security = await kafkaServeSecurityFrom(values, host);
   const boundary = parseColdBelow(values['cold-below']);
   const ids = tables.map((t) => parseIdentifier(t));
   await (await import('../warehouse-check.js')).checkWarehouseArgs('kafka-serve', args);
@@ -115,13 +112,12 @@ export async function runKafkaServe(args: string[]): Promise<number> {
     cold,
     records,
     log: (line) => process.stderr.write(`${line}\n`),
+    listener: security.listener,
+    upstream: await upstreamSecurityOf(security.upstream),
   });
-  if (!isLoopbackHost(host))
-    process.stderr.write(
-      `warning: kafka-serve listens on ${host} without TLS or SASL (--insecure): anyone who can connect reads the tables\n`,
-    );
+  if (security.warning) process.stderr.write(`${security.warning}\n`);
   process.stdout.write(
-    `floe kafka-serve: Kafka endpoint ${proxy.endpoint.host}:${proxy.endpoint.port} in front of ${values['bootstrap-servers']}; topics ${cold.topicNames().join(', ') || '(none yet)'} served from ${tables.join(', ')} (${boundary.kind === 'committed' ? 'committed offsets' : `below ${values['cold-below']}`})\n`,
+    `floe kafka-serve: Kafka endpoint ${proxy.endpoint.host}:${proxy.endpoint.port} open to ${security.listenerText}, in front of ${values['bootstrap-servers']} (${security.upstreamText}); topics ${cold.topicNames().join(', ') || '(none yet)'} served from ${tables.join(', ')} (${boundary.kind === 'committed' ? 'committed offsets' : `below ${values['cold-below']}`})\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -1,6 +1,6 @@
 /**
- * `floe kafka-serve`'s flags: a listener reachable from other machines is refused without --insecure
- * (no TLS or SASL towards clients yet), and malformed boundaries and addresses are usage errors (exit 2)
+ * `floe kafka-serve`'s flags: a listener reachable from other machines is refused without TLS and
+ * client authentication or --insecure (kafka-serve-security.test.ts covers the rest), and malformed boundaries and addresses are usage errors (exit 2)
  * before anything connects.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

@@ -13,13 +13,17 @@
  *
  * Requests of an API or version not advertised close the connection, as a broker does; ApiVersions
  * of an unknown version gets UNSUPPORTED_VERSION with the supported ranges, as a broker sends it.
- * No SASL or TLS towards clients yet.
+ * The listener may take TLS (node:tls, mTLS with a CA) and SASL (listener-sasl.ts: nothing but
+ * ApiVersions and the SASL exchange before authentication); the links upstream their own
+ * (upstream-auth.ts).
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
 import type { ColdView } from './cold-view.js';
 import { decodeFetchRequest, encodeFetchResponse } from './fetch-messages.js';
 import { FetchRouter } from './fetch-router.js';
 import { Decoder, KafkaErrorCode, readArray } from './kafkajs-protocol.js';
+import { type ListenerSasl, SASL_RANGES, SaslSession } from './listener-sasl.js';
 import {
   type ApiRange,
   decodeFindCoordinatorRequest,
@@ -37,6 +41,7 @@ import {
 } from './messages.js';
 import type { TableRecords } from './table-records.js';
 import { UpstreamCluster, type UpstreamLink } from './upstream.js';
+import type { UpstreamSecurity } from './upstream-auth.js';
 import { ApiKey, FrameReader, framed, parseRequestHeader, type RequestHeader, readGroupId } from './wire.js';
 
 /** The node id every broker is shown as. */
@@ -116,6 +121,10 @@ export interface KafkaProxyOptions {
   records: TableRecords;
   /** One line per connection problem. @default none */
   log?: (line: string) => void;
+  /** TLS (`requestCert` + `ca` for mTLS) and SASL towards clients. @default plaintext, no SASL */
+  listener?: { tls?: TlsOptions; sasl?: ListenerSasl };
+  /** TLS and SASL towards the cluster (upstreamSecurityOf). @default plaintext */
+  upstream?: UpstreamSecurity;
 }
 
 export interface KafkaProxy {
@@ -126,17 +135,26 @@ export interface KafkaProxy {
 
 /**
  * Starts the proxy: asks upstream for its API versions, then listens.
- * @throws UpstreamError when the cluster does not answer ApiVersions
+ * @throws UpstreamError when the cluster does not answer ApiVersions; UpstreamAuthError when it
+ *   refuses floe's SASL
  */
 export async function startKafkaProxy(options: KafkaProxyOptions): Promise<KafkaProxy> {
-  const cluster = new UpstreamCluster(options.bootstrap);
-  const advertised = advertisedRanges(await cluster.apiVersions());
+  const cluster = new UpstreamCluster(options.bootstrap, options.upstream);
+  const sasl = options.listener?.sasl;
+  const advertised = [...advertisedRanges(await cluster.apiVersions()), ...(sasl ? SASL_RANGES : [])];
   const router = new FetchRouter(cluster, options.cold, options.records);
   const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
+  const onConnection = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
-    serveConnection(socket, { cluster, router, advertised, cold: options.cold, endpoint, log: options.log });
+    const ctx = { cluster, router, advertised, cold: options.cold, endpoint, log: options.log };
+    serveConnection(socket, ctx, sasl && new SaslSession(sasl));
+  };
+  const tls = options.listener?.tls;
+  const server: Server = tls ? createTlsServer(tls, onConnection) : createServer(onConnection);
+  // A client speaking plaintext to the TLS listener, or without an accepted certificate, never gets in.
+  server.on('tlsClientError', (error: Error, socket: Socket) => {
+    options.log?.(`kafka-serve: refused a TLS connection from ${socket.remoteAddress}: ${error.message}`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -166,7 +184,7 @@ interface Context {
   log?: (line: string) => void;
 }
 
-function serveConnection(socket: Socket, ctx: Context): void {
+function serveConnection(socket: Socket, ctx: Context, session?: SaslSession): void {
   socket.setNoDelay(true);
   const reader = new FrameReader();
   // Links of this client connection: a long poll of one client never holds up another's heartbeat.
@@ -177,7 +195,9 @@ function serveConnection(socket: Socket, ctx: Context): void {
     ctx.log?.(`kafka-serve: closing a client connection: ${(error as Error).message}`);
     socket.destroy();
   };
+  let closing = false;
   socket.on('data', (chunk: Buffer) => {
+    if (closing) return;
     let frames: Buffer[];
     try {
       frames = reader.push(chunk);
@@ -191,7 +211,14 @@ function serveConnection(socket: Socket, ctx: Context): void {
       } catch (error) {
         return fail(error);
       }
-      const answer = answerRequest(header, frame, ctx, links);
+      // Before authentication only ApiVersions and the SASL exchange get through (a broker's rule).
+      const step = session?.step(header) ?? { kind: 'pass' };
+      if (step.kind === 'refuse') return fail(new RangeError(step.reason));
+      if (step.kind === 'answer' && step.log) ctx.log?.(`kafka-serve: ${socket.remoteAddress}: ${step.log}`);
+      const closeAfter = step.kind === 'answer' && step.close;
+      closing ||= closeAfter;
+      const answer =
+        step.kind === 'answer' ? Promise.resolve(step.body) : answerRequest(header, frame, ctx, links);
       answer.catch(() => undefined);
       tail = tail.then(async () => {
         try {
@@ -200,10 +227,12 @@ function serveConnection(socket: Socket, ctx: Context): void {
           const id = Buffer.alloc(4);
           id.writeInt32BE(header.correlationId, 0);
           if (!socket.destroyed) socket.write(framed(Buffer.concat([id, body])));
+          if (closeAfter) socket.end();
         } catch (error) {
           fail(error);
         }
       });
+      if (closeAfter) return;
     }
   });
   socket.on('error', () => socket.destroy());

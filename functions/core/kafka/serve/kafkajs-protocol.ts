@@ -106,3 +106,26 @@ export function writeArray<T>(
   encoder.writeInt32(items.length);
   for (const item of items) write(encoder, item);
 }
+
+/** One SaslAuthenticate round of a kafkajs authenticator: its request, and how to read the answer. */
+export interface SaslRound {
+  request: { encode(): Promise<Buffer> };
+  response?: { decode(bytes: Buffer): Promise<unknown>; parse(decoded: unknown): Promise<unknown> };
+}
+
+/** kafkajs's SASL client mechanisms (`src/broker/saslAuthenticator/*`), fed by the caller's transport. */
+export type SaslAuthenticatorProvider = (
+  sasl: object,
+) => (context: {
+  host: string;
+  port: number;
+  logger: Record<'debug' | 'info' | 'warn' | 'error', (message: string, extra?: object) => void>;
+  saslAuthenticate: (round: SaslRound) => Promise<unknown>;
+}) => { authenticate(): Promise<void> };
+
+export const SASL_AUTHENTICATORS: Record<string, SaslAuthenticatorProvider> = {
+  PLAIN: require('kafkajs/src/broker/saslAuthenticator/plain'),
+  'SCRAM-SHA-256': require('kafkajs/src/broker/saslAuthenticator/scram256'),
+  'SCRAM-SHA-512': require('kafkajs/src/broker/saslAuthenticator/scram512'),
+  OAUTHBEARER: require('kafkajs/src/broker/saslAuthenticator/oauthBearer'),
+};

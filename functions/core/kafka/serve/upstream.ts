@@ -3,8 +3,11 @@
  * answers matched by correlation id), the brokers and partition leaders from upstream Metadata, and
  * each consumer group's coordinator from upstream FindCoordinator. Hand-written: kafkajs's Connection
  * decodes every answer into its own objects, and the proxy must relay most answers byte for byte.
+ * A link to a secured cluster opens with TLS and authenticates (upstream-auth.ts) before anything
+ * else is written on it; requests sent meanwhile wait, in order.
  */
 import { connect, type Socket } from 'node:net';
+import { connect as connectTls } from 'node:tls';
 import { LakeError } from '../../errors.js';
 import { Decoder } from './kafkajs-protocol.js';
 import {
@@ -16,7 +19,10 @@ import {
   encodeMetadataRequestV1,
   type MetadataResponse,
 } from './messages.js';
+import { authenticateLink, type UpstreamSecurity } from './upstream-auth.js';
 import { ApiKey, FrameReader, framed } from './wire.js';
+
+const CLIENT_ID = 'floe-kafka-serve';
 
 /** The cluster could not be reached or broke a connection; a retry (the client's) can help. */
 export class UpstreamError extends LakeError {
@@ -29,12 +35,15 @@ export class UpstreamError extends LakeError {
 /** One connection to one broker. */
 export class UpstreamLink {
   private socket: Socket | undefined;
+  /** Settles once the socket may carry requests (after SASL, when there is SASL). */
+  private ready: Promise<void> = Promise.resolve();
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
 
   constructor(
     readonly host: string,
     readonly port: number,
+    private readonly security: UpstreamSecurity = {},
   ) {}
 
   get closed(): boolean {
@@ -43,7 +52,10 @@ export class UpstreamLink {
 
   private open(): Socket {
     if (this.socket && !this.socket.destroyed) return this.socket;
-    const socket = connect({ host: this.host, port: this.port });
+    const { tls, sasl } = this.security;
+    const socket = tls
+      ? connectTls({ ...tls, host: this.host, port: this.port })
+      : connect({ host: this.host, port: this.port });
     socket.setNoDelay(true);
     const reader = new FrameReader();
     socket.on('data', (chunk: Buffer) => {
@@ -73,7 +85,55 @@ export class UpstreamLink {
     socket.on('error', fail);
     socket.on('close', () => fail());
     this.socket = socket;
+    this.ready = sasl
+      ? authenticateLink((k, v, body) => this.write(this.header(k, v, body)), sasl, this).catch((error) => {
+          // A broker without SASL on this port closes at the SaslHandshake: say so, not just "closed".
+          if (!(error instanceof LakeError && error.retryable)) throw error;
+          throw new UpstreamError(
+            `${error.message} during SASL ${sasl.mechanism} authentication (does this port take SASL? check --sasl-mechanism, --tls and the port)`,
+            { cause: error },
+          );
+        })
+      : Promise.resolve();
+    // A refused authentication fails every request waiting on this link, and the next send reconnects.
+    this.ready.catch((error: Error) => {
+      for (const w of this.pending.values()) w.reject(error);
+      this.pending.clear();
+      socket.destroy();
+    });
     return socket;
+  }
+
+  /** Writes at once (authentication's own requests); resolves with the answer after the correlation id. */
+  private write(request: Buffer, expectAnswer = true): Promise<Buffer> {
+    const id = this.nextId++ & 0x7fffffff;
+    const copy = Buffer.from(request);
+    copy.writeInt32BE(id, 4);
+    return new Promise<Buffer>((resolve, reject) => {
+      if (expectAnswer) this.pending.set(id, { resolve, reject });
+      (this.socket as Socket).write(framed(copy));
+      if (!expectAnswer) resolve(Buffer.alloc(0));
+    });
+  }
+
+  /** Opens the link if needed and writes once it is ready, keeping the order of calls. */
+  private whenReady(request: Buffer, expectAnswer: boolean): Promise<Buffer> {
+    const socket = this.open();
+    return this.ready.then(() => {
+      if (socket !== this.socket || socket.destroyed)
+        throw new UpstreamError(`broker ${this.host}:${this.port}: connection closed`);
+      return this.write(request, expectAnswer);
+    });
+  }
+
+  private header(apiKey: number, version: number, body: Buffer): Buffer {
+    const header = Buffer.alloc(10 + CLIENT_ID.length);
+    header.writeInt16BE(apiKey, 0);
+    header.writeInt16BE(version, 2);
+    header.writeInt32BE(0, 4);
+    header.writeInt16BE(CLIENT_ID.length, 8);
+    header.write(CLIENT_ID, 10, 'utf8');
+    return Buffer.concat([header, body]);
   }
 
   /**
@@ -82,31 +142,20 @@ export class UpstreamLink {
    * @throws UpstreamError when the connection fails first
    */
   send(request: Buffer): Promise<Buffer> {
-    const id = this.nextId++ & 0x7fffffff;
-    const copy = Buffer.from(request);
-    copy.writeInt32BE(id, 4);
-    return new Promise<Buffer>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.open().write(framed(copy));
-    });
+    return this.whenReady(request, true);
   }
 
   /** Sends a request that gets no answer (Produce with acks 0). */
   sendOnly(request: Buffer): void {
-    const copy = Buffer.from(request);
-    copy.writeInt32BE(this.nextId++ & 0x7fffffff, 4);
-    this.open().write(framed(copy));
+    this.whenReady(request, false).catch(() => undefined);
   }
 
-  /** A request this proxy makes itself (non-flexible header v1). */
+  /**
+   * A request this proxy makes itself (non-flexible header v1).
+   * @throws UpstreamError when the connection fails; UpstreamAuthError when the cluster refuses floe
+   */
   request(apiKey: number, version: number, body: Buffer): Promise<Buffer> {
-    const header = Buffer.alloc(10 + 'floe-kafka-serve'.length);
-    header.writeInt16BE(apiKey, 0);
-    header.writeInt16BE(version, 2);
-    header.writeInt32BE(0, 4);
-    header.writeInt16BE('floe-kafka-serve'.length, 8);
-    header.write('floe-kafka-serve', 10, 'utf8');
-    return this.send(Buffer.concat([header, body]));
+    return this.send(this.header(apiKey, version, body));
   }
 
   close(): void {
@@ -127,7 +176,10 @@ export class UpstreamCluster {
   private readonly links = new Map<number, UpstreamLink>();
   private bootstrapLink: UpstreamLink | undefined;
 
-  constructor(private readonly bootstrap: BrokerAddress[]) {}
+  constructor(
+    private readonly bootstrap: BrokerAddress[],
+    private readonly security: UpstreamSecurity = {},
+  ) {}
 
   /** A link to any broker (the bootstrap one first). @throws UpstreamError when none answers */
   anyLink(): UpstreamLink {
@@ -135,7 +187,7 @@ export class UpstreamCluster {
     const first = this.brokers.keys().next();
     if (!first.done) return this.linkTo(first.value);
     const b = this.bootstrap[Math.floor(Math.random() * this.bootstrap.length)];
-    this.bootstrapLink = new UpstreamLink(b.host, b.port);
+    this.bootstrapLink = new UpstreamLink(b.host, b.port, this.security);
     return this.bootstrapLink;
   }
 
@@ -145,7 +197,7 @@ export class UpstreamCluster {
     if (link && !link.closed) return link;
     const address = this.brokers.get(nodeId);
     if (!address) throw new UpstreamError(`upstream names no broker ${nodeId}`);
-    link = new UpstreamLink(address.host, address.port);
+    link = new UpstreamLink(address.host, address.port, this.security);
     pool.set(nodeId, link);
     return link;
   }

@@ -47,7 +47,9 @@ export const ApiKey = {
   Heartbeat: 12,
   LeaveGroup: 13,
   SyncGroup: 14,
+  SaslHandshake: 17,
   ApiVersions: 18,
+  SaslAuthenticate: 36,
 } as const;
 
 /** The first version of each API whose request header carries tagged fields (header v2). */
@@ -64,6 +66,7 @@ const FIRST_FLEXIBLE: Record<number, number> = {
   [ApiKey.LeaveGroup]: 4,
   [ApiKey.SyncGroup]: 4,
   [ApiKey.ApiVersions]: 3,
+  [ApiKey.SaslAuthenticate]: 2,
 };
 
 export function isFlexible(apiKey: number, version: number): boolean {
