@@ -20,6 +20,7 @@ export const OPTIONS = {
   'schema-evolution': { type: 'string' },
   identifier: { type: 'string' },
   'delete-mode': { type: 'string' },
+  'format-version': { type: 'string' },
   where: { type: 'string' },
   routes: { type: 'string' },
   json: { type: 'boolean' },

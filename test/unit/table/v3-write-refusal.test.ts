@@ -1,6 +1,7 @@
 /**
- * floe reads format-version 3 tables but does not write them yet (row lineage is not kept on commit):
- * every change to a v3 table is refused before anything is prepared, and nothing lands.
+ * floe writes format-version 3 tables with row lineage, except those with a column type its writers
+ * lack (timestamp_ns, …): every change to such a table is refused before anything is prepared, and
+ * nothing lands. A table another engine upgraded from v2 is written on as v3.
  */
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -26,8 +27,7 @@ function appendAction(files: DataFile[]): CommitAction & { prepared: number } {
   return action;
 }
 
-const REFUSAL =
-  /is an Iceberg format-version 3 table: writing format-version 3 tables is not supported yet; reading is/;
+const REFUSAL = /column 'ts' has type 'timestamp_ns', which floe reads but does not write yet/;
 
 describe('a format-version 3 table', () => {
   let catalog: EmbeddedCatalog;
@@ -43,9 +43,24 @@ describe('a format-version 3 table', () => {
   });
   afterEach(() => cleanup());
 
-  /** Another engine upgrades the table: the next metadata version is v3 (row lineage from id 0). */
-  const upgradeToV3 = async () => {
-    const upgraded = { ...v2.metadata, 'format-version': 3 as const, 'next-row-id': 0 };
+  /**
+   * Another engine upgrades the table (row lineage from id 0); `withNanos` adds a timestamp_ns column
+   * to the current schema.
+   */
+  const upgradeToV3 = async (withNanos = true) => {
+    const schema = {
+      ...SIMPLE_SCHEMA,
+      fields: [
+        ...SIMPLE_SCHEMA.fields,
+        { id: 3, name: 'ts', required: false, type: 'timestamp_ns' as const },
+      ],
+    };
+    const upgraded = {
+      ...v2.metadata,
+      'format-version': 3 as const,
+      'next-row-id': 0,
+      ...(withNanos ? { schemas: [schema], 'last-column-id': 3 } : {}),
+    };
     await writeFile(join(metadataDir, 'v2.metadata.json'), serializeTableMetadata(upgraded));
   };
 
@@ -81,18 +96,18 @@ describe('a format-version 3 table', () => {
     ]);
   });
 
-  it('refuses a commit prepared on the v2 table it was before the upgrade', async () => {
+  it('commits a change prepared for the v2 table on the v3 table it became, with row lineage', async () => {
     // Prepare: the caller still holds the v2 table; the catalog has moved to v3
-    await upgradeToV3();
-    const action = appendAction([fakeDataFile(v2, 'a')]);
+    await upgradeToV3(false);
+    const action = appendAction([fakeDataFile(v2, 'a', 7)]);
 
     // Act
-    const commit = commitWithRetry(catalog, ORDERS_ID, action, { base: v2 });
+    const result = await commitWithRetry(catalog, ORDERS_ID, action, { base: v2 });
 
     // Assess
-    await expect(commit).rejects.toThrow(REFUSAL);
-    expect(action.prepared).toBe(0);
-    expect((await catalog.loadTable(ORDERS_ID)).metadata.snapshots).toEqual([]);
+    const snapshot = result.table.metadata.snapshots[0];
+    expect([snapshot['first-row-id'], snapshot['added-rows']]).toEqual([0, 7]);
+    expect(result.table.metadata['next-row-id']).toBe(7);
   });
 
   it('refuses orphan removal (a delete of its files)', async () => {

@@ -66,6 +66,7 @@ export async function markRemoved(
         snapshotId,
         entries: rewritten,
         codec,
+        formatVersion: md['format-version'],
       }),
     );
   }
