@@ -8,11 +8,7 @@ import { partitionType } from './partition-type.js';
 import { parseSchema } from './schema.js';
 import { findField, maxFieldId } from './schema-index.js';
 import { canTransform } from './transforms.js';
-import {
-  checkSchemasForVersion,
-  WRITABLE_FORMAT_VERSIONS,
-  WRITTEN_FORMAT_VERSION,
-} from './format-version.js';
+import { WRITABLE_FORMAT_VERSIONS, WRITTEN_FORMAT_VERSION } from './format-version.js';
 import { stringifyJson } from './json-codec.js';
 import type {
   FormatVersion,
@@ -103,8 +99,8 @@ export function creationFormatVersion(properties: Record<string, string> = {}): 
  * highest field id, last-partition-id the spec's highest field id (999 when unpartitioned),
  * `current-snapshot-id: -1` (what Iceberg Java writes for "none"; parseTableMetadata also accepts null
  * or absence), empty refs and logs. Keys are in the order Java writes them.
- * @throws ValidationError when the schema is invalid or has a type its format version lacks, the spec
- *   or sort order does not fit it, or `format-version` is not 2 or 3
+ * @throws ValidationError when the schema is invalid, the spec or sort order does not fit it, or
+ *   `format-version` is not 2 or 3
  */
 export function newTableMetadata(opts: NewTableMetadataOptions): TableMetadata {
   if (opts.location.length === 0) throw new ValidationError('a table needs a location');
@@ -114,7 +110,7 @@ export function newTableMetadata(opts: NewTableMetadataOptions): TableMetadata {
   checkSpec(spec, schema);
   checkSortOrder(sortOrder, schema);
   const { version, properties } = creationFormatVersion(opts.properties);
-  const md: TableMetadata = {
+  return {
     'format-version': version,
     'table-uuid': opts.uuid ?? randomUUID(),
     location: opts.location.replace(/\/+$/, ''),
@@ -138,8 +134,6 @@ export function newTableMetadata(opts: NewTableMetadataOptions): TableMetadata {
     'metadata-log': [],
     ...(version >= 3 ? { 'next-row-id': 0 } : {}),
   };
-  checkSchemasForVersion(md);
-  return md;
 }
 
 /** metadata.json text (2-space indented). Never throws for metadata made of JSON values. */
