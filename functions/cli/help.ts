@@ -31,6 +31,7 @@ const ROUTE_FLAGS = `  --table NS.NAME          the table (created when missing)
   --delete-mode position|equality
                            how a new keyed table marks replaced rows (floe.delete-mode; default position)
   --kafka-value            keep each record's original value bytes in _kafka.value (floe.kafka-value)
+  --format-version 2|3     the Iceberg format version of a new table (default 2; 3 keeps row lineage)
   --schema-evolution evolve|dlq|block
                            what a record with new fields does: widen the table, dead-letter, or fail
   --routes FILE            every route of FILE (the FLOE_TABLES JSON) instead of the flags above

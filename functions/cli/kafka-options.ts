@@ -188,6 +188,7 @@ const ROUTE_FLAGS = [
   'mode',
   'identifier',
   'delete-mode',
+  'format-version',
   'schema-evolution',
   'kafka-value',
 ] as const;

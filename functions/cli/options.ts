@@ -21,6 +21,7 @@ export const OPTIONS = {
   identifier: { type: 'string' },
   'delete-mode': { type: 'string' },
   'kafka-value': { type: 'boolean' },
+  'format-version': { type: 'string' },
   where: { type: 'string' },
   routes: { type: 'string' },
   json: { type: 'boolean' },

@@ -5,6 +5,7 @@ import { readManifestEntries } from '../../functions/core/manifest/manifest-read
 import { readManifestList } from '../../functions/core/manifest/manifest-list.js';
 import { currentSnapshot } from '../../functions/core/spec/metadata.js';
 import type { ManifestEntry } from '../../functions/core/spec/types.js';
+import { positionsWithRoaring } from './roaring-dv.js';
 
 /** Live manifest entries (data and deletes) of the table's current snapshot. */
 export async function liveEntries(table: LoadedTable): Promise<ManifestEntry[]> {
@@ -43,8 +44,9 @@ const partitionText = (partition: Record<string, unknown>) =>
  * a position delete (file_path, pos) removes the row at `file_row_number` of the data file it names
  * when the delete's data sequence number is ≥ the data file's and both share spec and partition; an
  * equality delete removes data rows with the same `key` columns when its sequence number is strictly
- * greater and its spec is unpartitioned or its spec and partition are the data file's. `local` maps a
- * file's URI to the path DuckDB reads.
+ * greater and its spec is unpartitioned or its spec and partition are the data file's. A deletion vector
+ * (v3) is a position delete of its referenced data file, its positions decoded by roaring-wasm
+ * (roaring-dv.ts) and handed to DuckDB as rows. `local` maps a file's URI to the path DuckDB reads.
  */
 export async function duckdbLiveRows(
   table: LoadedTable,
@@ -54,7 +56,22 @@ export async function duckdbLiveRows(
 ): Promise<Record<string, unknown>[]> {
   const entries = await liveEntries(table);
   const of = (content: number) => entries.filter((e) => e.data_file.content === content);
-  const [data, positions, equalities] = [of(0), of(1), of(2)];
+  const [data, allPositions, equalities] = [of(0), of(1), of(2)];
+  const isVector = (e: ManifestEntry) => e.data_file.file_format.toUpperCase() === 'PUFFIN';
+  const positions = allPositions.filter((e) => !isVector(e));
+  const vectorRows: string[] = [];
+  for (const e of allPositions.filter(isVector)) {
+    const f = e.data_file;
+    const at = await positionsWithRoaring(
+      local(f.file_path),
+      Number(f.content_offset),
+      Number(f.content_size_in_bytes),
+    );
+    const part = sqlString(partitionText(f.partition));
+    const path = sqlString(f.referenced_data_file ?? '');
+    for (const pos of at)
+      vectorRows.push(`(${path}, ${pos}::bigint, ${e.sequence_number}, ${f.spec_id}, ${part})`);
+  }
   if (data.length === 0) return [];
   const specFields = (id: number) =>
     table.metadata['partition-specs'].find((s) => s['spec-id'] === id)!.fields;
@@ -69,12 +86,16 @@ export async function duckdbLiveRows(
   const files = (list: ManifestEntry[]) =>
     list.map((e) => sqlString(local(e.data_file.file_path))).join(', ');
   const none = (select: string) => `select ${select} where false`;
-  const positionCte =
+  const parquetCte =
     positions.length === 0
       ? none("'' as file_path, 0::bigint as pos, 0 as seq, 0 as spec, '' as part")
       : `select p.file_path, p.pos, f.seq, f.spec, f.part
          from read_parquet([${files(positions)}], filename = true, union_by_name = true) p
          join (values ${fileRows(positions)}) f(path, uri, seq, spec, part, global) on p.filename = f.path`;
+  const positionCte =
+    vectorRows.length === 0
+      ? parquetCte
+      : `${parquetCte} union all select * from (values ${vectorRows.join(', ')}) v(file_path, pos, seq, spec, part)`;
   const keyList = key.map((k) => `e.${k}`).join(', ');
   const equalityCte =
     equalities.length === 0

@@ -5,6 +5,7 @@ import { ingestEvent, type IngestEventReport } from '../../core/ingest/ingest-ev
 import { parseEventJson } from '../../core/records/event-json.js';
 import { INGEST_MODES, type IngestMode, parseRoutes, type TableRoute } from '../../core/routing/routes.js';
 import { parseEvolutionPolicy } from '../../core/mapping/evolution/evolution-policy.js';
+import { FORMAT_VERSION_PROPERTY } from '../../core/spec/metadata.js';
 import { parseSchema } from '../../core/spec/schema.js';
 import { DELETE_MODE_PROPERTY, DELETE_MODES, type DeleteMode } from '../../core/spec/table-properties.js';
 import { openCatalog } from '../catalog-options.js';
@@ -96,6 +97,16 @@ function deleteModeFromOptions(values: ParsedOptions): Record<string, string> {
   return { [DELETE_MODE_PROPERTY]: mode };
 }
 
+/** `--format-version` as Iceberg's reserved creation property (the catalog takes it, the table keeps none). */
+function formatVersionFromOptions(values: ParsedOptions): Record<string, string> {
+  const version = values['format-version'];
+  if (version === undefined) return {};
+  if (version !== '2' && version !== '3') {
+    throw new UsageError(`--format-version must be 2 or 3, got '${version}'`);
+  }
+  return { [FORMAT_VERSION_PROPERTY]: version };
+}
+
 /** Builds the route for `floe ingest` from its flags. */
 export async function routeFromOptions(values: ParsedOptions, events: unknown[]): Promise<TableRoute> {
   const table = parseIdentifier(requireOption(values, 'table'));
@@ -122,7 +133,7 @@ export async function routeFromOptions(values: ParsedOptions, events: unknown[])
     identifierColumns: identifierFromOptions(values),
     kafkaLineage: true,
     ...(values['kafka-value'] ? { kafkaValue: true } : {}),
-    properties: deleteModeFromOptions(values),
+    properties: { ...deleteModeFromOptions(values), ...formatVersionFromOptions(values) },
   };
 }
 
@@ -136,6 +147,7 @@ const ROUTE_FLAGS = [
   'mode',
   'identifier',
   'delete-mode',
+  'format-version',
   'schema-evolution',
   'kafka-value',
 ] as const;

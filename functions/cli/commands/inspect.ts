@@ -54,9 +54,8 @@ export async function runInspect(values: ParsedOptions): Promise<number> {
   process.stdout.write(`table ${requireOption(values, 'table')}  (${md['table-uuid']})\n`);
   process.stdout.write(`location  ${md.location}\nmetadata  ${table.metadataLocation}\n`);
   if (md['format-version'] !== 2) {
-    process.stdout.write(
-      `format    v${md['format-version']}, read only (floe does not write v3 tables yet)\n`,
-    );
+    const lineage = md['format-version'] >= 3 ? `, next-row-id ${md['next-row-id'] ?? 0}` : '';
+    process.stdout.write(`format    v${md['format-version']}${lineage}\n`);
   }
   process.stdout.write(
     `schema ${schema['schema-id']}: ${schema.fields.map((f) => `${f.name} ${typeToString(f.type)}${f.required ? ' not null' : ''}`).join(', ')}\n`,

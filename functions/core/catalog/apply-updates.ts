@@ -120,8 +120,7 @@ export function applyUpdates(
         md['table-uuid'] = u.uuid;
         break;
       case 'upgrade-format-version':
-        if (u['format-version'] !== 2)
-          throw new ValidationError(`cannot move to format version ${u['format-version']}`);
+        upgradeFormatVersion(md, u['format-version']);
         break;
       case 'add-schema': {
         const existing = md.schemas.find((s) => s['schema-id'] === u.schema['schema-id']);
@@ -240,6 +239,38 @@ function addSnapshot(md: TableMetadata, snapshot: Snapshot): void {
       `add-snapshot: sequence number ${snapshot['sequence-number']} is not above the table's ${md['last-sequence-number']}`,
     );
   }
+  if (md['format-version'] >= 3) assignRowIds(md, snapshot);
   md.snapshots.push(structuredClone(snapshot));
   md['last-sequence-number'] = snapshot['sequence-number'];
+}
+
+/**
+ * v3 row lineage, as Java's TableMetadata.Builder: a snapshot's row ids start at or above the table's
+ * next-row-id (below it, ids would be handed out twice: it was prepared on an older base), and the
+ * table's next-row-id moves past the ids it assigned.
+ */
+function assignRowIds(md: TableMetadata, snapshot: Snapshot): void {
+  const first = snapshot['first-row-id'];
+  const added = snapshot['added-rows'];
+  if (first === undefined || added === undefined) {
+    throw new ValidationError(
+      `add-snapshot: snapshot ${snapshot['snapshot-id']} of a format-version 3 table needs first-row-id and added-rows`,
+    );
+  }
+  const next = md['next-row-id'] ?? 0;
+  if (first < next) {
+    throw new CommitFailedError(
+      `add-snapshot: first-row-id ${first} is behind the table's next-row-id ${next}`,
+    );
+  }
+  md['next-row-id'] = first + added;
+}
+
+/** Moves to format version 2 or 3, never back; v3 starts row lineage at 0. */
+function upgradeFormatVersion(md: TableMetadata, version: number): void {
+  if ((version !== 2 && version !== 3) || version < md['format-version']) {
+    throw new ValidationError(`cannot move from format version ${md['format-version']} to ${version}`);
+  }
+  md['format-version'] = version;
+  if (version === 3) md['next-row-id'] ??= 0;
 }

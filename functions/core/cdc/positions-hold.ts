@@ -7,7 +7,10 @@
  *   - removed a data file they name (compaction rewrote it: the position names nothing, or another
  *     row), or
  *   - added rows of one of the keys (another writer's change of the same key: the deletes would leave
- *     that row live beside the batch's).
+ *     that row live beside the batch's), or
+ *   - (v3) added or removed a deletion vector of a data file they name: the batch's vector merged the
+ *     one it located beside, and would now either leave a second vector for the file or drop the
+ *     positions the other writer deleted — it is merged again on the new base.
  * Other changes — other writers' batches of other keys, which is what concurrent invocations on other
  * partitions commit all the time, deletes of any kind, compaction of files they do not name — leave
  * them right. Rows a compaction adds come from the files it removed, so only a removed file they name
@@ -16,6 +19,7 @@
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
+import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { readPath } from '../scan/read-columns.js';
 import { tupleKey } from '../scan/value-key.js';
@@ -76,7 +80,12 @@ export async function positionsMoved(
     const rewrite = snapshot.summary.operation === 'replace';
     for (const { entries } of own) {
       for (const entry of entries) {
-        if (entry.snapshot_id !== id || entry.data_file.content !== 0) continue;
+        if (entry.snapshot_id !== id) continue;
+        const vectorOf = isDeletionVector(entry.data_file) ? entry.data_file.referenced_data_file : null;
+        if (entry.status !== 0 && vectorOf && named.has(vectorOf)) {
+          return `the deletion vector of a data file holding rows to delete changed (${vectorOf})`;
+        }
+        if (entry.data_file.content !== 0) continue;
         if (entry.status === 2 && named.has(entry.data_file.file_path)) {
           return `a data file holding rows to delete was rewritten (${entry.data_file.file_path})`;
         }

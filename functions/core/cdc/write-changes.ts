@@ -1,7 +1,8 @@
 /**
  * A collapsed CDC batch → files: DataFiles for the keys' final rows (split by the default spec, like
- * appends), and either position delete files naming the located live rows of every key the batch
- * replaces or deletes (a table's default, `floe.delete-mode=position`: write-position-deletes.ts), or
+ * appends), and either position deletes naming the located live rows of every key the batch
+ * replaces or deletes (a table's default, `floe.delete-mode=position`: delete-positions.ts — Parquet
+ * position delete files on v2, deletion vectors on v3), or
  * equality DeleteFiles (content 2, `equality_ids` = the key's field ids) holding the
  * key of every row the batch replaces or deletes, one file per partition of the delete scope. When
  * the table has `_kafka` lineage, each delete row also carries the deleting change's `_kafka` topic,
@@ -27,11 +28,14 @@ import type { KeyColumn } from '../routing/table-mode.js';
 import { readWriteProperties } from '../spec/table-properties.js';
 import type { RowLocation } from './locate-rows.js';
 import { KEY_VERSIONS_NAME } from '../scan/delete-index.js';
-import { POSITION_DELETE_SCHEMA, WHOLE_BOUNDS, writePositionDeletes } from './write-position-deletes.js';
+import { deletePositions } from './delete-positions.js';
+import { POSITION_DELETE_SCHEMA, WHOLE_BOUNDS } from './write-position-deletes.js';
 
 export interface WrittenChanges {
   dataFiles: DataFile[];
   deleteFiles: DataFile[];
+  /** Deletion vectors of the base that `deleteFiles` replace (v3): removed in the same commit. */
+  replacedDeleteFiles: DataFile[];
   /** Rows in the data files. */
   rows: number;
   /** Keys in the equality delete files. */
@@ -164,7 +168,14 @@ export async function writeChanges(
   try {
     const deleteFiles =
       scope && keyRows.length ? await writeDeleteFiles(table, keyRows, columns, scope, prefix, schema) : [];
-    return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: keyRows.length, positionDeletes: 0 };
+    return {
+      dataFiles,
+      deleteFiles,
+      replacedDeleteFiles: [],
+      rows: rows.length,
+      equalityDeletes: keyRows.length,
+      positionDeletes: 0,
+    };
   } catch (error) {
     await Promise.all(dataFiles.map((f) => table.io.delete(f.file_path).catch(() => undefined)));
     throw error;
@@ -212,7 +223,8 @@ async function writeWithPositions(
     : [];
   const deleteFiles: DataFile[] = [];
   try {
-    deleteFiles.push(...(await writePositionDeletes(table, places, prefix)));
+    const byPosition = await deletePositions(table, places, prefix);
+    deleteFiles.push(...byPosition.added);
     if (options.scope && versionRows.length > 0) {
       deleteFiles.push(
         ...(await writeDeleteFiles(
@@ -222,12 +234,21 @@ async function writeWithPositions(
           options.scope,
           prefix,
           options.schema,
-          'versions',
+          // v3 takes no new Parquet position delete file: a deleted key's version rides on an equality
+          // delete row of the key, as in equality mode (its rows are deleted by position already).
+          table.metadata['format-version'] >= 3 ? 'equality' : 'versions',
         )),
       );
     }
     const positionDeletes = places.length;
-    return { dataFiles, deleteFiles, rows: rows.length, equalityDeletes: 0, positionDeletes };
+    return {
+      dataFiles,
+      deleteFiles,
+      replacedDeleteFiles: byPosition.replaced,
+      rows: rows.length,
+      equalityDeletes: table.metadata['format-version'] >= 3 && options.scope ? versionRows.length : 0,
+      positionDeletes,
+    };
   } catch (error) {
     await Promise.all(
       [...dataFiles, ...deleteFiles].map((f) => table.io.delete(f.file_path).catch(() => undefined)),

@@ -43,6 +43,8 @@ import type { IngestTableOptions } from './table-batch.js';
 export interface BatchFiles {
   dataFiles: DataFile[];
   deleteFiles: DataFile[];
+  /** Delete files of the base the delete files supersede (a v3 data file's deletion vector). */
+  replacedDeleteFiles?: DataFile[];
   /** The records the files stand for: their offsets must still be uncommitted at commit time. */
   used: RawRecord[];
   /** Rows in the data files. */
@@ -108,7 +110,8 @@ export async function commitBatch<T extends BatchFiles>(
         epoch = epochSuffix(state.epochs, spans);
         return fresh.length === 0 ? undefined : write(table, fresh, state);
       },
-      paths: (files) => [...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path),
+      // Deletion vectors of one batch share a Puffin file: each path once.
+      paths: (files) => [...new Set([...files.dataFiles, ...files.deleteFiles].map((f) => f.file_path))],
       prepare: async (base, files): Promise<Prepared<Stale>> => {
         const state = readCommittedState(base.metadata);
         const committed = state.offsets;
@@ -139,7 +142,11 @@ export async function commitBatch<T extends BatchFiles>(
         // Rows alone are an append; rows with their deletes (CDC, upsert, aggregate) a row delta.
         return files.deleteFiles.length === 0
           ? appendFiles(base, snapshot)
-          : rowDelta(base, { ...snapshot, deleteFiles: files.deleteFiles });
+          : rowDelta(base, {
+              ...snapshot,
+              deleteFiles: files.deleteFiles,
+              removedDeleteFiles: files.replacedDeleteFiles,
+            });
       },
     },
     {

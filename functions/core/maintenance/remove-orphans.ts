@@ -77,7 +77,7 @@ function statisticsPaths(list: unknown): string[] {
 /**
  * Finds (and unless `dryRun`, deletes) the table's orphan files.
  * @throws NotFoundError / TransientIOError / ValidationError from listing and reading metadata
- * @throws UnsupportedFeatureError for a table of a format version floe does not write (v3)
+ * @throws UnsupportedFeatureError for a table floe does not write (a version other than 2 or 3, a v3 type)
  */
 export async function removeOrphanFiles(table: LoadedTable, options: OrphanOptions): Promise<OrphanResult> {
   const md = table.metadata;

@@ -8,8 +8,11 @@ import { LakeError } from '../errors.js';
 import { fail, joinPath } from './json-check.js';
 import type { FormatVersion, IcebergType, StructType, TableMetadata } from './types.js';
 
-/** The format version floe writes; tables of a newer version are read only. */
+/** The format version floe creates tables with unless asked for another (`format-version` 3). */
 export const WRITTEN_FORMAT_VERSION = 2;
+
+/** The format versions floe changes: v3 with row lineage kept on every commit (table/row-lineage.ts). */
+export const WRITABLE_FORMAT_VERSIONS: readonly FormatVersion[] = [2, 3];
 
 /**
  * Something valid in a table that floe does not do yet (writing a v3 table, reading a variant column). Not retryable: the table will not change its mind.
@@ -21,16 +24,42 @@ export class UnsupportedFeatureError extends LakeError {
 }
 
 /**
- * Refuses to change a table of a format version floe does not write: a v3 table needs row lineage
- * (next-row-id, first-row-id) kept on every commit, which floe's writers do not do yet.
- * @throws UnsupportedFeatureError when `md` is not a v2 table
+ * Refuses to change a table floe cannot write right: a format version it does not write (v1, or a
+ * version after 3), or a v3 table whose current schema has a v3-only type (timestamp_ns,
+ * timestamptz_ns, unknown, variant, geometry, geography) — floe's Parquet writer and mappings write
+ * none of them yet, and a commit that carries the schema on could not add rows to it.
+ * @throws UnsupportedFeatureError naming the version, or the first such column
  */
 export function refuseUnwritableVersion(md: TableMetadata, table: string): void {
   const version = md['format-version'];
-  if (version === WRITTEN_FORMAT_VERSION) return;
-  throw new UnsupportedFeatureError(
-    `${table} is an Iceberg format-version ${version} table: writing format-version ${version} tables is not supported yet; reading is`,
-  );
+  if (!WRITABLE_FORMAT_VERSIONS.includes(version)) {
+    throw new UnsupportedFeatureError(
+      `${table} is an Iceberg format-version ${version} table: writing format-version ${version} tables is not supported yet; reading is`,
+    );
+  }
+  const schema = md.schemas.find((s) => s['schema-id'] === md['current-schema-id']);
+  const column = schema && firstV3Column(schema, '');
+  if (column !== undefined) {
+    throw new UnsupportedFeatureError(
+      `${table}: column '${column.path}' has type '${column.type}', which floe reads but does not write yet; the table is read only to floe`,
+    );
+  }
+}
+
+function firstV3Column(struct: StructType, prefix: string): { path: string; type: string } | undefined {
+  for (const f of struct.fields) {
+    const path = prefix ? `${prefix}.${f.name}` : f.name;
+    const found = firstV3Type(f.type, path);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+function firstV3Type(type: IcebergType, path: string): { path: string; type: string } | undefined {
+  if (typeof type === 'string') return isV3Type(type) ? { path, type } : undefined;
+  if (type.type === 'struct') return firstV3Column(type, path);
+  if (type.type === 'list') return firstV3Type(type.element, `${path}.element`);
+  return firstV3Type(type.key, `${path}.key`) ?? firstV3Type(type.value, `${path}.value`);
 }
 
 /** True for a type that exists only in v3 tables. Never throws. */

@@ -1,5 +1,5 @@
 /**
- * Table metadata (metadata.json, format v2): creating it for a new table, writing it, and looking
+ * Table metadata (metadata.json, format v2 or v3): creating it for a new table, writing it, and looking
  * things up in it. Reading lives in metadata-parser.ts and is re-exported here.
  */
 import { randomUUID } from 'node:crypto';
@@ -8,8 +8,17 @@ import { partitionType } from './partition-type.js';
 import { parseSchema } from './schema.js';
 import { findField, maxFieldId } from './schema-index.js';
 import { canTransform } from './transforms.js';
+import { WRITABLE_FORMAT_VERSIONS, WRITTEN_FORMAT_VERSION } from './format-version.js';
 import { stringifyJson } from './json-codec.js';
-import type { PartitionSpec, Schema, Snapshot, SnapshotId, SortOrder, TableMetadata } from './types.js';
+import type {
+  FormatVersion,
+  PartitionSpec,
+  Schema,
+  Snapshot,
+  SnapshotId,
+  SortOrder,
+  TableMetadata,
+} from './types.js';
 
 export { parseTableMetadata } from './metadata-parser.js';
 
@@ -22,7 +31,10 @@ export interface NewTableMetadataOptions {
   spec?: PartitionSpec;
   /** @default the unsorted order, id 0 */
   sortOrder?: SortOrder;
-  /** @default {} */
+  /**
+   * The table's properties. `format-version` ('2' or '3') is not kept: it says which format version to
+   * create, as it does for Iceberg Java's catalogs and REST servers. @default {}
+   */
   properties?: Record<string, string>;
   /** @default a random uuid */
   uuid?: string;
@@ -58,12 +70,37 @@ function checkSortOrder(order: SortOrder, schema: Schema): void {
   }
 }
 
+/** The reserved creation property naming the table's format version (Iceberg's `format-version`). */
+export const FORMAT_VERSION_PROPERTY = 'format-version';
+
 /**
- * Metadata for a new v2 table with no snapshots: last-sequence-number 0, last-column-id the schema's
+ * The format version a creation's properties ask for, and the properties without it.
+ * @throws ValidationError for a version floe does not write
+ */
+export function creationFormatVersion(properties: Record<string, string> = {}): {
+  version: FormatVersion;
+  properties: Record<string, string>;
+} {
+  const { [FORMAT_VERSION_PROPERTY]: asked, ...rest } = properties;
+  if (asked === undefined) return { version: WRITTEN_FORMAT_VERSION, properties: rest };
+  const version = WRITABLE_FORMAT_VERSIONS.find((v) => String(v) === asked.trim());
+  if (version === undefined) {
+    throw new ValidationError(
+      `${FORMAT_VERSION_PROPERTY} '${asked}': floe creates format-version ${WRITABLE_FORMAT_VERSIONS.join(' or ')} tables`,
+    );
+  }
+  return { version, properties: rest };
+}
+
+/**
+ * Metadata for a new table with no snapshots: format version 2, or 3 when the properties say
+ * `format-version: '3'` (then `next-row-id` 0: row lineage starts with the first commit);
+ * last-sequence-number 0, last-column-id the schema's
  * highest field id, last-partition-id the spec's highest field id (999 when unpartitioned),
  * `current-snapshot-id: -1` (what Iceberg Java writes for "none"; parseTableMetadata also accepts null
  * or absence), empty refs and logs. Keys are in the order Java writes them.
- * @throws ValidationError when the schema is invalid, or the spec or sort order does not fit it
+ * @throws ValidationError when the schema is invalid, the spec or sort order does not fit it, or
+ *   `format-version` is not 2 or 3
  */
 export function newTableMetadata(opts: NewTableMetadataOptions): TableMetadata {
   if (opts.location.length === 0) throw new ValidationError('a table needs a location');
@@ -72,8 +109,9 @@ export function newTableMetadata(opts: NewTableMetadataOptions): TableMetadata {
   const sortOrder = opts.sortOrder ?? { 'order-id': 0, fields: [] };
   checkSpec(spec, schema);
   checkSortOrder(sortOrder, schema);
+  const { version, properties } = creationFormatVersion(opts.properties);
   return {
-    'format-version': 2,
+    'format-version': version,
     'table-uuid': opts.uuid ?? randomUUID(),
     location: opts.location.replace(/\/+$/, ''),
     'last-sequence-number': 0,
@@ -86,7 +124,7 @@ export function newTableMetadata(opts: NewTableMetadataOptions): TableMetadata {
     'last-partition-id': spec.fields.reduce((max, f) => Math.max(max, f['field-id']), 999),
     'default-sort-order-id': sortOrder['order-id'],
     'sort-orders': [sortOrder],
-    properties: { ...(opts.properties ?? {}) },
+    properties,
     'current-snapshot-id': -1n,
     refs: {},
     snapshots: [],
@@ -94,6 +132,7 @@ export function newTableMetadata(opts: NewTableMetadataOptions): TableMetadata {
     'partition-statistics': [],
     'snapshot-log': [],
     'metadata-log': [],
+    ...(version >= 3 ? { 'next-row-id': 0 } : {}),
   };
 }
 

@@ -176,7 +176,7 @@ export interface MetadataLogEntry {
   'timestamp-ms': number;
 }
 
-/** The format versions floe reads; it writes only 2 (see table/commit-loop.ts). */
+/** The format versions floe reads and writes (v3 with row lineage: table/row-lineage.ts). */
 export type FormatVersion = 2 | 3;
 
 export interface TableMetadata {

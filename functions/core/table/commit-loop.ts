@@ -17,8 +17,9 @@
  *   not show the change (another table's metadata, the unchanged metadata) is an unknown outcome, and every
  *   reload must be the same table (`table-uuid`) the loop started on, or nothing can be reconciled on it.
  *
- * Retries follow the table's `commit.retry.*` properties (Iceberg's names and defaults). Only format
- * version 2 tables are changed: a v3 base is refused before anything is prepared on it.
+ * Retries follow the table's `commit.retry.*` properties (Iceberg's names and defaults). Format version 2
+ * and 3 tables are changed (v3 with row lineage, table/row-lineage.ts); any other version, and a v3 table
+ * with a column type floe does not write, is refused before anything is prepared on it.
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { formatIdentifier } from '../catalog/catalog.js';
@@ -205,7 +206,7 @@ class CommitCall<A extends Answer> {
 
   /** Prepares the change on `base` and swaps it in: the commit point. */
   private async attempt(base: LoadedTable, attempt: number): Promise<Step<A>> {
-    // Every base passes here, the first and each reload: a table upgraded to v3 meanwhile is refused too.
+    // Every base passes here, the first and each reload: a table upgraded meanwhile is checked too.
     refuseUnwritableVersion(base.metadata, this.what);
     this.emit({ type: 'attempt', attempt });
     let prepared: Prepared<A>;

@@ -93,6 +93,8 @@ async function mergeBin(
     snapshotId: options.snapshotId,
     entries,
     codec: readWriteProperties(base.metadata.properties).avroCodec,
+    // v3: the EXISTING entries carry the first_row_id they inherited, so their rows keep their ids
+    formatVersion: base.metadata['format-version'],
   });
   // bigint: Math.min does not apply
   let minSeq = entries.length > 0 ? entries[0].sequence_number! : first.min_sequence_number;

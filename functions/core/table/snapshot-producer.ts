@@ -3,6 +3,9 @@
  * parent's manifests carried over (merged once they pile up), a manifest list, and the
  * requirements + updates that commit it. Data files are written once by the caller and re-applied
  * unchanged on every retry; only manifests and the manifest list are rewritten per attempt.
+ * On a format-version 3 table the manifests and the list are v3 ones, and the snapshot carries row
+ * lineage (row-lineage.ts); a Parquet position delete file is refused there (v3 deletes by position
+ * with deletion vectors only).
  */
 import { randomUUID } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
@@ -22,6 +25,8 @@ import type {
   TableMetadata,
 } from '../spec/types.js';
 import { mergeManifests } from './manifest-merge.js';
+import { assignFirstRowIds } from './row-lineage.js';
+import { UnsupportedFeatureError } from '../spec/format-version.js';
 import { groupBy } from './group-by.js';
 import { buildSummary } from './snapshot-summary.js';
 import { CARRIED_SUMMARY_KEYS, findInAncestry } from './source-offsets.js';
@@ -84,7 +89,23 @@ function carriedSummary(md: TableMetadata): Record<string, string> {
   return out;
 }
 
-/** Prepares requirements + updates for one snapshot on `base` (writes manifests and the manifest list). */
+/**
+ * v3 adds no new Parquet position delete files (spec, "Deletion Vectors"): deletes by position are
+ * deletion vectors there (cdc/delete-positions.ts writes them).
+ */
+function refuseParquetPositionDeletes(files: readonly DataFile[]): void {
+  const parquet = files.find((f) => f.content === 1 && f.file_format.toUpperCase() !== 'PUFFIN');
+  if (parquet === undefined) return;
+  throw new UnsupportedFeatureError(
+    `${parquet.file_path}: a format-version 3 table takes position deletes as deletion vectors, not ${parquet.file_format} position delete files`,
+  );
+}
+
+/**
+ * Prepares requirements + updates for one snapshot on `base` (writes manifests and the manifest list).
+ * @throws UnsupportedFeatureError for a Parquet position delete file added to a v3 table
+ * @throws ValidationError from the manifest writers; whatever the FileIO throws
+ */
 export async function prepareSnapshot(
   base: LoadedTable,
   changes: SnapshotChanges,
@@ -102,6 +123,8 @@ export async function prepareSnapshot(
   const attemptFiles: string[] = [];
   const attempt = randomUUID();
   const codec = readWriteProperties(md.properties).avroCodec;
+  const formatVersion = md['format-version'];
+  if (formatVersion >= 3) refuseParquetPositionDeletes(changes.addedDeleteFiles);
 
   let carried: ManifestFile[] = !parent
     ? []
@@ -136,6 +159,7 @@ export async function prepareSnapshot(
           snapshotId: sid,
           entries: entriesFor(specFiles, sid, content === 0 ? changes.dataSequenceNumber : undefined),
           codec,
+          formatVersion,
         }),
       );
     }
@@ -149,6 +173,13 @@ export async function prepareSnapshot(
   });
   attemptFiles.push(...merged.written);
 
+  let listed = [...newManifests, ...merged.manifests];
+  let lineage: Pick<Snapshot, 'first-row-id' | 'added-rows'> = {};
+  if (formatVersion >= 3) {
+    const assigned = assignFirstRowIds(md, listed);
+    listed = assigned.manifests;
+    lineage = { 'first-row-id': assigned.firstRowId, 'added-rows': assigned.addedRows };
+  }
   const manifestList = joinLocation(metadataDir, `snap-${snapshotId}-1-${attempt}.avro`);
   attemptFiles.push(manifestList);
   await writeManifestList({
@@ -157,8 +188,9 @@ export async function prepareSnapshot(
     snapshotId: sid,
     parentSnapshotId: parent ? parent['snapshot-id'] : null,
     sequenceNumber: BigInt(sequenceNumber),
-    manifests: [...newManifests, ...merged.manifests],
+    manifests: listed,
     codec,
+    formatVersion,
   });
 
   const snapshot: Snapshot = {
@@ -174,6 +206,7 @@ export async function prepareSnapshot(
       { ...carriedSummary(md), ...changes.summary },
     ),
     'schema-id': schema['schema-id'],
+    ...lineage,
   };
 
   const requirements: TableRequirement[] = [

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../../functions/cli/main.js';
 import { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
+import { liveEntries } from '../../support/readers.js';
 
 describe('floe ingest --mode --identifier', () => {
   let dir: string;
@@ -216,5 +217,52 @@ describe('floe ingest --mode --identifier', () => {
     // Assess
     expect(code).not.toBe(0);
     expect(err.join('')).toMatch(/--delete-mode must be one of position, equality, got 'merge'/);
+  });
+
+  it('--format-version 3 creates a v3 table; a later batch deletes replaced rows with deletion vectors', async () => {
+    // Act
+    const args = (file: string) => ['ingest', file, '--warehouse', dir, '--table', 'sales.oc_v3'];
+    const created = await main([
+      ...args('events/orders-cdc-1.json'),
+      '--schema',
+      'events/orders-cdc-schema.json',
+      '--mode',
+      'debezium',
+      '--identifier',
+      'order_id',
+      '--format-version',
+      '3',
+    ]);
+    const later = await main(args('events/orders-cdc-2.json'));
+
+    // Assess
+    expect([created, later]).toEqual([0, 0]);
+    const catalog = new EmbeddedCatalog({ warehouse: dir });
+    const table = await catalog.loadTable({ namespace: ['sales'], name: 'oc_v3' });
+    expect(table.metadata['format-version']).toBe(3);
+    expect(table.metadata.properties?.['format-version']).toBeUndefined();
+    const deletes = (await liveEntries(table)).filter((e) => e.data_file.content === 1);
+    expect(deletes.length).toBeGreaterThan(0);
+    expect(deletes.every((e) => e.data_file.file_format === 'PUFFIN')).toBe(true);
+  });
+
+  it('--format-version refuses a version floe does not write, before anything is written', async () => {
+    // Act
+    const code = await main([
+      'ingest',
+      'events/orders-cdc-1.json',
+      '--warehouse',
+      dir,
+      '--table',
+      'sales.oc_v4',
+      '--schema',
+      'events/orders-cdc-schema.json',
+      '--format-version',
+      '4',
+    ]);
+
+    // Assess
+    expect(code).not.toBe(0);
+    expect(err.join('')).toMatch(/--format-version must be 2 or 3, got '4'/);
   });
 });

@@ -1,13 +1,17 @@
 /**
- * floe reads format-version 3 tables but does not write them yet (row lineage is not kept on commit):
- * every change to a v3 table is refused before anything is prepared, and nothing lands.
+ * floe writes format-version 3 tables with row lineage, except those with a column type its writers
+ * lack (timestamp_ns, …): every change to such a table is refused before anything is prepared, and
+ * nothing lands. A table another engine upgraded from v2 is written on as v3.
  */
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
+import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
+import { planCompaction } from '../../../functions/core/maintenance/plan-compaction.js';
 import { removeOrphanFiles } from '../../../functions/core/maintenance/remove-orphans.js';
+import { rewriteFiles } from '../../../functions/core/table/actions/rewrite-files.js';
 import { UnsupportedFeatureError } from '../../../functions/core/spec/format-version.js';
 import { serializeTableMetadata } from '../../../functions/core/spec/metadata.js';
 import type { DataFile } from '../../../functions/core/spec/types.js';
@@ -26,8 +30,7 @@ function appendAction(files: DataFile[]): CommitAction & { prepared: number } {
   return action;
 }
 
-const REFUSAL =
-  /is an Iceberg format-version 3 table: writing format-version 3 tables is not supported yet; reading is/;
+const REFUSAL = /column 'ts' has type 'timestamp_ns', which floe reads but does not write yet/;
 
 describe('a format-version 3 table', () => {
   let catalog: EmbeddedCatalog;
@@ -43,9 +46,24 @@ describe('a format-version 3 table', () => {
   });
   afterEach(() => cleanup());
 
-  /** Another engine upgrades the table: the next metadata version is v3 (row lineage from id 0). */
-  const upgradeToV3 = async () => {
-    const upgraded = { ...v2.metadata, 'format-version': 3 as const, 'next-row-id': 0 };
+  /**
+   * Another engine upgrades the table (row lineage from id 0); `withNanos` adds a timestamp_ns column
+   * to the current schema.
+   */
+  const upgradeToV3 = async (withNanos = true) => {
+    const schema = {
+      ...SIMPLE_SCHEMA,
+      fields: [
+        ...SIMPLE_SCHEMA.fields,
+        { id: 3, name: 'ts', required: false, type: 'timestamp_ns' as const },
+      ],
+    };
+    const upgraded = {
+      ...v2.metadata,
+      'format-version': 3 as const,
+      'next-row-id': 0,
+      ...(withNanos ? { schemas: [schema], 'last-column-id': 3 } : {}),
+    };
     await writeFile(join(metadataDir, 'v2.metadata.json'), serializeTableMetadata(upgraded));
   };
 
@@ -81,18 +99,18 @@ describe('a format-version 3 table', () => {
     ]);
   });
 
-  it('refuses a commit prepared on the v2 table it was before the upgrade', async () => {
+  it('commits a change prepared for the v2 table on the v3 table it became, with row lineage', async () => {
     // Prepare: the caller still holds the v2 table; the catalog has moved to v3
-    await upgradeToV3();
-    const action = appendAction([fakeDataFile(v2, 'a')]);
+    await upgradeToV3(false);
+    const action = appendAction([fakeDataFile(v2, 'a', 7)]);
 
     // Act
-    const commit = commitWithRetry(catalog, ORDERS_ID, action, { base: v2 });
+    const result = await commitWithRetry(catalog, ORDERS_ID, action, { base: v2 });
 
     // Assess
-    await expect(commit).rejects.toThrow(REFUSAL);
-    expect(action.prepared).toBe(0);
-    expect((await catalog.loadTable(ORDERS_ID)).metadata.snapshots).toEqual([]);
+    const snapshot = result.table.metadata.snapshots[0];
+    expect([snapshot['first-row-id'], snapshot['added-rows']]).toEqual([0, 7]);
+    expect(result.table.metadata['next-row-id']).toBe(7);
   });
 
   it('refuses orphan removal (a delete of its files)', async () => {
@@ -115,5 +133,31 @@ describe('a format-version 3 table', () => {
 
     // Assess
     expect(result.status).toBe('committed');
+  });
+
+  it('does not compact a v3 table: rewritten rows would lose their row lineage', async () => {
+    // Prepare: a v3 table (no v3 types) with two small files
+    await upgradeToV3(false);
+    let v3 = await catalog.loadTable(ORDERS_ID);
+    for (const name of ['a', 'b']) {
+      v3 = (await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(v3, name)]))).table;
+    }
+
+    // Act
+    const planned = await planCompaction(v3, resolveSettings(v3.metadata), 'run', 'sales.orders');
+    const rewrite = rewriteFiles(v3, {
+      removedDataFiles: [fakeDataFile(v3, 'a').file_path],
+      removedDeleteFiles: new Set(),
+      addedDataFiles: [fakeDataFile(v3, 'ab', 20)],
+      deletesApplied: false,
+      dataSequenceNumber: 1n,
+      manifests: [],
+      summary: {},
+    });
+
+    // Assess
+    expect(planned.plan).toBeUndefined();
+    expect(planned.skipped).toMatch(/compaction of format-version 3 tables is not supported yet/);
+    await expect(rewrite).rejects.toBeInstanceOf(UnsupportedFeatureError);
   });
 });

@@ -22,8 +22,21 @@ export interface MarkRemovedResult {
 }
 
 /**
+ * What names a file to remove: its path, and for a deletion vector also its blob's offset (one Puffin
+ * file holds the vectors of many data files). Never throws.
+ */
+export function deleteFileKey(file: DataFile): string {
+  return file.content === 1 && file.content_offset !== undefined && file.content_offset !== null
+    ? `${file.file_path}#${file.content_offset}`
+    : file.file_path;
+}
+
+/**
  * @param loaded the base's manifests with their entries, already read (by path)
- * @throws ValidationError when a manifest of `manifests` was not loaded; whatever writing throws
+ * @param remove the files to remove, by deleteFileKey
+ * @param options.skipUnloaded carry a manifest that was not loaded as it is (the caller knows it holds
+ *   none of them), instead of failing
+ * @throws Error when a manifest of `manifests` was not loaded; whatever writing throws
  */
 export async function markRemoved(
   base: LoadedTable,
@@ -31,6 +44,7 @@ export async function markRemoved(
   loaded: ReadonlyMap<string, ManifestWithEntries>,
   snapshotId: bigint,
   remove: ReadonlySet<string>,
+  options: { skipUnloaded?: boolean } = {},
 ): Promise<MarkRemovedResult> {
   const md = base.metadata;
   const schema = currentSchema(md);
@@ -39,15 +53,19 @@ export async function markRemoved(
   const out: MarkRemovedResult = { manifests: [], removed: [], written: [] };
   for (const manifest of manifests) {
     const entries = loaded.get(manifest.manifest_path)?.entries;
+    if (!entries && options.skipUnloaded) {
+      out.manifests.push(manifest);
+      continue;
+    }
     if (!entries) throw new Error(`manifest ${manifest.manifest_path} was not loaded`);
-    if (!entries.some((e) => e.status !== 2 && remove.has(e.data_file.file_path))) {
+    if (!entries.some((e) => e.status !== 2 && remove.has(deleteFileKey(e.data_file)))) {
       out.manifests.push(manifest);
       continue;
     }
     const rewritten: ManifestEntry[] = [];
     for (const e of entries) {
       if (e.status === 2) continue;
-      if (remove.has(e.data_file.file_path)) {
+      if (remove.has(deleteFileKey(e.data_file))) {
         rewritten.push({ ...e, status: 2, snapshot_id: snapshotId });
         out.removed.push(e.data_file);
       } else {
@@ -66,6 +84,7 @@ export async function markRemoved(
         snapshotId,
         entries: rewritten,
         codec,
+        formatVersion: md['format-version'],
       }),
     );
   }

@@ -204,6 +204,7 @@ async function writeClustered(
         snapshotId,
         entries: entries.slice(start, start + perManifest).map((e) => ({ ...e, status: 0 as const })),
         codec: readWriteProperties(md.properties).avroCodec,
+        formatVersion: md['format-version'],
       }),
     );
   }
