@@ -328,7 +328,7 @@ ${CATALOG_LINE}
 example:
   floe verify --warehouse ./warehouse --table sales.orders --deep
 `,
-  'kafka-serve': `usage: floe kafka-serve <catalog> --table NS.NAME [--table ...] --bootstrap-servers HOST:PORT --port P [--host 127.0.0.1] [--cold-below committed|P:O,...] [--insecure]
+  'kafka-serve': `usage: floe kafka-serve <catalog> --table NS.NAME [--table ...] --bootstrap-servers HOST:PORT --port P [--host 127.0.0.1] [--cold-below committed|P:O,...] [--cache-mb 256] [--insecure]
 
 A Kafka endpoint for unmodified clients (kcat, kafkajs, librdkafka, Java) in front of a real cluster:
 fetches of offsets the tables hold are answered from the tables, with each record's original offset,
@@ -346,6 +346,8 @@ ${CATALOG_LINE}
   --cold-below committed   serve from the tables every offset their committed ranges hold (default)
   --cold-below P:O,...     serve from the tables every offset below O of partition P (the cluster's
                            retention stands there); below the tables' first offset is out of range
+  --cache-mb N             memory for the cold record batches, built once and shared by every
+                           consumer (default 256)
   --insecure               accept a non-loopback --host without TLS or SASL
 
 example:

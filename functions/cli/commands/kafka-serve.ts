@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util';
 import { parseIdentifier } from '../../core/catalog/catalog.js';
 import { describeError } from '../../core/errors.js';
+import { ColdBatches, DEFAULT_CACHE_MB } from '../../core/kafka/serve/cold-batches.js';
 import type { ColdBoundary } from '../../core/kafka/serve/cold-view.js';
 import { ColdView } from '../../core/kafka/serve/cold-view.js';
 import { startKafkaProxy } from '../../core/kafka/serve/kafka-proxy.js';
@@ -30,6 +31,7 @@ const KAFKA_SERVE_FLAGS = {
   host: { type: 'string' },
   'cold-below': { type: 'string' },
   insecure: { type: 'boolean' },
+  'cache-mb': { type: 'string' },
 } as const;
 
 function kafkaServeOptions() {
@@ -56,6 +58,15 @@ export function parseColdBelow(text: string | undefined): ColdBoundary {
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (or 'committed')`);
   }
+}
+
+/** `--cache-mb N` as bytes (default DEFAULT_CACHE_MB). @throws UsageError */
+export function parseCacheMb(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_CACHE_MB * 1024 * 1024;
+  const mb = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(mb) || mb < 1 || mb > 1024 * 1024)
+    throw new UsageError(`--cache-mb takes a whole number of MiB from 1 to 1048576, got '${text}'`);
+  return mb * 1024 * 1024;
 }
 
 /** Runs `floe kafka-serve` until SIGINT/SIGTERM; returns the exit code. @throws UsageError for bad flags */
@@ -87,6 +98,7 @@ export async function runKafkaServe(args: string[]): Promise<number> {
       `--host ${host} is reachable from other machines and kafka-serve has no TLS or SASL yet: anyone who can connect reads the tables; add --insecure to accept that`,
     );
   const boundary = parseColdBelow(values['cold-below']);
+  const cacheBytes = parseCacheMb(values['cache-mb']);
   const ids = tables.map((t) => parseIdentifier(t));
   await (await import('../warehouse-check.js')).checkWarehouseArgs('kafka-serve', args);
   const { catalog } = await openCatalog(values);
@@ -107,7 +119,7 @@ export async function runKafkaServe(args: string[]): Promise<number> {
     host,
     port,
     cold,
-    records,
+    batches: new ColdBatches(records, cacheBytes),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   if (!isLoopbackHost(host))

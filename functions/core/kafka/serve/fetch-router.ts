@@ -4,6 +4,7 @@
  * then merged back in the request's order. When any cold partition has records the forwarded part
  * does not wait (max wait 0), so cold data never sits behind a long poll.
  */
+import { type ColdBatches, MAX_COLD_RESPONSE_BYTES } from './cold-batches.js';
 import type { ColdView } from './cold-view.js';
 import {
   decodeFetchResponse,
@@ -14,8 +15,6 @@ import {
 } from './fetch-messages.js';
 import { Decoder, KafkaErrorCode } from './kafkajs-protocol.js';
 import { decodeListOffsetsResponse, encodeListOffsetsRequest } from './messages.js';
-import { buildBatch, type ColdRecord, groupIntoBatches } from './record-batches.js';
-import type { TableRecords } from './table-records.js';
 import type { UpstreamCluster, UpstreamLink } from './upstream.js';
 import { ApiKey } from './wire.js';
 
@@ -36,25 +35,11 @@ function emptyPartition(partition: number, errorCode: number): FetchPartitionRes
   };
 }
 
-/** Batches of `records` in order until `maxBytes` would be passed (the first batch always goes). */
-export async function buildWithin(records: ColdRecord[], maxBytes: number): Promise<Buffer> {
-  const out: Buffer[] = [];
-  let total = 0;
-  for (const group of groupIntoBatches(records)) {
-    const batch = await buildBatch(group);
-    if (out.length > 0 && total + batch.length > maxBytes) break;
-    out.push(batch);
-    total += batch.length;
-    if (total >= maxBytes) break;
-  }
-  return Buffer.concat(out);
-}
-
 export class FetchRouter {
   constructor(
     private readonly cluster: UpstreamCluster,
     private readonly cold: ColdView,
-    private readonly records: TableRecords,
+    private readonly batches: ColdBatches,
   ) {}
 
   /** The real partition's offsets (log start, high watermark, last stable) from its leader. */
@@ -87,7 +72,8 @@ export class FetchRouter {
   async route(version: number, request: FetchRequest): Promise<Map<string, FetchPartitionResponse[]>> {
     const answers = new Map<string, Map<number, FetchPartitionResponse>>();
     const forward = new Map<number, Map<string, FetchPartitionRequest[]>>();
-    let budget = request.maxBytes;
+    // Capped whatever the client asks: memory stays bounded, and a client fetches again for more.
+    let budget = Math.min(request.maxBytes, MAX_COLD_RESPONSE_BYTES);
     let coldBytes = 0;
     const put = (topic: string, r: FetchPartitionResponse) => {
       const m = answers.get(topic) ?? new Map<number, FetchPartitionResponse>();
@@ -113,16 +99,22 @@ export class FetchRouter {
           await toLeader(t.topic, p);
           continue;
         }
-        const limit = Math.max(1, Math.min(p.maxBytes, budget));
-        const held = await this.records.read(
-          decision.table,
-          t.topic,
-          p.partition,
-          p.fetchOffset,
-          decision.last,
-          limit,
-        );
-        if (held.length === 0) {
+        // The first partition with records gets at least one batch (KIP-74); once the answer is full,
+        // the rest get none this time.
+        const limit =
+          coldBytes === 0 ? Math.max(1, Math.min(p.maxBytes, budget)) : Math.min(p.maxBytes, budget);
+        const held =
+          limit <= 0
+            ? undefined
+            : await this.batches.read(
+                decision.table,
+                t.topic,
+                p.partition,
+                p.fetchOffset,
+                decision.last,
+                limit,
+              );
+        if (held?.length === 0) {
           // The rest of the cold range holds nothing (dead letters, filtered records): read on from the
           // cluster; a client accepts records past its fetch offset, as after compaction.
           await toLeader(t.topic, { ...p, fetchOffset: decision.last + 1n });
@@ -138,7 +130,7 @@ export class FetchRouter {
                 p.partition,
                 request.isolationLevel,
               );
-        const records = await buildWithin(held, limit);
+        const records = Buffer.concat(held ?? []);
         budget -= records.length;
         coldBytes += records.length;
         put(t.topic, {
