@@ -142,7 +142,7 @@ describe('kafka-serve cold batches', () => {
 
   it('keeps the cache within its byte bound when a read asks for 2 GiB, rebuilding what it evicted', async () => {
     // Prepare: a bound far below the range's encoded size
-    const bound = 64 * 1024;
+    const bound = 150 * 1024;
     const batches = new ColdBatches(records, bound, CHUNK_FILE_BYTES);
     // Act
     const everything = await batches.read(table, 'ev', 0, 0n, LAST, 2 ** 31);
@@ -151,7 +151,8 @@ describe('kafka-serve cold batches', () => {
     await batches.read(table, 'ev', 0, 0n, LAST, 2 ** 31);
     // Assess
     const served = everything.reduce((n, b) => n + b.length, 0);
-    expect(served).toBeGreaterThan(4 * bound);
+    expect(served).toBeGreaterThan(2 * bound);
+    expect(heldAfterFirst).toBeGreaterThan(0);
     expect(await offsetsOf(everything, 0n)).toEqual(HELD.map(BigInt));
     expect(heldAfterFirst).toBeLessThanOrEqual(bound);
     expect(batches.cache.bytes).toBeLessThanOrEqual(bound);

@@ -27,7 +27,7 @@ export const DEFAULT_CACHE_MB = 256;
  * The cold bytes of one Fetch answer at most, whatever the client's max bytes (a broker caps its
  * answers too, with `fetch.max.bytes`): clients fetch again from where the answer ends.
  */
-export const MAX_COLD_RESPONSE_BYTES = 8 * 1024 * 1024;
+export const MAX_COLD_RESPONSE_BYTES = 4 * 1024 * 1024;
 /** Chunks built at once: building is CPU-bound, and each build holds its chunk's decoded rows. */
 const BUILDS_AT_ONCE = 2;
 /** About this many bytes of data files per chunk (so about 4× that once encoded as JSON values). */
