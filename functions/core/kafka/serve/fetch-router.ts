@@ -65,6 +65,13 @@ export class FetchRouter {
     return { logStart, high, stable: stable ?? high };
   }
 
+  /** The real partition's offsets from its leader; -1 each when it has none. */
+  private async marksOf(topic: string, partition: number, isolation: number) {
+    const leader = await this.cluster.leaderOf(topic, partition);
+    if (leader === undefined) return { logStart: -1n, high: -1n, stable: -1n };
+    return this.watermarks(this.cluster.linkTo(leader), topic, partition, isolation);
+  }
+
   /**
    * The response partitions for a decoded Fetch, in request order.
    * @throws UpstreamError when a leader cannot be reached
@@ -75,6 +82,7 @@ export class FetchRouter {
     // Capped whatever the client asks: memory stays bounded, and a client fetches again for more.
     let budget = Math.min(request.maxBytes, MAX_COLD_RESPONSE_BYTES);
     let coldBytes = 0;
+    const marking: Promise<void>[] = [];
     const put = (topic: string, r: FetchPartitionResponse) => {
       const m = answers.get(topic) ?? new Map<number, FetchPartitionResponse>();
       answers.set(topic, m);
@@ -120,33 +128,30 @@ export class FetchRouter {
           await toLeader(t.topic, { ...p, fetchOffset: decision.last + 1n });
           continue;
         }
-        const leader = await this.cluster.leaderOf(t.topic, p.partition);
-        const marks =
-          leader === undefined
-            ? { logStart: -1n, high: -1n, stable: -1n }
-            : await this.watermarks(
-                this.cluster.linkTo(leader),
-                t.topic,
-                p.partition,
-                request.isolationLevel,
-              );
         const records = Buffer.concat(held ?? []);
         budget -= records.length;
         coldBytes += records.length;
-        put(t.topic, {
-          partition: p.partition,
-          errorCode: KafkaErrorCode.NONE,
-          highWatermark: marks.high,
-          lastStableOffset: marks.stable,
-          logStartOffset: marks.logStart,
-          abortedTransactions: request.isolationLevel === 1 ? [] : null,
-          preferredReadReplica: -1,
-          records,
-        });
+        // Asked of the leaders for every cold partition at once, not one round trip after another.
+        const marked = this.marksOf(t.topic, p.partition, request.isolationLevel).then((marks) =>
+          put(t.topic, {
+            partition: p.partition,
+            errorCode: KafkaErrorCode.NONE,
+            highWatermark: marks.high,
+            lastStableOffset: marks.stable,
+            logStartOffset: marks.logStart,
+            abortedTransactions: request.isolationLevel === 1 ? [] : null,
+            preferredReadReplica: -1,
+            records,
+          }),
+        );
+        // Handled here so a failure before the Promise.all below is not an unhandled rejection.
+        marked.catch(() => undefined);
+        marking.push(marked);
       }
     }
-    await Promise.all(
-      [...forward].map(async ([leader, byTopic]) => {
+    await Promise.all([
+      ...marking,
+      ...[...forward].map(async ([leader, byTopic]) => {
         const part: FetchRequest = {
           ...request,
           maxWaitMs: coldBytes > 0 ? 0 : request.maxWaitMs,
@@ -172,7 +177,7 @@ export class FetchRouter {
           }
         }
       }),
-    );
+    ]);
     const out = new Map<string, FetchPartitionResponse[]>();
     for (const t of request.topics) {
       out.set(
