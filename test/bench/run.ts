@@ -210,7 +210,7 @@ async function main(): Promise<number> {
     await attempt('kafka-serve', async () => {
       const { runKafkaServeBench } = await import('./kafka-serve.js');
       const figures = await runKafkaServeBench(
-        { records: quick ? 50_000 : 200_000, repeats: quick ? 2 : 3 },
+        { records: quick ? 40_000 : 80_000, repeats: quick ? 2 : 3 },
         progress,
       );
       if ('skipped' in figures) report.sections_skipped['kafka-serve'] = figures.skipped;

@@ -73,10 +73,17 @@ export class FetchRouter {
   }
 
   /**
-   * The response partitions for a decoded Fetch, in request order.
+   * The response partitions for a decoded Fetch, in request order. The forwarded part goes on the
+   * client connection's own `links`: a broker answers one connection's requests in order, so a long
+   * poll on a shared link would hold up every other client's requests (and the watermarks asked here)
+   * for up to its max wait.
    * @throws UpstreamError when a leader cannot be reached
    */
-  async route(version: number, request: FetchRequest): Promise<Map<string, FetchPartitionResponse[]>> {
+  async route(
+    version: number,
+    request: FetchRequest,
+    links?: Map<number, UpstreamLink>,
+  ): Promise<Map<string, FetchPartitionResponse[]>> {
     const answers = new Map<string, Map<number, FetchPartitionResponse>>();
     const forward = new Map<number, Map<string, FetchPartitionRequest[]>>();
     // Capped whatever the client asks: memory stays bounded, and a client fetches again for more.
@@ -166,7 +173,7 @@ export class FetchRouter {
           version,
           new Decoder(
             await this.cluster
-              .linkTo(leader)
+              .linkTo(leader, links)
               .request(ApiKey.Fetch, version, encodeFetchRequest(version, part)),
           ),
         );

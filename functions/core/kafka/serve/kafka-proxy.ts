@@ -259,7 +259,7 @@ async function answerRequest(
       sessionId: 0,
       topics: [],
     });
-  const partitions = await ctx.router.route(v, request);
+  const partitions = await ctx.router.route(v, request, links);
   return encodeFetchResponse(v, {
     throttleMs: 0,
     errorCode: KafkaErrorCode.NONE,
