@@ -11,7 +11,7 @@
  *
  * Records/s and MB/s (the payload bytes kcat prints with %S, summed), wall time, and CPU: the server
  * side (the mock broker's kcat process, or the kafka-serve process, from /proc/<pid>/stat) and the
- * client (kcat, from this process's reaped-children CPU). Every run must deliver all N records.
+ * client (kcat, through /usr/bin/time). Every run must deliver all N records.
  *
  * N stays under ~5 MB per partition: librdkafka's mock broker keeps about that much of a partition's
  * log and drops older segments (a 200,000-record run read back 88,000 from the broker itself).
@@ -64,17 +64,34 @@ const cpuOf = (pid: number) => {
   const f = procStat(pid);
   return (Number(f[11]) + Number(f[12])) * CLOCK_TICK_MS;
 };
-/** CPU of this process's reaped children (fields 16, 17). */
-const childrenCpu = () => {
-  const f = procStat('self');
-  return (Number(f[13]) + Number(f[14])) * CLOCK_TICK_MS;
-};
 
 /** One full read with kcat: records and payload bytes. */
-async function kcatRead(bootstrap: string, topic: string): Promise<{ records: number; bytes: number }> {
+async function kcatRead(
+  bootstrap: string,
+  topic: string,
+  cpuFile: string,
+): Promise<{ records: number; bytes: number; cpuMs: number }> {
+  // Through /usr/bin/time: kcat's own user + system CPU, whatever else this process reaps meanwhile.
   const child = spawn(
-    'kcat',
-    ['-C', '-b', bootstrap, '-t', topic, '-o', 'beginning', '-e', '-q', '-f', '%S %K\\n'],
+    '/usr/bin/time',
+    [
+      '-f',
+      '%U %S',
+      '-o',
+      cpuFile,
+      'kcat',
+      '-C',
+      '-b',
+      bootstrap,
+      '-t',
+      topic,
+      '-o',
+      'beginning',
+      '-e',
+      '-q',
+      '-f',
+      '%S %K\\n',
+    ],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -98,7 +115,8 @@ async function kcatRead(bootstrap: string, topic: string): Promise<{ records: nu
   });
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   if (code !== 0) throw new Error(`kcat exited with ${code}: ${stderr}`);
-  return { records, bytes };
+  const [user, system] = readFileSync(cpuFile, 'utf8').trim().split(/\s+/).map(Number);
+  return { records, bytes, cpuMs: (user + system) * 1000 };
 }
 
 export async function runKafkaServeBench(
@@ -191,13 +209,12 @@ export async function runKafkaServeBench(
     };
     const timed = async (bootstrap: string, serverPid: number) => {
       const server0 = cpuOf(serverPid);
-      const client0 = childrenCpu();
       const t0 = performance.now();
-      const read = await kcatRead(bootstrap, topic);
+      const read = await kcatRead(bootstrap, topic, join(folder, 'kcat-cpu'));
       const wall = performance.now() - t0;
       if (read.records !== n)
         throw new Error(`kcat read ${read.records} records through ${bootstrap}, not ${n}`);
-      return { wall, bytes: read.bytes, server: cpuOf(serverPid) - server0, client: childrenCpu() - client0 };
+      return { wall, bytes: read.bytes, server: cpuOf(serverPid) - server0, client: read.cpuMs };
     };
     const brokerPid = broker.pid;
     if (brokerPid === undefined) throw new Error('the mock broker has no PID');
