@@ -333,7 +333,7 @@ ${CATALOG_LINE}
 example:
   floe verify --warehouse ./warehouse --table sales.orders --deep
 `,
-  'kafka-serve': `usage: floe kafka-serve <catalog> --table NS.NAME [--table ...] --bootstrap-servers HOST:PORT --port P [--host 127.0.0.1] [--cold-below committed|P:O,...]
+  'kafka-serve': `usage: floe kafka-serve <catalog> --table NS.NAME [--table ...] --bootstrap-servers HOST:PORT --port P [--host 127.0.0.1] [--cold-below committed|P:O,...] [--cache-mb 256]
        [--listener-tls-cert FILE --listener-tls-key FILE [--listener-tls-ca FILE --listener-tls-client-auth required]]
        [--listener-sasl-users FILE] [--listener-sasl-mechanisms M,...] [--insecure] [Kafka connection flags]
 
@@ -355,6 +355,8 @@ ${CATALOG_LINE}
   --cold-below committed   serve from the tables every offset their committed ranges hold (default)
   --cold-below P:O,...     serve from the tables every offset below O of partition P (the cluster's
                            retention stands there); below the tables' first offset is out of range
+  --cache-mb N             memory for the cold record batches, built once and shared by every
+                           consumer (default 256)
   --listener-tls-cert FILE --listener-tls-key FILE
                            TLS towards clients: this endpoint's certificate and key (PEM)
   --listener-tls-ca FILE --listener-tls-client-auth required

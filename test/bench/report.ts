@@ -6,6 +6,7 @@ import type { LambdaHeapIngest } from './ingest-lambda-heap.js';
 import type { IngestFigures } from './ingest-throughput.js';
 import type { LambdaFigures } from './lambda-cold-start.js';
 import { type CliHelpFigures, cliHelpText } from './cli-help.js';
+import { type KafkaServeFigures, kafkaServeText } from './kafka-serve.js';
 import { type LiveFigures, liveText } from './live-read.js';
 import type { MachineInfo } from './machine.js';
 import type { MemoryFigures } from './memory.js';
@@ -50,6 +51,8 @@ export interface BenchReport {
   live?: LiveFigures;
   /** `floe --help` through the bin over the compiled CLI, against `node -e 0` (cli-help.ts). */
   cli_help?: CliHelpFigures;
+  /** Cold reads through `floe kafka-serve` against kcat reading the broker (kafka-serve.ts). */
+  kafka_serve?: KafkaServeFigures;
   duration_s: number;
 }
 
@@ -371,6 +374,7 @@ export function formatReport(r: BenchReport): string {
   parts.push(targetsText(r.targets ?? checkTargets(r), table));
   if (r.live) parts.push(liveText(r.live, table));
   if (r.cli_help) parts.push(cliHelpText(r.cli_help, table));
+  if (r.kafka_serve) parts.push(kafkaServeText(r.kafka_serve, table));
   for (const [section, why] of Object.entries(r.sections_skipped)) parts.push(`(${section} skipped: ${why})`);
   parts.push(`(${r.duration_s.toFixed(0)} s)`);
   return `${parts.join('\n\n')}\n`;

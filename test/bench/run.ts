@@ -7,7 +7,8 @@
  *   npm run bench -- --only=ingest,memory
  *
  * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, scan (with compaction),
- * scaling (with cost per GB), live, cli-help (`floe --help` against `node -e 0`). The moto sections (commit on S3, contention, freshness on S3) start
+ * scaling (with cost per GB), live, cli-help (`floe --help` against `node -e 0`), kafka-serve (cold reads
+ * through `floe kafka-serve` against kcat reading the broker). The moto sections (commit on S3, contention, freshness on S3) start
  * their own moto_server and are skipped, with the reason, without it; live starts its own mock Kafka
  * broker (kcat) and is skipped without kcat.
  * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
@@ -33,6 +34,7 @@ const SECTIONS = [
   'scaling',
   'live',
   'cli-help',
+  'kafka-serve',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -204,6 +206,15 @@ async function main(): Promise<number> {
     await attempt('cli-help', async () => {
       const { runCliHelp } = await import('./cli-help.js');
       report.cli_help = await runCliHelp({ repeats: quick ? 5 : 15 }, progress);
+    });
+    await attempt('kafka-serve', async () => {
+      const { runKafkaServeBench } = await import('./kafka-serve.js');
+      const figures = await runKafkaServeBench(
+        { records: quick ? 40_000 : 80_000, repeats: quick ? 2 : 3 },
+        progress,
+      );
+      if ('skipped' in figures) report.sections_skipped['kafka-serve'] = figures.skipped;
+      else report.kafka_serve = figures;
     });
   } finally {
     await moto?.stop();

@@ -43,5 +43,7 @@ export function checkTargets(r: BenchReport): TargetCheck[] {
     ),
     // `floe --help` prints before any of floe's core loads (the CLI imports its commands lazily).
     atMost('cli_help.wall_ms', r.cli_help?.wall_ms, 500),
+    // Cold reads through kafka-serve (cached batches) at half the broker's own rate or better.
+    atLeast('kafka_serve.ratio', r.kafka_serve?.ratio, 0.5),
   ];
 }

@@ -14,6 +14,8 @@ const STOP_GRACE_MS = 5_000;
 export interface MockKafka {
   /** `127.0.0.1:PORT` of the mock cluster. */
   bootstrapServers: string;
+  /** The kcat process the mock cluster lives in (the bench reads its CPU). */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -73,7 +75,7 @@ export async function startMockKafka(brokers = 3): Promise<MockKafka> {
       reject(error);
     });
   });
-  return { bootstrapServers: address, stop: () => stopChild(child) };
+  return { bootstrapServers: address, pid: child.pid, stop: () => stopChild(child) };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

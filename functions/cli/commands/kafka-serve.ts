@@ -11,10 +11,11 @@
 import { parseArgs } from 'node:util';
 import { parseIdentifier } from '../../core/catalog/catalog.js';
 import { describeError } from '../../core/errors.js';
+import { ColdBatches, DEFAULT_CACHE_MB } from '../../core/kafka/serve/cold-batches.js';
 import type { ColdBoundary } from '../../core/kafka/serve/cold-view.js';
 import { ColdView } from '../../core/kafka/serve/cold-view.js';
 import { startKafkaProxy } from '../../core/kafka/serve/kafka-proxy.js';
-import { CACHED_RECORDS, TableRecords } from '../../core/kafka/serve/table-records.js';
+import { TableRecords } from '../../core/kafka/serve/table-records.js';
 import { DeadLetterRecords } from '../../core/kafka/serve/dead-letter-records.js';
 import { upstreamSecurityOf } from '../../core/kafka/serve/upstream-auth.js';
 import { parsePartitionOffsets } from '../../core/records/replay-records.js';
@@ -32,6 +33,7 @@ const KAFKA_SERVE_FLAGS = {
   host: { type: 'string' },
   'cold-below': { type: 'string' },
   ...KAFKA_SERVE_SECURITY_FLAGS,
+  'cache-mb': { type: 'string' },
 } as const;
 
 function kafkaServeOptions() {
@@ -60,6 +62,15 @@ export function parseColdBelow(text: string | undefined): ColdBoundary {
   }
 }
 
+/** `--cache-mb N` as bytes (default DEFAULT_CACHE_MB). @throws UsageError */
+export function parseCacheMb(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_CACHE_MB * 1024 * 1024;
+  const mb = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(mb) || mb < 1 || mb > 1024 * 1024)
+    throw new UsageError(`--cache-mb takes a whole number of MiB from 1 to 1048576, got '${text}'`);
+  return mb * 1024 * 1024;
+}
+
 /** Runs `floe kafka-serve` until SIGINT/SIGTERM; returns the exit code. @throws UsageError for bad flags */
 export async function runKafkaServe(args: string[]): Promise<number> {
   let values: ReturnType<typeof parseArgs<{ options: ReturnType<typeof kafkaServeOptions> }>>['values'];
@@ -86,6 +97,7 @@ export async function runKafkaServe(args: string[]): Promise<number> {
   const host = values.host ?? '127.0.0.1';
   const security = await kafkaServeSecurityFrom(values, host);
   const boundary = parseColdBelow(values['cold-below']);
+  const cacheBytes = parseCacheMb(values['cache-mb']);
   const ids = tables.map((t) => parseIdentifier(t));
   await (await import('../warehouse-check.js')).checkWarehouseArgs('kafka-serve', args);
   const { catalog } = await openCatalog(values);
@@ -95,7 +107,6 @@ export async function runKafkaServe(args: string[]): Promise<number> {
       const encode = formatReplayValue(currentSchema(table.metadata));
       return (row: Row) => Buffer.from(encode(row));
     },
-    CACHED_RECORDS,
     new DeadLetterRecords((id) => catalog.loadTable(id)),
   );
   const cold = new ColdView(
@@ -110,7 +121,7 @@ export async function runKafkaServe(args: string[]): Promise<number> {
     host,
     port,
     cold,
-    records,
+    batches: new ColdBatches(records, cacheBytes),
     log: (line) => process.stderr.write(`${line}\n`),
     listener: security.listener,
     upstream: await upstreamSecurityOf(security.upstream),

@@ -21,6 +21,7 @@ import { ColdView } from '../../../functions/core/kafka/serve/cold-view.js';
 import { type KafkaProxy, startKafkaProxy } from '../../../functions/core/kafka/serve/kafka-proxy.js';
 import { Decoder, Encoder, type KafkaDecoder } from '../../../functions/core/kafka/serve/kafkajs-protocol.js';
 import { SaslUsers } from '../../../functions/core/kafka/serve/listener-sasl.js';
+import { ColdBatches } from '../../../functions/core/kafka/serve/cold-batches.js';
 import { TableRecords } from '../../../functions/core/kafka/serve/table-records.js';
 import { UpstreamAuthError, upstreamSecurityOf } from '../../../functions/core/kafka/serve/upstream-auth.js';
 import { FrameReader, framed } from '../../../functions/core/kafka/serve/wire.js';
@@ -108,7 +109,7 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: TLS and SASL on both sides'
   const at = (p: KafkaProxy) => `${p.endpoint.host}:${p.endpoint.port}`;
   const tableless = () => ({
     cold: new ColdView([], { kind: 'committed' }, async () => undefined),
-    records: new TableRecords(() => () => Buffer.alloc(0)),
+    batches: new ColdBatches(new TableRecords(() => () => Buffer.alloc(0))),
   });
 
   beforeAll(async () => {

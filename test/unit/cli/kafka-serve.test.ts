@@ -57,4 +57,14 @@ describe('floe kafka-serve flags', () => {
     expect(badBootstrap).toBe(2);
     expect(err.join('')).toMatch(/--bootstrap-servers takes HOST:PORT/);
   });
+
+  it('exits 2 for a --cache-mb that is not a whole number of MiB', async () => {
+    // Act
+    const zero = await main(args('--cache-mb', '0'));
+    const fraction = await main(args('--cache-mb', '1.5'));
+    // Assess
+    expect(zero).toBe(2);
+    expect(fraction).toBe(2);
+    expect(err.join('')).toMatch(/--cache-mb takes a whole number of MiB from 1 to 1048576, got '1\.5'/);
+  });
 });

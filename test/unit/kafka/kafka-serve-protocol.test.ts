@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { encodeFetchResponse } from '../../../functions/core/kafka/serve/fetch-messages.js';
-import { buildWithin } from '../../../functions/core/kafka/serve/fetch-router.js';
+import { type CachedBatch, sliceBatches } from '../../../functions/core/kafka/serve/cold-batches.js';
 import { rewriteMetadata } from '../../../functions/core/kafka/serve/kafka-proxy.js';
 import {
   encodeMetadataResponse,
@@ -15,6 +15,7 @@ import {
 import {
   buildBatch,
   type ColdRecord,
+  groupIntoBatches,
   MAX_BATCH_RECORDS,
 } from '../../../functions/core/kafka/serve/record-batches.js';
 
@@ -120,14 +121,23 @@ describe('kafka-serve record batches', () => {
     );
   });
 
-  it("stop before a partition's max bytes, but always hold at least one batch", async () => {
+  it("slices cached batches: from the one holding the offset, before a partition's max bytes, at least one", async () => {
     // Prepare
     const records = Array.from({ length: MAX_BATCH_RECORDS * 3 }, (_, i) => record(BigInt(100 + 2 * i), i));
-    const one = await buildWithin(records, 1);
-    const all = await buildWithin(records, 10_000_000);
-    // Act
+    const batches: CachedBatch[] = [];
+    for (const group of groupIntoBatches(records))
+      batches.push({
+        base: group[0].offset,
+        last: group[group.length - 1].offset,
+        bytes: await buildBatch(group),
+      });
+    const secondBase = batches[1].base;
+    const all = Buffer.concat(sliceBatches(batches, 0n, 10_000_000).batches);
     const limit = Math.floor(all.length / 2);
-    const half = await buildWithin(records, limit);
+    // Act
+    const one = Buffer.concat(sliceBatches(batches, 0n, 1).batches);
+    const half = Buffer.concat(sliceBatches(batches, 0n, limit).batches);
+    const fromMiddle = Buffer.concat(sliceBatches(batches, secondBase + 2n, 10_000_000).batches);
     // Assess
     expect((await decodeThroughKafkajs(one)).length).toBe(MAX_BATCH_RECORDS);
     expect((await decodeThroughKafkajs(all)).map((m) => BigInt(m.offset))).toEqual(
@@ -135,6 +145,10 @@ describe('kafka-serve record batches', () => {
     );
     expect(half.length).toBeLessThanOrEqual(limit);
     expect((await decodeThroughKafkajs(half)).length).toBe(MAX_BATCH_RECORDS);
+    // The batch holding the offset comes whole: the client skips the records before its offset.
+    expect((await decodeThroughKafkajs(fromMiddle)).map((m) => BigInt(m.offset))).toEqual(
+      records.filter((r) => r.offset >= secondBase).map((r) => r.offset),
+    );
   });
 });
 

@@ -15,7 +15,7 @@ import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { creationRequest } from '../../../functions/core/ingest/load-or-create-table.js';
 import { redriveDeadLetters } from '../../../functions/core/ingest/redrive.js';
 import { DeadLetterRecords } from '../../../functions/core/kafka/serve/dead-letter-records.js';
-import { CACHED_RECORDS, TableRecords } from '../../../functions/core/kafka/serve/table-records.js';
+import { TableRecords } from '../../../functions/core/kafka/serve/table-records.js';
 import { parseMappingConfig } from '../../../functions/core/mapping/mapping-config.js';
 import { parseRoutes, type TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
@@ -80,7 +80,6 @@ function lineageStruct(schema: StructType): StructType {
 function servedRecords(catalog: EmbeddedCatalog, withLetters: boolean): TableRecords {
   return new TableRecords(
     () => (row: Row) => Buffer.from(JSON.stringify({ id: String(row.id), name: row.name })),
-    CACHED_RECORDS,
     withLetters ? new DeadLetterRecords((id) => catalog.loadTable(id)) : undefined,
   );
 }

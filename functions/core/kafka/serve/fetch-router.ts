@@ -4,6 +4,7 @@
  * then merged back in the request's order. When any cold partition has records the forwarded part
  * does not wait (max wait 0), so cold data never sits behind a long poll.
  */
+import { type ColdBatches, MAX_COLD_RESPONSE_BYTES } from './cold-batches.js';
 import type { ColdView } from './cold-view.js';
 import {
   decodeFetchResponse,
@@ -14,8 +15,6 @@ import {
 } from './fetch-messages.js';
 import { Decoder, KafkaErrorCode } from './kafkajs-protocol.js';
 import { decodeListOffsetsResponse, encodeListOffsetsRequest } from './messages.js';
-import { buildBatch, type ColdRecord, groupIntoBatches } from './record-batches.js';
-import type { TableRecords } from './table-records.js';
 import type { UpstreamCluster, UpstreamLink } from './upstream.js';
 import { ApiKey } from './wire.js';
 
@@ -36,25 +35,11 @@ function emptyPartition(partition: number, errorCode: number): FetchPartitionRes
   };
 }
 
-/** Batches of `records` in order until `maxBytes` would be passed (the first batch always goes). */
-export async function buildWithin(records: ColdRecord[], maxBytes: number): Promise<Buffer> {
-  const out: Buffer[] = [];
-  let total = 0;
-  for (const group of groupIntoBatches(records)) {
-    const batch = await buildBatch(group);
-    if (out.length > 0 && total + batch.length > maxBytes) break;
-    out.push(batch);
-    total += batch.length;
-    if (total >= maxBytes) break;
-  }
-  return Buffer.concat(out);
-}
-
 export class FetchRouter {
   constructor(
     private readonly cluster: UpstreamCluster,
     private readonly cold: ColdView,
-    private readonly records: TableRecords,
+    private readonly batches: ColdBatches,
   ) {}
 
   /** The real partition's offsets (log start, high watermark, last stable) from its leader. */
@@ -80,15 +65,31 @@ export class FetchRouter {
     return { logStart, high, stable: stable ?? high };
   }
 
+  /** The real partition's offsets from its leader; -1 each when it has none. */
+  private async marksOf(topic: string, partition: number, isolation: number) {
+    const leader = await this.cluster.leaderOf(topic, partition);
+    if (leader === undefined) return { logStart: -1n, high: -1n, stable: -1n };
+    return this.watermarks(this.cluster.linkTo(leader), topic, partition, isolation);
+  }
+
   /**
-   * The response partitions for a decoded Fetch, in request order.
+   * The response partitions for a decoded Fetch, in request order. The forwarded part goes on the
+   * client connection's own `links`: a broker answers one connection's requests in order, so a long
+   * poll on a shared link would hold up every other client's requests (and the watermarks asked here)
+   * for up to its max wait.
    * @throws UpstreamError when a leader cannot be reached
    */
-  async route(version: number, request: FetchRequest): Promise<Map<string, FetchPartitionResponse[]>> {
+  async route(
+    version: number,
+    request: FetchRequest,
+    links?: Map<number, UpstreamLink>,
+  ): Promise<Map<string, FetchPartitionResponse[]>> {
     const answers = new Map<string, Map<number, FetchPartitionResponse>>();
     const forward = new Map<number, Map<string, FetchPartitionRequest[]>>();
-    let budget = request.maxBytes;
+    // Capped whatever the client asks: memory stays bounded, and a client fetches again for more.
+    let budget = Math.min(request.maxBytes, MAX_COLD_RESPONSE_BYTES);
     let coldBytes = 0;
+    const marking: Promise<void>[] = [];
     const put = (topic: string, r: FetchPartitionResponse) => {
       const m = answers.get(topic) ?? new Map<number, FetchPartitionResponse>();
       answers.set(topic, m);
@@ -113,48 +114,51 @@ export class FetchRouter {
           await toLeader(t.topic, p);
           continue;
         }
-        const limit = Math.max(1, Math.min(p.maxBytes, budget));
-        const held = await this.records.read(
-          decision.table,
-          t.topic,
-          p.partition,
-          p.fetchOffset,
-          decision.last,
-          limit,
-        );
-        if (held.length === 0) {
+        // The first partition with records gets at least one batch (KIP-74); once the answer is full,
+        // the rest get none this time.
+        const limit =
+          coldBytes === 0 ? Math.max(1, Math.min(p.maxBytes, budget)) : Math.min(p.maxBytes, budget);
+        const held =
+          limit <= 0
+            ? undefined
+            : await this.batches.read(
+                decision.table,
+                t.topic,
+                p.partition,
+                p.fetchOffset,
+                decision.last,
+                limit,
+              );
+        if (held?.length === 0) {
           // The rest of the cold range holds nothing (dead letters, filtered records): read on from the
           // cluster; a client accepts records past its fetch offset, as after compaction.
           await toLeader(t.topic, { ...p, fetchOffset: decision.last + 1n });
           continue;
         }
-        const leader = await this.cluster.leaderOf(t.topic, p.partition);
-        const marks =
-          leader === undefined
-            ? { logStart: -1n, high: -1n, stable: -1n }
-            : await this.watermarks(
-                this.cluster.linkTo(leader),
-                t.topic,
-                p.partition,
-                request.isolationLevel,
-              );
-        const records = await buildWithin(held, limit);
+        const records = Buffer.concat(held ?? []);
         budget -= records.length;
         coldBytes += records.length;
-        put(t.topic, {
-          partition: p.partition,
-          errorCode: KafkaErrorCode.NONE,
-          highWatermark: marks.high,
-          lastStableOffset: marks.stable,
-          logStartOffset: marks.logStart,
-          abortedTransactions: request.isolationLevel === 1 ? [] : null,
-          preferredReadReplica: -1,
-          records,
-        });
+        // Asked of the leaders for every cold partition at once, not one round trip after another.
+        const marked = this.marksOf(t.topic, p.partition, request.isolationLevel).then((marks) =>
+          put(t.topic, {
+            partition: p.partition,
+            errorCode: KafkaErrorCode.NONE,
+            highWatermark: marks.high,
+            lastStableOffset: marks.stable,
+            logStartOffset: marks.logStart,
+            abortedTransactions: request.isolationLevel === 1 ? [] : null,
+            preferredReadReplica: -1,
+            records,
+          }),
+        );
+        // Handled here so a failure before the Promise.all below is not an unhandled rejection.
+        marked.catch(() => undefined);
+        marking.push(marked);
       }
     }
-    await Promise.all(
-      [...forward].map(async ([leader, byTopic]) => {
+    await Promise.all([
+      ...marking,
+      ...[...forward].map(async ([leader, byTopic]) => {
         const part: FetchRequest = {
           ...request,
           maxWaitMs: coldBytes > 0 ? 0 : request.maxWaitMs,
@@ -169,7 +173,7 @@ export class FetchRouter {
           version,
           new Decoder(
             await this.cluster
-              .linkTo(leader)
+              .linkTo(leader, links)
               .request(ApiKey.Fetch, version, encodeFetchRequest(version, part)),
           ),
         );
@@ -180,7 +184,7 @@ export class FetchRouter {
           }
         }
       }),
-    );
+    ]);
     const out = new Map<string, FetchPartitionResponse[]>();
     for (const t of request.topics) {
       out.set(

@@ -1,7 +1,7 @@
 /**
  * `floe kafka-serve`'s server: speaks the Kafka protocol to unmodified clients in front of a real
  * cluster. Every request is parsed up to its header and sent where a broker would have it: a
- * partition's leader (Fetch, ListOffsets: split per leader and merged), a group's coordinator
+ * partition's leader (Fetch, ListOffsets, Produce: split per leader and merged), a group's coordinator
  * (JoinGroup, SyncGroup, Heartbeat, LeaveGroup, OffsetCommit, OffsetFetch: relayed byte for byte), any
  * broker (Metadata, FindCoordinator). Fetches of offsets the table holds are answered from the table.
  *
@@ -19,6 +19,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer, type TlsOptions } from 'node:tls';
+import type { ColdBatches } from './cold-batches.js';
 import type { ColdView } from './cold-view.js';
 import { decodeFetchRequest, encodeFetchResponse } from './fetch-messages.js';
 import { FetchRouter } from './fetch-router.js';
@@ -39,7 +40,7 @@ import {
   type ListOffsetsPartitionResponse,
   type MetadataResponse,
 } from './messages.js';
-import type { TableRecords } from './table-records.js';
+import { routeProduce } from './produce-router.js';
 import { UpstreamCluster, type UpstreamLink } from './upstream.js';
 import type { UpstreamSecurity } from './upstream-auth.js';
 import { ApiKey, FrameReader, framed, parseRequestHeader, type RequestHeader, readGroupId } from './wire.js';
@@ -118,7 +119,8 @@ export interface KafkaProxyOptions {
   host: string;
   port: number;
   cold: ColdView;
-  records: TableRecords;
+  /** The cold batches' cache (shared by every connection). */
+  batches: ColdBatches;
   /** One line per connection problem. @default none */
   log?: (line: string) => void;
   /** TLS (`requestCert` + `ca` for mTLS) and SASL towards clients. @default plaintext, no SASL */
@@ -142,7 +144,7 @@ export async function startKafkaProxy(options: KafkaProxyOptions): Promise<Kafka
   const cluster = new UpstreamCluster(options.bootstrap, options.upstream);
   const sasl = options.listener?.sasl;
   const advertised = [...advertisedRanges(await cluster.apiVersions()), ...(sasl ? SASL_RANGES : [])];
-  const router = new FetchRouter(cluster, options.cold, options.records);
+  const router = new FetchRouter(cluster, options.cold, options.batches);
   const sockets = new Set<Socket>();
   const onConnection = (socket: Socket) => {
     sockets.add(socket);
@@ -277,7 +279,7 @@ async function answerRequest(
     return encodeFindCoordinatorResponse(v, { ...answer, nodeId: PROXY_NODE_ID, ...ctx.endpoint });
   }
   if (apiKey === ApiKey.ListOffsets) return listOffsets(v, header, ctx, links);
-  if (apiKey === ApiKey.Produce) return produce(header, frame, ctx, links);
+  if (apiKey === ApiKey.Produce) return routeProduce(header, frame, ctx.cluster, links);
   const request = decodeFetchRequest(v, header.body);
   if (request.sessionId !== 0)
     return encodeFetchResponse(v, {
@@ -286,7 +288,7 @@ async function answerRequest(
       sessionId: 0,
       topics: [],
     });
-  const partitions = await ctx.router.route(v, request);
+  const partitions = await ctx.router.route(v, request, links);
   return encodeFetchResponse(v, {
     throttleMs: 0,
     errorCode: KafkaErrorCode.NONE,
@@ -355,40 +357,4 @@ async function listOffsets(
     topics.push({ name: t.name, partitions });
   }
   return encodeListOffsetsResponse(v, { throttleMs, topics });
-}
-
-/**
- * Produce v3–v8 relayed to the leader of its partitions. A Produce spanning partitions of several
- * leaders is refused (the connection closes): splitting produces is a later step.
- */
-async function produce(
-  header: RequestHeader,
-  frame: Buffer,
-  ctx: Context,
-  links: Map<number, UpstreamLink>,
-): Promise<Buffer | null> {
-  const d = header.body;
-  d.readString();
-  const acks = d.readInt16();
-  d.readInt32();
-  const leaders = new Set<number | undefined>();
-  for (const t of readArray(d, (r) => ({
-    name: r.readString() ?? '',
-    partitions: readArray(r, (p) => {
-      const partition = p.readInt32();
-      p.readBytes();
-      return partition;
-    }),
-  }))) {
-    for (const p of t.partitions) leaders.add(await ctx.cluster.leaderOf(t.name, p));
-  }
-  const [leader] = leaders;
-  if (leaders.size !== 1 || leader === undefined)
-    throw new RangeError('a Produce to partitions of several (or unknown) leaders is not supported yet');
-  const link = ctx.cluster.linkTo(leader, links);
-  if (acks === 0) {
-    link.sendOnly(frame);
-    return null;
-  }
-  return link.send(frame);
 }
