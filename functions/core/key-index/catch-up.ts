@@ -107,7 +107,10 @@ export async function catchUpIndex(
     if (covered?.tableUuid === coverage.tableUuid) {
       if (covered.snapshotId === coverage.snapshotId)
         return { kind: 'covered', index, how: 'current', snapshots: 0 };
-      if (covered.sequenceNumber >= coverage.sequenceNumber) return { kind: 'ahead', index };
+      // Newer than the loaded snapshot and unknown to its metadata: committed since it was loaded.
+      // (A known one that is no ancestor is a rolled-back branch: rebuilt below.)
+      const known = snapshotById(main.metadata, covered.snapshotId) !== undefined;
+      if (covered.sequenceNumber >= coverage.sequenceNumber && !known) return { kind: 'ahead', index };
     }
     const missed = missedSnapshots(main, covered);
     const entries = typeof missed === 'string' ? missed : await factsSince(main, missed, reader);
