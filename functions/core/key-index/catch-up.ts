@@ -11,10 +11,10 @@
  * C and T (else it is noop, when the base covers T or later, or redone from the new base). When C is
  * no longer an ancestor of T (expired, rolled back, another table of the same name) or a snapshot
  * since C cannot be turned into facts (equality deletes, deletion vectors, a file gone), the index is
- * rebuilt from a scan of T instead.
+ * rebuilt from a scan of T instead (a batch allows that only for a small table: `maxRebuildRows`).
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
-import { NotFoundError } from '../errors.js';
+import { LakeError, NotFoundError } from '../errors.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { currentSnapshot, snapshotById } from '../spec/metadata.js';
 import type { Snapshot } from '../spec/types.js';
@@ -23,6 +23,20 @@ import type { IndexEntry } from './index-entries.js';
 import { type Coverage, loadOrCreateIndex, readCoverage } from './index-table.js';
 import { rebuildIndex } from './rebuild-index.js';
 import { KeyReader, type KeyHints, snapshotFacts } from './snapshot-facts.js';
+
+/** The index needs a rebuild larger than the caller allows (a batch leaves it to `floe index rebuild`). */
+export class KeyIndexRebuildError extends LakeError {
+  constructor(message: string) {
+    super(message, { retryable: false });
+  }
+}
+
+/** The main table's live rows by its summary (unknown: another writer left the total out). Never throws. */
+function liveRows(snapshot: Snapshot): number | undefined {
+  const total = Number(snapshot.summary['total-records']);
+  const deleted = Number(snapshot.summary['total-position-deletes'] ?? '0');
+  return Number.isFinite(total) && Number.isFinite(deleted) ? Math.max(0, total - deleted) : undefined;
+}
 
 /** Past this many missed snapshots a rebuild is the simpler read. */
 const MAX_MISSED = 256;
@@ -84,6 +98,8 @@ async function factsSince(
 /**
  * Brings the index of `main` (created when missing) up to `main`'s loaded snapshot.
  * `hints`: keys already known by position (the rows the batch located), read instead of data files.
+ * `maxRebuildRows`: the most live rows a rebuild may scan here. @default no limit
+ * @throws KeyIndexRebuildError when a rebuild is needed and the table has more rows than allowed
  * @throws NotFoundError / TransientIOError / ValidationError from reading the main table's files;
  *   CommitFailedError / CommitStateUnknownError / LockTimeoutError from the index commit
  */
@@ -91,7 +107,7 @@ export async function catchUpIndex(
   catalog: Catalog,
   main: LoadedTable,
   columns: readonly KeyColumn[],
-  options: { hints?: KeyHints } = {},
+  options: { hints?: KeyHints; maxRebuildRows?: number } = {},
 ): Promise<CatchUp> {
   let index = await loadOrCreateIndex(catalog, main.identifier);
   const target = currentSnapshot(main.metadata);
@@ -102,6 +118,17 @@ export async function catchUpIndex(
     tableUuid: main.metadata['table-uuid'],
   };
   const reader = new KeyReader(main, columns, options.hints);
+  const rebuild = async (reason: string): Promise<CatchUp> => {
+    const rows = liveRows(target);
+    const max = options.maxRebuildRows;
+    if (max !== undefined && (rows === undefined || rows > max)) {
+      throw new KeyIndexRebuildError(
+        `the key index must be rebuilt (${reason}) from ${rows ?? 'an unknown number of'} rows, more than a batch reads; run floe index rebuild`,
+      );
+    }
+    const rebuilt = await rebuildIndex(catalog, main, target, columns, index);
+    return { kind: 'covered', index: rebuilt, how: 'rebuilt', snapshots: 0, reason };
+  };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const covered = readCoverage(index);
     if (covered?.tableUuid === coverage.tableUuid) {
@@ -114,10 +141,7 @@ export async function catchUpIndex(
     }
     const missed = missedSnapshots(main, covered);
     const entries = typeof missed === 'string' ? missed : await factsSince(main, missed, reader);
-    if (typeof entries === 'string') {
-      index = await rebuildIndex(catalog, main, target, columns, index);
-      return { kind: 'covered', index, how: 'rebuilt', snapshots: 0, reason: entries };
-    }
+    if (typeof entries === 'string') return rebuild(entries);
     const between = new Set([covered!.snapshotId, ...(missed as Snapshot[]).map((s) => s['snapshot-id'])]);
     const result = await appendEntries(catalog, index, entries, coverage, (base) => {
       if (base?.tableUuid === coverage.tableUuid && base.snapshotId === coverage.snapshotId) return 'noop';

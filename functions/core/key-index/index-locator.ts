@@ -22,6 +22,12 @@ import { currentSnapshot } from '../spec/metadata.js';
 import { catchUpIndex } from './catch-up.js';
 import { type IndexView, rowEntry, viewOf } from './index-entries.js';
 
+/**
+ * The most rows a batch scans to rebuild an index (a new table's first batches, a small table): a larger
+ * table's rebuild is `floe index rebuild`'s, and its batches scan meanwhile.
+ */
+export const BATCH_REBUILD_ROWS = 100_000;
+
 /** Past this many keys, the lookup reads every bucket (a longer `in` list prunes nothing more). */
 const IN_LIMIT = 256;
 
@@ -96,7 +102,7 @@ export function keyIndexLocator(
       let reason: string;
       let kind: 'ahead' | 'failed' = 'failed';
       try {
-        const up = await catchUpIndex(catalog, table, columns);
+        const up = await catchUpIndex(catalog, table, columns, { maxRebuildRows: BATCH_REBUILD_ROWS });
         if (up.kind === 'covered') {
           const texts = [...new Set(keys.map((k) => k.text))];
           const view = await readIndexView(up.index, texts);

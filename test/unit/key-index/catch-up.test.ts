@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main as cli } from '../../../functions/cli/main.js';
-import { catchUpIndex } from '../../../functions/core/key-index/catch-up.js';
+import { catchUpIndex, KeyIndexRebuildError } from '../../../functions/core/key-index/catch-up.js';
 import { indexIdentifier, readCoverage } from '../../../functions/core/key-index/index-table.js';
 import { indexStatus, keyColumnsOf, verifyIndex } from '../../../functions/core/key-index/verify-index.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
@@ -102,6 +102,25 @@ describe('key index catch-up', () => {
     // Assess
     expect(up).toMatchObject({ kind: 'covered', how: 'rebuilt' });
     expect(await verifyIndex(wh.catalog, rolled)).toEqual([]);
+  });
+
+  it('leaves a rebuild larger than a batch may scan to floe index rebuild', async () => {
+    // Prepare: a table written without its index.
+    const route = upsertRoute('unindexed', { 'floe.key-index': 'off' });
+    await feed(wh, route, BATCHES[0], 0);
+    const main = await wh.catalog.loadTable(route.table);
+
+    // Act
+    const refused = await catchUpIndex(wh.catalog, main, keyColumnsOf(main), { maxRebuildRows: 3 }).catch(
+      (e) => e,
+    );
+    const allowed = await catchUpIndex(wh.catalog, main, keyColumnsOf(main), { maxRebuildRows: 4 });
+
+    // Assess
+    expect(refused).toBeInstanceOf(KeyIndexRebuildError);
+    expect(refused.message).toContain('from 4 rows');
+    expect(allowed).toMatchObject({ kind: 'covered', how: 'rebuilt' });
+    expect(await verifyIndex(wh.catalog, main)).toEqual([]);
   });
 
   for (const order of ['older first', 'newer first'] as const) {
