@@ -9,6 +9,7 @@ import type { RowLocation } from '../cdc/locate-rows.js';
 import { LakeError } from '../errors.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { catchUpIndex } from './catch-up.js';
+import { COMPACT_FILES, compactIndex, indexFiles } from './compact-index.js';
 import { BATCH_REBUILD_ROWS } from './index-locator.js';
 import { pauseAt } from './pause-point.js';
 import type { KeyHints } from './snapshot-facts.js';
@@ -38,10 +39,12 @@ export async function indexAfterCommit(
 ): Promise<void> {
   await pauseAt('after-main-commit');
   try {
-    await catchUpIndex(catalog, committed, columns, {
+    const up = await catchUpIndex(catalog, committed, columns, {
       hints: hintsOf(located),
       maxRebuildRows: BATCH_REBUILD_ROWS,
     });
+    // Entries pile up one small file per touched bucket per batch: past a bound, the log is compacted.
+    if (up.kind === 'covered' && indexFiles(up.index) > COMPACT_FILES) await compactIndex(catalog, up.index);
   } catch (error) {
     if (!(error instanceof LakeError)) throw error;
     onProblem(`the key index stays behind this commit (the next batch catches it up): ${error.message}`);
