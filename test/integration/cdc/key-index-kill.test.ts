@@ -15,7 +15,7 @@ import { indexStatus, verifyIndex } from '../../../functions/core/key-index/veri
 import type { PausePoint } from '../../../functions/core/key-index/pause-point.js';
 import { jsonEvent } from '../../support/json-event.js';
 import { tempWarehouse } from '../../support/tables.js';
-import { type Change, modelRows, rowsOf, TOPIC, upsertRoute } from '../../unit/key-index/upsert-table.js';
+import { type Change, modelRows, rowsOf, TOPIC, upsertRoute } from '../../support/upsert-table.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
 // The pinned Node 22 with tsx as a loader: one process, the one SIGKILL reaches (tsx's own CLI would

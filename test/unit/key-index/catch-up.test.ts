@@ -10,7 +10,7 @@ import { indexIdentifier, readCoverage } from '../../../functions/core/key-index
 import { indexStatus, keyColumnsOf, verifyIndex } from '../../../functions/core/key-index/verify-index.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import { tempWarehouse } from '../../support/tables.js';
-import { type Change, feed, modelRows, rowsOf, upsertRoute } from './upsert-table.js';
+import { type Change, feed, modelRows, rowsOf, upsertRoute } from '../../support/upsert-table.js';
 
 const BATCHES: Change[][] = [
   [

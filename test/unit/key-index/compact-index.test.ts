@@ -7,7 +7,7 @@ import { verifyIndex } from '../../../functions/core/key-index/verify-index.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { tempWarehouse } from '../../support/tables.js';
-import { feed, upsertRoute } from './upsert-table.js';
+import { feed, upsertRoute } from '../../support/upsert-table.js';
 
 describe('key index compaction', () => {
   let wh: Awaited<ReturnType<typeof tempWarehouse>>;

@@ -11,7 +11,7 @@ import { indexIdentifier, readCoverage } from '../../../functions/core/key-index
 import { keyIndexLocator } from '../../../functions/core/key-index/index-locator.js';
 import { keyColumnsOf } from '../../../functions/core/key-index/verify-index.js';
 import { tempWarehouse } from '../../support/tables.js';
-import { feed, upsertRoute } from './upsert-table.js';
+import { feed, upsertRoute } from '../../support/upsert-table.js';
 
 const where = (rows: { file: { file_path: string }; pos: number; key: string }[]) =>
   rows.map((r) => `${r.key} ${r.file.file_path}@${r.pos}`).sort();

@@ -1,11 +1,11 @@
-/** An upsert table (key `id`) in a local warehouse for key index tests, fed by JSON batches. */
-import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
-import type { TableRoute } from '../../../functions/core/routing/routes.js';
-import { planScan } from '../../../functions/core/scan/plan-scan.js';
-import { readScanRows } from '../../../functions/core/scan/read-scan.js';
-import type { Schema } from '../../../functions/core/spec/types.js';
-import { jsonEvent } from '../../support/json-event.js';
-import type { tempWarehouse } from '../../support/tables.js';
+/** An upsert table (key `id`) in a local warehouse for key index tests (test/unit/key-index/, the kill -9 test), fed by JSON batches. */
+import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
+import type { TableRoute } from '../../functions/core/routing/routes.js';
+import { planScan } from '../../functions/core/scan/plan-scan.js';
+import { readScanRows } from '../../functions/core/scan/read-scan.js';
+import type { Schema } from '../../functions/core/spec/types.js';
+import { jsonEvent } from './json-event.js';
+import type { tempWarehouse } from './tables.js';
 
 export const TOPIC = 'shop.items';
 
