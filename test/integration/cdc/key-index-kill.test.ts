@@ -142,6 +142,8 @@ describe('kill -9 between the main commit and the index commit', () => {
       expect(next.tables[0]?.status).toBe('committed');
       expect(await rowsOf(wh, route)).toEqual(modelRows(table.model));
       expect(verify).toBe(0);
+      const after = await wh.catalog.loadTable(route.table);
+      expect((await indexStatus(wh.catalog, after)).behind).toBe(0);
       expect(await verifyIndex(wh.catalog, await wh.catalog.loadTable(route.table))).toEqual([]);
     });
   }
