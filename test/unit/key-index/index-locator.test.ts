@@ -9,7 +9,7 @@ import { keyFromRow } from '../../../functions/core/cdc/record-key.js';
 import { appendEntries } from '../../../functions/core/key-index/index-commit.js';
 import { indexIdentifier, readCoverage } from '../../../functions/core/key-index/index-table.js';
 import { keyIndexLocator } from '../../../functions/core/key-index/index-locator.js';
-import { keyColumnsOf } from '../../../functions/core/key-index/verify-index.js';
+import { keyColumnsOf, verifyIndex } from '../../../functions/core/key-index/verify-index.js';
 import { tempWarehouse } from '../../support/tables.js';
 import { feed, upsertRoute } from '../../support/upsert-table.js';
 
@@ -92,6 +92,9 @@ describe('the key index locator', () => {
 
     // Assess
     expect(where(indexed.rows)).toEqual(where(scanned.rows));
+    expect(await verifyIndex(wh.catalog, main)).toEqual([
+      expect.stringMatching(/^key i1: the index says .*nothing\.parquet@0, the table has .*@\d+$/),
+    ]);
     expect(fallbacks).toEqual([
       ['failed', expect.stringContaining('nothing.parquet, which is not live in the table')],
     ]);
