@@ -371,6 +371,22 @@ ${KAFKA_CONNECTION_HELP}
 example:
   floe kafka-serve --warehouse ./warehouse --table sales.orders --bootstrap-servers broker:9092 --port 9093
 `,
+  index: `usage: floe index <catalog> --table NS.NAME [build|rebuild|status|verify] [--json]
+
+The key index of a keyed table (debezium, upsert): NS.NAME__keys, where each key's live row is, which
+position-delete batches read instead of scanning the table (functions/core/key-index/README.md).
+  build     create the index, or catch it up to the table's current snapshot
+  rebuild   rewrite it from a full scan of the table (also compacts its log of entries)
+  status    the snapshot it covers and how many snapshots behind the table it is (the default)
+  verify    compare it with a full scan; exit 1 naming the first differences
+
+flags:
+${CATALOG_LINE}
+  --table NS.NAME          the keyed table
+  --json                   one JSON object
+example:
+  floe index --warehouse ./warehouse --table sales.orders_current verify
+`,
   'rebase-offsets': `usage: floe rebase-offsets <catalog> --table NS.NAME --topic T [--partitions 0,1,...] [--dlq-table NS.NAME]
 
 Starts a new offset epoch for topic T in the table and in its dead-letter table: the committed offsets

@@ -57,6 +57,8 @@ commands:
       (exit 3: a stale gap)
   verify <catalog> --table NS.NAME [--snapshot ID] [--deep] [--allow-holes] [--json]
       audit a snapshot: files registered once and present, totals true; --deep: offsets and keys once
+  index <catalog> --table NS.NAME [build|rebuild|status|verify] [--json]
+      the key index of a keyed table: build or catch it up, rebuild it, how far behind, verify it
   rebase-offsets <catalog> --table NS.NAME --topic T [--partitions 0,1] --help
       start a new offset epoch for a topic whose history changed (recreated, new cluster, failover)
   run | backfill | redrive-failed --help
@@ -132,6 +134,7 @@ async function runCommand(command: string, rest: string[]): Promise<number> {
   if (command === 'replay') return await (await import('./commands/replay.js')).runReplayCommand(rest);
   if (command === 'status') return await (await import('./commands/status.js')).runStatus(rest);
   if (command === 'verify') return await (await import('./commands/verify.js')).runVerify(rest);
+  if (command === 'index') return await (await import('./commands/index.js')).runIndex(rest);
   if (command === 'kafka-serve') return await (await import('./commands/kafka-serve.js')).runKafkaServe(rest);
   if (command === 'rebase-offsets')
     return await (await import('./commands/rebase-offsets.js')).runRebaseOffsets(rest);

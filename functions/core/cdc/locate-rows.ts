@@ -1,7 +1,8 @@
 /**
  * Where the live rows of some keys are in one snapshot: each row's data file and position in it, what
- * a position delete names. Behind one small interface so a key index (key → file and position, kept
- * beside the table) can replace the scan later without touching the writers.
+ * a position delete names. Behind one small interface so the key index (../key-index/: key → file and
+ * position, kept beside the table; ingest-cdc's default in position mode) replaces the scan without
+ * touching the writers; the scan here is its fallback.
  *
  * The scan reads the key columns of the files whose partition and column bounds admit the keys (the
  * key filter of key-versions.ts), applies every live delete (a row already deleted is not deleted

@@ -13,7 +13,11 @@ import { collapseChanges, type KeyState } from '../cdc/collapse-changes.js';
 import { lineageFields } from '../cdc/change-version.js';
 import { planDeleteScope, sameScope } from '../cdc/delete-scope.js';
 import { readKeyVersions } from '../cdc/key-versions.js';
-import { locateReplaced } from '../cdc/locate-rows.js';
+import { locateReplaced, type RowLocation, type RowLocator, scanRowLocator } from '../cdc/locate-rows.js';
+import { indexAfterCommit } from '../key-index/after-commit.js';
+import { keyIndexEnabled } from '../key-index/index-table.js';
+import { keyIndexLocator } from '../key-index/index-locator.js';
+import type { KeyColumn } from '../routing/table-mode.js';
 import { positionsMoved } from '../cdc/positions-hold.js';
 import { readIngestProperties } from '../spec/table-properties.js';
 import {
@@ -81,6 +85,11 @@ interface CdcRoundState {
   warnings: string[];
   late: Map<string, bigint>;
   lateOutcome: LateOutcome | undefined;
+  /** How the batch finds the rows it deletes by position: the key index, or a scan. */
+  locator: RowLocator;
+  /** The key and the rows the last round located (the index step after the commit reads them). */
+  columns?: KeyColumn[];
+  located: readonly RowLocation[];
 }
 
 /**
@@ -96,7 +105,22 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
   // A route that does not fit the table fails every delivery, a replay's too: checked before the records are.
   resolveCdcSettings(mode, currentSchema(table.metadata), route, table.metadata.properties ?? {});
   let plan: CdcPlan | undefined;
-  const state: CdcRoundState = { ignored: {}, warnings: [], late: new Map(), lateOutcome: undefined };
+  const properties = table.metadata.properties ?? {};
+  // Position deletes find rows through the key index (functions/core/key-index/) unless it is turned off.
+  const indexed = readIngestProperties(properties).deleteMode === 'position' && keyIndexEnabled(properties);
+  const locator = indexed
+    ? keyIndexLocator(options.catalog, (reason, kind) => {
+        if (kind === 'failed') options.onWarning?.(name, reason, 'configuration');
+      })
+    : scanRowLocator;
+  const state: CdcRoundState = {
+    ignored: {},
+    warnings: [],
+    late: new Map(),
+    lateOutcome: undefined,
+    locator,
+    located: [],
+  };
 
   const outcome = await commitBatch<CdcFiles>(
     options,
@@ -113,6 +137,11 @@ export async function ingestCdcTable(batch: TableBatch, mode: CdcMode): Promise<
     table,
   );
   const committed = outcome.result?.status === 'committed';
+  if (committed && indexed && state.columns) {
+    await indexAfterCommit(options.catalog, outcome.result!.table, state.columns, state.located, (problem) =>
+      options.onWarning?.(name, problem, 'configuration'),
+    );
+  }
   let warnings = state.warnings;
   if (committed) warnings = [...warnings, ...lateWarnings(state.late, state.lateOutcome)];
   for (const warning of warnings) options.onWarning?.(name, warning, 'configuration');
@@ -272,7 +301,10 @@ async function writeCdcRound(
     : kept;
   const lateWhenPlanned = lateAtPlan.size > 0;
   const deletes = finals.some((f) => f.deleteExisting);
-  const located = byPosition && deletes ? await locateReplaced(current, columns, finals) : undefined;
+  const located =
+    byPosition && deletes ? await locateReplaced(current, columns, finals, state.locator) : undefined;
+  state.columns = columns;
+  state.located = located?.rows ?? [];
   // Only a batch with equality deletes (or, by position, key versions: write-changes.ts) needs a
   // scope (and may add the unpartitioned spec).
   const versions = lineage !== undefined && finals.some((f) => f.deleteExisting && f.row === null);
