@@ -52,6 +52,8 @@ export class FaultyCatalog implements Catalog {
   readonly name = 'faulty';
   readonly faults: CommitFault[] = [];
   commits = 0;
+  /** The table name of each commit request, in order (a keyed table's key index commits too). */
+  readonly committed: string[] = [];
   /** Runs before each commit request (e.g. to slip in a concurrent writer's commit). */
   beforeCommit?: () => Promise<void>;
   constructor(readonly inner: Catalog) {}
@@ -77,6 +79,7 @@ export class FaultyCatalog implements Catalog {
     base?: LoadedTable,
   ) {
     this.commits++;
+    this.committed.push(id.name);
     const hook = this.beforeCommit;
     this.beforeCommit = undefined;
     if (hook) await hook();

@@ -79,7 +79,7 @@ async function writeDeleteFiles(
   scope: DeleteScope,
   prefix: string,
   schema: Schema,
-  kind: 'equality' | 'versions' = 'equality',
+  kind: 'equality' | 'versions' | 'version-carrier' = 'equality',
 ): Promise<DataFile[]> {
   const md = table.metadata;
   const ids = columns.map((c) => c.id);
@@ -87,6 +87,9 @@ async function writeDeleteFiles(
   // Extra columns beside the key: equality_ids stays the key's, so readers compare only the key.
   const keyed = keySchema(schema, new Set([...ids, ...(lineage ? lineageIds(lineage) : [])]));
   const versions = kind === 'versions';
+  // v3's stand-in for a key-versions file: an equality delete of keys whose rows are deleted by position
+  // in the same commit, named so the key index reads it as versions (key-index/snapshot-facts.ts).
+  const carrier = kind === 'version-carrier';
   const deleteSchema: Schema = versions
     ? { ...keyed, fields: [...POSITION_DELETE_SCHEMA.fields, ...keyed.fields] }
     : keyed;
@@ -112,7 +115,7 @@ async function writeDeleteFiles(
         nextLocation: (i) =>
           joinLocation(
             dir,
-            `${prefix}${versions ? 'key-versions' : 'eq-deletes'}-${id}-${String(i).padStart(5, '0')}.parquet`,
+            `${prefix}${versions || carrier ? 'key-versions' : 'eq-deletes'}-${id}-${String(i).padStart(5, '0')}.parquet`,
           ),
         targetFileSizeBytes: written.targetFileSizeBytes,
         codec: written.parquetCodec,
@@ -236,7 +239,7 @@ async function writeWithPositions(
           options.schema,
           // v3 takes no new Parquet position delete file: a deleted key's version rides on an equality
           // delete row of the key, as in equality mode (its rows are deleted by position already).
-          table.metadata['format-version'] >= 3 ? 'equality' : 'versions',
+          table.metadata['format-version'] >= 3 ? 'version-carrier' : 'versions',
         )),
       );
     }

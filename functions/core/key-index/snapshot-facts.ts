@@ -7,8 +7,12 @@
  * rows already dead are harmless). Key-versions rows (cdc/write-changes.ts) give the dead entries of
  * their key the deleting change's version.
  *
- * Equality deletes and deletion vectors name no position to turn into entries cheaply: a snapshot
- * adding them is `unreadable`, and the index is rebuilt from a scan instead (rebuild-index.ts).
+ * A deletion vector (v3) names its data file's deleted positions: dead entries like a position delete
+ * file's (it also repeats the file's older positions, already dead: harmless). On v3, floe carries a
+ * deleted key's version on an equality delete row of the key named `key-versions-` (write-changes.ts;
+ * its rows are deleted by position in the same commit), read like a key-versions file. Any other
+ * equality delete names no position to turn into entries cheaply: a snapshot adding one is
+ * `unreadable`, and the index is rebuilt from a scan instead (rebuild-index.ts).
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { lineageFields, lineageIds } from '../cdc/change-version.js';
@@ -19,6 +23,7 @@ import { KAFKA_FIELD } from '../records/kafka-lineage.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { readPath } from '../scan/read-columns.js';
 import { isKeyVersionsFile, KEY_VERSIONS_NAME } from '../scan/delete-index.js';
+import { loadDeletionVector } from '../scan/deletion-vectors.js';
 import { tupleKey } from '../scan/value-key.js';
 import { currentSchema } from '../spec/metadata.js';
 import type { DataFile, Row, Snapshot, StructType } from '../spec/types.js';
@@ -111,6 +116,11 @@ async function deletedPositions(main: LoadedTable, file: DataFile): Promise<[str
   );
 }
 
+/** An equality delete floe wrote on a v3 table only to carry deleted keys' versions (write-changes.ts). */
+function isVersionCarrier(main: LoadedTable, file: DataFile): boolean {
+  return main.metadata['format-version'] >= 3 && /\/[^/]*key-versions-[^/]*$/.test(file.file_path);
+}
+
 /**
  * The entries `snapshot` of `main` makes true (see the file comment), or why they cannot be read.
  * @throws NotFoundError / TransientIOError / ValidationError from reading manifests and files
@@ -126,15 +136,20 @@ export async function snapshotFacts(
   const added: DataFile[] = [];
   const removed: DataFile[] = [];
   const deletes: DataFile[] = [];
+  const vectors: DataFile[] = [];
   for (const { entries } of own) {
     for (const entry of entries) {
       if (entry.snapshot_id !== id || entry.status === 0) continue;
       const file = entry.data_file;
       if (file.content === 0) (entry.status === 1 ? added : removed).push(file);
-      else if (entry.status === 1 && file.content === 2)
+      else if (entry.status === 1 && file.content === 2 && !isVersionCarrier(main, file))
         return { kind: 'unreadable', reason: `snapshot ${id} added equality deletes (${file.file_path})` };
-      else if (entry.status === 1 && file.file_format !== 'PARQUET')
-        return { kind: 'unreadable', reason: `snapshot ${id} added deletion vectors (${file.file_path})` };
+      else if (entry.status === 1 && file.content === 1 && file.file_format === 'PUFFIN') vectors.push(file);
+      else if (entry.status === 1 && file.content !== 2 && file.file_format !== 'PARQUET')
+        return {
+          kind: 'unreadable',
+          reason: `snapshot ${id} added a ${file.file_format} delete file (${file.file_path})`,
+        };
       else if (entry.status === 1) deletes.push(file);
     }
   }
@@ -155,8 +170,15 @@ export async function snapshotFacts(
   const versions = new Map<string, EntryVersion>();
   const dead: { path: string; pos: number }[] = [];
   await mapLimited(deletes, READ_CONCURRENCY, async (file) => {
-    if (isKeyVersionsFile(file)) for (const [k, v] of await reader.versions(file)) versions.set(k, v);
+    if (isKeyVersionsFile(file) || file.content === 2)
+      for (const [k, v] of await reader.versions(file)) versions.set(k, v);
     else for (const [path, pos] of await deletedPositions(main, file)) dead.push({ path, pos });
+  });
+  await mapLimited(vectors, READ_CONCURRENCY, async (file) => {
+    const path = file.referenced_data_file;
+    if (path === undefined || path === null) return;
+    for (const pos of (await loadDeletionVector(main.io, file)).positions())
+      dead.push({ path, pos: Number(pos) });
   });
   const keys = await mapLimited(dead, READ_CONCURRENCY, (d) => reader.keyAt(d.path, d.pos));
   dead.forEach((d, i) => {

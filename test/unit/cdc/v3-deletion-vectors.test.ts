@@ -153,7 +153,7 @@ describe('deletion vectors on a format-version 3 table', () => {
 
     // Assess: the batch went back once (stale), and the file's one vector holds both rows
     expect(report.tables[0].status).toBe('committed');
-    expect(faulty.commits).toBe(2);
+    expect(faulty.committed.filter((name) => name === route.table.name)).toHaveLength(2);
     const table = await catalog.loadTable(route.table);
     const vectors = await checkV3Metadata(table);
     expect(vectors.map((e) => e.data_file.record_count).sort()).toEqual([2n]);
