@@ -15,7 +15,7 @@ import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { connect } from 'node:net';
 import { promisify } from 'node:util';
-import type { Kafka } from 'kafkajs';
+import type { Kafka, KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   decodeFetchResponse,
@@ -83,6 +83,10 @@ async function kcatLines(endpoint: string, topic: string): Promise<string[]> {
   );
   return stdout.split('\n').filter(Boolean);
 }
+
+/** A record as a kafkajs consumer got it, in `line`'s form. */
+const seenLine = (partition: number, message: KafkaMessage) =>
+  `${partition} ${message.offset} ${message.key?.toString() ?? ''} seq=${message.headers?.seq?.toString()},h2=${message.headers?.h2?.toString()} ${message.timestamp} ${message.value?.toString('latin1')}`;
 
 const line = (r: Original) =>
   `${r.partition} ${r.offset} ${r.key ?? ''} seq=${r.seq},h2=x ${r.timestampMs} ${r.value.toString('latin1')}`;
@@ -273,9 +277,7 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
         consumer
           .run({
             eachMessage: async ({ partition, message }) => {
-              seen.push(
-                `${partition} ${message.offset} ${message.key?.toString() ?? ''} seq=${message.headers?.seq?.toString()},h2=${message.headers?.h2?.toString()} ${message.timestamp} ${message.value?.toString('latin1')}`,
-              );
+              seen.push(seenLine(partition, message));
               if (seen.length >= expected.length) {
                 clearTimeout(timer);
                 resolve();
@@ -292,6 +294,79 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
     for (const p of [0, 1]) {
       expect(seen.filter((l) => l.startsWith(`${p} `))).toEqual(want.filter((l) => l.startsWith(`${p} `)));
     }
+  });
+
+  it('a consumer group that commits offsets, stops inside the cold part and resumes sees every record once', async () => {
+    // Prepare: a group whose first member reads partition by partition up to STOP (cold) and commits
+    const STOP = 6;
+    const groupId = `g-${randomUUID()}`;
+    const kafka = kafkaClient(endpoint);
+    const first = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+    const before: string[] = [];
+    const stopped = new Set<number>();
+    // Act: read up to STOP on both partitions, committing each record's next offset, then leave
+    await first.connect();
+    try {
+      await first.subscribe({ topic, fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`stuck after:\n${before.join('\n')}`)), 60_000);
+        first
+          .run({
+            autoCommit: false,
+            eachMessage: async ({ partition, message }) => {
+              if (stopped.has(partition)) return;
+              if (Number(message.offset) >= STOP) {
+                stopped.add(partition);
+                first.pause([{ topic, partitions: [partition] }]);
+                if (stopped.size === 2) {
+                  clearTimeout(timer);
+                  resolve();
+                }
+                return;
+              }
+              before.push(seenLine(partition, message));
+              await first.commitOffsets([{ topic, partition, offset: String(Number(message.offset) + 1) }]);
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await first.disconnect();
+    }
+    // Act: a new member of the same group resumes from the committed offsets
+    const second = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+    const after: string[] = [];
+    const rest = expected.filter((r) => r.offset >= STOP).length;
+    await second.connect();
+    try {
+      await second.subscribe({ topic, fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`only ${after.length} of ${rest}:\n${after.join('\n')}`)),
+          60_000,
+        );
+        second
+          .run({
+            eachMessage: async ({ partition, message }) => {
+              after.push(seenLine(partition, message));
+              if (after.length >= rest) {
+                clearTimeout(timer);
+                resolve();
+              }
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await second.disconnect();
+    }
+    // Assess: the two members together saw the timeline once, in order, split at STOP
+    const want = expected.map(line);
+    const seen = [...before, ...after];
+    for (const p of [0, 1]) {
+      expect(seen.filter((l) => l.startsWith(`${p} `))).toEqual(want.filter((l) => l.startsWith(`${p} `)));
+    }
+    expect(before.every((l) => Number(l.split(' ')[1]) < STOP)).toBe(true);
   });
 
   it('answers ApiVersions of an unknown version with UNSUPPORTED_VERSION, and a fetch below the table with OFFSET_OUT_OF_RANGE', async () => {
