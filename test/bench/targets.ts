@@ -43,5 +43,10 @@ export function checkTargets(r: BenchReport): TargetCheck[] {
     ),
     // `floe --help` prints before any of floe's core loads (the CLI imports its commands lazily).
     atMost('cli_help.wall_ms', r.cli_help?.wall_ms, 500),
+    // A keyed table's full scan: equality deletes cost at least 5× position deletes (at 200 batches).
+    atLeast('keyed_deletes.read_ratio_floe', r.keyed_deletes?.read_ratio_floe, 5),
+    atLeast('keyed_deletes.read_ratio_duckdb', r.keyed_deletes?.read_ratio_duckdb, 5),
+    // Locating a batch's rows (the scan locator here) costs no more than writing the batch's files.
+    atMost('keyed_deletes.locate_write_ratio_scan', r.keyed_deletes?.locate_write_ratio_scan, 1),
   ];
 }
