@@ -8,8 +8,8 @@ export function keyedDeletesText(k: KeyedDeletesFigures, table: Table): string {
     const r = k.read[mode];
     return [
       mode,
-      r.data_files,
-      r.delete_files,
+      String(r.data_files),
+      String(r.delete_files),
       r.floe_wall_ms,
       r.floe_cpu_ms,
       r.duckdb_wall_ms,
@@ -60,7 +60,7 @@ export function keyedDeletesText(k: KeyedDeletesFigures, table: Table): string {
       ],
       k.locate.map((l) => [
         l.locator,
-        l.keys_located,
+        String(l.keys_located),
         l.locate_wall_ms,
         l.locate_cpu_ms,
         l.locate_bytes_read / 1e6,
