@@ -127,7 +127,7 @@ export function keyedDeletesSettings(
       throw new Error(`${name} must be a positive integer, not '${text}'`);
     return n;
   };
-  const keys = positive('FLOE_BENCH_KEYS', quick ? 50_000 : 200_000);
+  const keys = positive('FLOE_BENCH_KEYS', quick ? 20_000 : 100_000);
   return {
     keys,
     batches: positive('FLOE_BENCH_BATCHES', quick ? 50 : 200),
