@@ -66,8 +66,11 @@ export class KeyedChangeStream {
     }
   }
 
-  /** The next change batch: `changesPerBatch` changes, each of a different key. */
-  nextChanges(): { messages: OrderMessage[]; counts: ChangeCounts } {
+  /**
+   * The next change batch: `changesPerBatch` changes, each of a different key; `inserted` holds the
+   * keys it creates.
+   */
+  nextChanges(): { messages: OrderMessage[]; counts: ChangeCounts; inserted: number[] } {
     const n = this.options.changesPerBatch;
     const values = makeOrderMessages({
       records: n,
@@ -78,12 +81,14 @@ export class KeyedChangeStream {
     const counts: ChangeCounts = { updates: 0, deletes: 0, inserts: 0 };
     const touched = new Set<number>();
     const messages: OrderMessage[] = [];
+    const inserted: number[] = [];
     for (let i = 0; i < n; i++) {
       const roll = this.random();
       if (roll < INSERT_SHARE || this.live.length === 0) {
         const key = this.nextKey++;
         this.live.push(key);
         touched.add(key);
+        inserted.push(key);
         messages.push(this.message(key, 'c', values[i], null, withOrderId(values[i].value, key)));
         counts.inserts++;
         continue;
@@ -102,7 +107,7 @@ export class KeyedChangeStream {
         counts.updates++;
       }
     }
-    return { messages, counts };
+    return { messages, counts, inserted };
   }
 
   /** A random live key's index no change of this batch has touched yet. */
