@@ -16,7 +16,7 @@ export interface ChildOptions {
 }
 
 export async function runSectionInChild<T>(
-  section: 'ingest' | 'scan',
+  section: 'ingest' | 'scan' | 'keyed-deletes',
   settings: object,
   options: ChildOptions = {},
 ): Promise<T> {

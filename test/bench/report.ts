@@ -4,6 +4,8 @@ import type { FreshnessRow } from './freshness.js';
 import type { HotPath } from './hot-paths.js';
 import type { LambdaHeapIngest } from './ingest-lambda-heap.js';
 import type { IngestFigures } from './ingest-throughput.js';
+import type { KeyedDeletesFigures } from './keyed-deletes.js';
+import { keyedDeletesText } from './keyed-deletes-report.js';
 import type { LambdaFigures } from './lambda-cold-start.js';
 import { type CliHelpFigures, cliHelpText } from './cli-help.js';
 import { type KafkaServeFigures, kafkaServeText } from './kafka-serve.js';
@@ -53,6 +55,8 @@ export interface BenchReport {
   cli_help?: CliHelpFigures;
   /** Cold reads through `floe kafka-serve` against kcat reading the broker (kafka-serve.ts). */
   kafka_serve?: KafkaServeFigures;
+  /** A CDC table's full scan with position against equality deletes, and the cost of locating rows. */
+  keyed_deletes?: KeyedDeletesFigures;
   duration_s: number;
 }
 
@@ -375,6 +379,7 @@ export function formatReport(r: BenchReport): string {
   if (r.live) parts.push(liveText(r.live, table));
   if (r.cli_help) parts.push(cliHelpText(r.cli_help, table));
   if (r.kafka_serve) parts.push(kafkaServeText(r.kafka_serve, table));
+  if (r.keyed_deletes) parts.push(keyedDeletesText(r.keyed_deletes, table));
   for (const [section, why] of Object.entries(r.sections_skipped)) parts.push(`(${section} skipped: ${why})`);
   parts.push(`(${r.duration_s.toFixed(0)} s)`);
   return `${parts.join('\n\n')}\n`;

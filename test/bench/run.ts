@@ -8,13 +8,16 @@
  *
  * Sections: ingest, hotspots, commit, contention, planning, memory, freshness, lambda, scan (with compaction),
  * scaling (with cost per GB), live, cli-help (`floe --help` against `node -e 0`), kafka-serve (cold reads
- * through `floe kafka-serve` against kcat reading the broker). The moto sections (commit on S3, contention, freshness on S3) start
+ * through `floe kafka-serve` against kcat reading the broker), keyed-deletes (a CDC
+ * table's reads with position against equality deletes, and the writer's cost of locating rows;
+ * FLOE_BENCH_KEYS / FLOE_BENCH_BATCHES / FLOE_BENCH_CHANGES set its scale). The moto sections (commit on S3, contention, freshness on S3) start
  * their own moto_server and are skipped, with the reason, without it; live starts its own mock Kafka
  * broker (kcat) and is skipped without kcat.
  * Exits 1 when a correctness check fails (a lost or duplicated record under contention).
  */
 import { parseArgs } from 'node:util';
 import { describeMachine } from './machine.js';
+import type { KeyedDeletesFigures } from './keyed-deletes.js';
 import type { MotoServer } from './moto-process.js';
 import type { CompactionFigures, ScanFigures } from './scan-compaction.js';
 import { type BenchReport, formatReport, roundDeep, summarizeCommits } from './report.js';
@@ -35,6 +38,7 @@ const SECTIONS = [
   'live',
   'cli-help',
   'kafka-serve',
+  'keyed-deletes',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -215,6 +219,16 @@ async function main(): Promise<number> {
       );
       if ('skipped' in figures) report.sections_skipped['kafka-serve'] = figures.skipped;
       else report.kafka_serve = figures;
+    });
+    await attempt('keyed-deletes', async () => {
+      // In a child node of its own: the build leaves a heap of a million-key table's garbage behind.
+      const { keyedDeletesSettings } = await import('./keyed-deletes.js');
+      const settings = keyedDeletesSettings(quick);
+      progress(
+        `keyed deletes: ${settings.keys} keys, ${settings.batches} batches of ${settings.changesPerBatch} changes, in a child node`,
+      );
+      const { runSectionInChild } = await import('./child-section.js');
+      report.keyed_deletes = await runSectionInChild<KeyedDeletesFigures>('keyed-deletes', settings);
     });
   } finally {
     await moto?.stop();

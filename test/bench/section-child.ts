@@ -3,6 +3,7 @@
  * argv[3] holds its settings as JSON; the figures go to stdout as JSON, progress lines to stderr.
  */
 import type { IngestSettings } from './ingest-throughput.js';
+import type { KeyedDeletesSettings } from './keyed-deletes.js';
 import type { ScanSettings } from './scan-compaction.js';
 
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -18,6 +19,9 @@ if (section === 'ingest') {
 } else if (section === 'scan') {
   const { runScanAndCompaction } = await import('./scan-compaction.js');
   process.stdout.write(JSON.stringify(await runScanAndCompaction(settings as ScanSettings, progress)));
+} else if (section === 'keyed-deletes') {
+  const { runKeyedDeletes } = await import('./keyed-deletes.js');
+  process.stdout.write(JSON.stringify(await runKeyedDeletes(settings as KeyedDeletesSettings, progress)));
 } else {
-  throw new Error(`section-child: no section '${section}' (ingest, scan)`);
+  throw new Error(`section-child: no section '${section}' (ingest, scan, keyed-deletes)`);
 }

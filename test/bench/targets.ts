@@ -45,5 +45,10 @@ export function checkTargets(r: BenchReport): TargetCheck[] {
     atMost('cli_help.wall_ms', r.cli_help?.wall_ms, 500),
     // Cold reads through kafka-serve (cached batches) at half the broker's own rate or better.
     atLeast('kafka_serve.ratio', r.kafka_serve?.ratio, 0.5),
+    // A keyed table's full scan: equality deletes cost at least 5× position deletes (at 200 batches).
+    atLeast('keyed_deletes.read_ratio_floe', r.keyed_deletes?.read_ratio_floe, 5),
+    atLeast('keyed_deletes.read_ratio_duckdb', r.keyed_deletes?.read_ratio_duckdb, 5),
+    // Locating a batch's rows through the key index costs no more than writing the batch's files.
+    atMost('keyed_deletes.locate_write_ratio_index', r.keyed_deletes?.locate_write_ratio_index, 1),
   ];
 }

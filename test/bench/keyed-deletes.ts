@@ -1,0 +1,420 @@
+/**
+ * Section "keyed-deletes": what position deletes buy a keyed (CDC) table's readers, and what locating
+ * the rows costs its writer.
+ *
+ * Two copies of one Debezium orders table on the embedded catalog (a temp warehouse), one with
+ * `floe.delete-mode=position`, one with `equality`, get the same events through `ingestEvent` (the
+ * core the Lambda handler runs): an initial load of `keys` creates in 10,000-record batches, then
+ * `batches` batches of `changesPerBatch` changes (updates and deletes of random live keys, some new
+ * keys; keyed-changes.ts).
+ *
+ * - Reads: a full scan of each copy (every live row, every column) by floe (plan + read) and by DuckDB
+ *   (keyed-deletes-sql.ts: the spec's delete rules in SQL over the same files), alternating, after one
+ *   warm-up each; medians of wall and process CPU. Every reader must return the stream's live keys.
+ *   `read_ratio_*` = equality ÷ position (target ≥ 5 at 200 batches).
+ * - Writes: for `locateBatches` further change batches (never committed), the keys a batch replaces or
+ *   deletes are located through a `RowLocator` in the position copy (wall, CPU, bytes read through
+ *   the table's FileIO), against writing the batch's Parquet files (data + position deletes,
+ *   `writeChanges`), and beside them the equality copy's write of the same batch. Target: locate ≤ write.
+ *
+ * Each locator of locatorsFor is measured on the same batches.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { Catalog, LoadedTable } from '../../functions/core/catalog/catalog.js';
+import type { FileIO } from '../../functions/core/io/file-io.js';
+import { keyIndexLocator } from '../../functions/core/key-index/index-locator.js';
+import type { TableIdentifier } from '../../functions/core/spec/types.js';
+import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
+import { collapseChanges } from '../../functions/core/cdc/collapse-changes.js';
+import { planDeleteScope } from '../../functions/core/cdc/delete-scope.js';
+import { type RowLocator, scanRowLocator } from '../../functions/core/cdc/locate-rows.js';
+import { planChanges } from '../../functions/core/cdc/plan-changes.js';
+import { writeChanges } from '../../functions/core/cdc/write-changes.js';
+import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
+import { evolutionPolicyOf } from '../../functions/core/mapping/evolution/evolution-policy.js';
+import { decodeEsmEvent } from '../../functions/core/records/esm-event.js';
+import { decodeFor } from '../../functions/core/routing/decode-for-route.js';
+import { parseRoutes, type TableRoute } from '../../functions/core/routing/routes.js';
+import { CountingFileIO } from '../../functions/core/scan/counting-file-io.js';
+import { planScan } from '../../functions/core/scan/plan-scan.js';
+import { readScan } from '../../functions/core/scan/read-scan.js';
+import { currentSchema } from '../../functions/core/spec/metadata.js';
+import { KeyedChangeStream } from './keyed-changes.js';
+import { duckdbLiveCount, liveRowsSql, scanFiles } from './keyed-deletes-sql.js';
+import { makeOrdersEvent, type OrderMessage, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
+import { median, timed } from './stats.js';
+
+/**
+ * The row locators measured, by name, reading through `catalog` (whose tables read through `io`, so
+ * the index's reads are counted too): the filtered scan, and the key index (key-index/), which must
+ * answer every batch itself (a fallback to the scan fails the section).
+ */
+export function locatorsFor(catalog: Catalog, io: FileIO): Readonly<Record<string, RowLocator>> {
+  const counted = new Proxy(catalog, {
+    get(target, property) {
+      if (property === 'loadTable')
+        return async (id: TableIdentifier) => ({ ...(await target.loadTable(id)), io });
+      const value = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return {
+    scan: scanRowLocator,
+    index: keyIndexLocator(counted, (reason) => {
+      throw new Error(`keyed-deletes: the key index fell back to a scan: ${reason}`);
+    }),
+  };
+}
+
+const MODES = ['position', 'equality'] as const;
+type DeleteMode = (typeof MODES)[number];
+
+export interface KeyedDeletesSettings {
+  keys: number;
+  batches: number;
+  changesPerBatch: number;
+  /** Records per initial-load batch. */
+  loadBatch: number;
+  /** Timed full scans per reader and copy (after one warm-up). */
+  repeats: number;
+  /** Change batches located and written (not committed) for the write-side figures. */
+  locateBatches: number;
+}
+
+export interface ReadFigures {
+  floe_wall_ms: number;
+  floe_cpu_ms: number;
+  duckdb_wall_ms: number;
+  duckdb_cpu_ms: number;
+  data_files: number;
+  delete_files: number;
+}
+
+export interface LocateFigures {
+  locator: string;
+  /** Keys per batch that replace or delete a live row (each located to exactly one row). */
+  keys_located: number;
+  locate_wall_ms: number;
+  locate_cpu_ms: number;
+  locate_bytes_read: number;
+  /** The position copy's write of the batch: data file + position (and key-versions) delete files. */
+  write_wall_ms: number;
+  write_cpu_ms: number;
+  write_bytes: number;
+  /** The equality copy's write of the same batch (data file + equality delete file), for comparison. */
+  equality_write_cpu_ms: number;
+  /** locate CPU ÷ write CPU (target ≤ 1). */
+  locate_write_ratio: number;
+}
+
+export interface KeyedDeletesFigures {
+  keys: number;
+  batches: number;
+  changes_per_batch: number;
+  live_rows: number;
+  build_s: number;
+  /** Medians over the change batches of one copy's `ingestEvent` (the CDC ingest path end to end). */
+  ingest_batch_cpu_ms: Record<DeleteMode, number>;
+  ingest_batch_wall_ms: Record<DeleteMode, number>;
+  read: Record<DeleteMode, ReadFigures>;
+  /** Full scan CPU with equality deletes ÷ with position deletes (target ≥ 5 at 200 batches). */
+  read_ratio_floe: number;
+  read_ratio_duckdb: number;
+  read_ratio_floe_wall: number;
+  read_ratio_duckdb_wall: number;
+  locate: LocateFigures[];
+  /** The scan locator's locate CPU ÷ the batch's write CPU (what the key index saves). */
+  locate_write_ratio_scan: number;
+  /** The key index's locate CPU ÷ the batch's write CPU (target ≤ 1). */
+  locate_write_ratio_index: number;
+}
+
+const timedWarm = <T>(fn: () => Promise<T>) => timed(fn, { youngGcFirst: true });
+
+/**
+ * The section's settings: `FLOE_BENCH_KEYS`, `FLOE_BENCH_BATCHES` and `FLOE_BENCH_CHANGES` override
+ * the scale (the issue's full run: 1,000,000 keys, 200 batches of 1,000 changes).
+ * @throws Error for a value that is not a positive integer
+ */
+export function keyedDeletesSettings(
+  quick: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): KeyedDeletesSettings {
+  const positive = (name: string, fallback: number): number => {
+    const text = env[name];
+    if (text === undefined || text === '') return fallback;
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n <= 0)
+      throw new Error(`${name} must be a positive integer, not '${text}'`);
+    return n;
+  };
+  const keys = positive('FLOE_BENCH_KEYS', quick ? 20_000 : 100_000);
+  return {
+    keys,
+    batches: positive('FLOE_BENCH_BATCHES', quick ? 50 : 200),
+    // The issue's proportion: 1,000 changes per batch over 1M keys.
+    changesPerBatch: positive('FLOE_BENCH_CHANGES', Math.max(10, Math.round(keys / 1_000))),
+    loadBatch: 10_000,
+    repeats: quick ? 2 : 3,
+    locateBatches: quick ? 3 : 5,
+  };
+}
+
+function routeFor(mode: DeleteMode): TableRoute[] {
+  return parseRoutes([
+    {
+      table: `bench.keyed_${mode}`,
+      topics: [ORDERS_TOPIC],
+      schema: readOrdersSchema(),
+      mode: 'debezium',
+      identifierColumns: ['order_id'],
+      properties: { 'floe.delete-mode': mode },
+    },
+  ]);
+}
+
+export async function runKeyedDeletes(
+  settings: KeyedDeletesSettings,
+  progress: (line: string) => void,
+): Promise<KeyedDeletesFigures> {
+  const dir = await mkdtemp(join(tmpdir(), 'floe-bench-keyed-'));
+  const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
+  const duck = await instance.connect();
+  try {
+    const catalog = new EmbeddedCatalog({ warehouse: dir });
+    const routes = { position: routeFor('position'), equality: routeFor('equality') };
+    const stream = new KeyedChangeStream({
+      keys: settings.keys,
+      partitions: 3,
+      loadBatch: settings.loadBatch,
+      changesPerBatch: settings.changesPerBatch,
+      seed: 29,
+    });
+    const started = performance.now();
+    const ingestBoth = async (messages: OrderMessage[]) => {
+      const event = makeOrdersEvent(messages, 0);
+      const out = {} as Record<DeleteMode, { wallMs: number; cpuMs: number }>;
+      for (const mode of MODES) {
+        const t = await timedWarm(() => ingestEvent({ catalog, routes: routes[mode] }, event));
+        const table = t.result.tables[0];
+        if (table?.status !== 'committed' || table.deadLettered > 0)
+          throw new Error(
+            `keyed-deletes: a ${mode} batch ${table?.status} with ${table?.deadLettered} dead letters`,
+          );
+        out[mode] = t;
+      }
+      return out;
+    };
+    for (const messages of stream.loadBatches()) await ingestBoth(messages);
+    progress(`keyed-deletes: ${settings.keys} keys loaded into both copies (${seconds(started)} s)`);
+    const ingest = {
+      position: { wall: [] as number[], cpu: [] as number[] },
+      equality: { wall: [] as number[], cpu: [] as number[] },
+    };
+    for (let b = 0; b < settings.batches; b++) {
+      const timings = await ingestBoth(stream.nextChanges().messages);
+      for (const mode of MODES) {
+        ingest[mode].wall.push(timings[mode].wallMs);
+        ingest[mode].cpu.push(timings[mode].cpuMs);
+      }
+      if ((b + 1) % 50 === 0) progress(`keyed-deletes: ${b + 1} change batches (${seconds(started)} s)`);
+    }
+    const buildS = (performance.now() - started) / 1000;
+
+    const tables = {
+      position: await catalog.loadTable(routes.position[0].table),
+      equality: await catalog.loadTable(routes.equality[0].table),
+    };
+    const read = await readFigures(tables, stream.liveKeys, settings.repeats, duck);
+    progress(
+      `keyed-deletes: full scan floe ${read.position.floe_cpu_ms.toFixed(0)} (position) / ${read.equality.floe_cpu_ms.toFixed(0)} (equality) ms CPU, DuckDB ${read.position.duckdb_cpu_ms.toFixed(0)} / ${read.equality.duckdb_cpu_ms.toFixed(0)}`,
+    );
+    const locate = await locateFigures(catalog, tables, routes, stream, settings.locateBatches);
+    for (const l of locate)
+      progress(
+        `keyed-deletes: ${l.locator} locator ${l.locate_cpu_ms.toFixed(0)} ms CPU (${(l.locate_bytes_read / 1e6).toFixed(1)} MB read) against the batch's write ${l.write_cpu_ms.toFixed(0)} ms`,
+      );
+    return {
+      keys: settings.keys,
+      batches: settings.batches,
+      changes_per_batch: settings.changesPerBatch,
+      live_rows: stream.liveKeys,
+      build_s: buildS,
+      ingest_batch_cpu_ms: { position: median(ingest.position.cpu), equality: median(ingest.equality.cpu) },
+      ingest_batch_wall_ms: {
+        position: median(ingest.position.wall),
+        equality: median(ingest.equality.wall),
+      },
+      read,
+      read_ratio_floe: read.equality.floe_cpu_ms / read.position.floe_cpu_ms,
+      read_ratio_duckdb: read.equality.duckdb_cpu_ms / read.position.duckdb_cpu_ms,
+      read_ratio_floe_wall: read.equality.floe_wall_ms / read.position.floe_wall_ms,
+      read_ratio_duckdb_wall: read.equality.duckdb_wall_ms / read.position.duckdb_wall_ms,
+      locate,
+      locate_write_ratio_scan: locate.find((l) => l.locator === 'scan')?.locate_write_ratio ?? Number.NaN,
+      locate_write_ratio_index: locate.find((l) => l.locator === 'index')?.locate_write_ratio ?? Number.NaN,
+    };
+  } finally {
+    duck.closeSync();
+    instance.closeSync();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const seconds = (since: number) => ((performance.now() - since) / 1000).toFixed(0);
+
+/** Every live row of the table through floe's reader (plan included, as a query engine pays it). */
+async function floeFullScan(table: LoadedTable): Promise<number> {
+  let rows = 0;
+  for await (const _ of readScan(table, await planScan(table))) rows++;
+  return rows;
+}
+
+async function readFigures(
+  tables: Record<DeleteMode, LoadedTable>,
+  liveKeys: number,
+  repeats: number,
+  duck: Awaited<ReturnType<DuckDBInstance['connect']>>,
+): Promise<Record<DeleteMode, ReadFigures>> {
+  const runs = {} as Record<
+    DeleteMode,
+    { floe: () => Promise<number>; duck: () => Promise<number>; files: ReturnType<typeof scanFiles> }
+  >;
+  for (const mode of MODES) {
+    const table = tables[mode];
+    const files = scanFiles(table, await planScan(table));
+    const query = liveRowsSql(
+      files,
+      currentSchema(table.metadata).fields.map((f) => f.name),
+    );
+    runs[mode] = { floe: () => floeFullScan(table), duck: () => duckdbLiveCount(duck, query), files };
+  }
+  // Warm-ups, and the check: every reader returns exactly the stream's live keys.
+  for (const mode of MODES) {
+    for (const reader of ['floe', 'duck'] as const) {
+      const rows = await runs[mode][reader]();
+      if (rows !== liveKeys)
+        throw new Error(
+          `keyed-deletes: ${reader} read ${rows} rows of the ${mode} copy, the source holds ${liveKeys}`,
+        );
+    }
+  }
+  const samples = new Map<string, { wall: number[]; cpu: number[] }>();
+  for (let r = 0; r < repeats; r++) {
+    for (const mode of MODES) {
+      for (const reader of ['floe', 'duck'] as const) {
+        const t = await timedWarm(runs[mode][reader]);
+        const s = samples.get(`${mode} ${reader}`) ?? { wall: [], cpu: [] };
+        s.wall.push(t.wallMs);
+        s.cpu.push(t.cpuMs);
+        samples.set(`${mode} ${reader}`, s);
+      }
+    }
+  }
+  const of = (mode: DeleteMode, reader: string) => samples.get(`${mode} ${reader}`)!;
+  const out = {} as Record<DeleteMode, ReadFigures>;
+  for (const mode of MODES) {
+    const { files } = runs[mode];
+    out[mode] = {
+      floe_wall_ms: median(of(mode, 'floe').wall),
+      floe_cpu_ms: median(of(mode, 'floe').cpu),
+      duckdb_wall_ms: median(of(mode, 'duck').wall),
+      duckdb_cpu_ms: median(of(mode, 'duck').cpu),
+      data_files: files.data.length,
+      delete_files: files.positionDeletes.length + files.equalityDeletes.length,
+    };
+  }
+  return out;
+}
+
+/** A batch decoded, planned and collapsed as ingest-cdc.ts does, on `table`'s snapshot. */
+async function collapsedBatch(table: LoadedTable, route: TableRoute, messages: OrderMessage[]) {
+  const records = decodeEsmEvent(makeOrdersEvent(messages, 0)).records;
+  const decoded = await decodeFor(route, records);
+  const policy = evolutionPolicyOf(table.metadata.properties, route.schemaEvolution);
+  const plan = planChanges(table.metadata, decoded.decoded, route, 'debezium', policy);
+  const letters = decoded.deadLetters.length + plan.schemaLetters.length + plan.extracted.deadLetters.length;
+  if (letters > 0) throw new Error(`keyed-deletes: ${letters} dead letters in a change batch`);
+  const columns = plan.settings.key;
+  const { finals } = collapseChanges(plan.extracted.changes, columns);
+  const scope = await planDeleteScope(
+    table,
+    columns.map((c) => c.id),
+  );
+  return { finals, columns, scope, schema: plan.reconciliation.schema };
+}
+
+async function locateFigures(
+  catalog: Catalog,
+  tables: Record<DeleteMode, LoadedTable>,
+  routes: Record<DeleteMode, TableRoute[]>,
+  stream: KeyedChangeStream,
+  batches: number,
+): Promise<LocateFigures[]> {
+  // The batches are never committed, yet the stream takes each as applied: a later one may change a
+  // key an earlier one created, which the table does not hold (no row to locate).
+  const batchesOf = Array.from({ length: batches }, () => stream.nextChanges());
+  const uncommitted = batchesOf.map((_, b) => new Set(batchesOf.slice(0, b).flatMap((c) => c.inserted)));
+  const out: LocateFigures[] = [];
+  for (const name of ['scan', 'index']) {
+    const s = { keys: [] as number[], lw: [] as number[], lc: [] as number[], bytes: [] as number[] };
+    const w = { wall: [] as number[], cpu: [] as number[], bytes: [] as number[], eq: [] as number[] };
+    for (const [b, { messages }] of batchesOf.entries()) {
+      const batch = await collapsedBatch(tables.position, routes.position[0], messages);
+      const keys = batch.finals.filter((f) => f.deleteExisting).map((f) => f.key);
+      const held = keys.filter((k) => !uncommitted[b].has(Number(k.values[0]))).length;
+      const counting = new CountingFileIO(tables.position.io);
+      const locator = locatorsFor(catalog, counting)[name];
+      const located = await timedWarm(() =>
+        locator.locate({ ...tables.position, io: counting }, batch.columns, keys),
+      );
+      if (located.result.rows.length !== held)
+        throw new Error(
+          `keyed-deletes: ${name} located ${located.result.rows.length} rows for ${held} keys the table holds`,
+        );
+      const written = await timedWarm(() =>
+        writeChanges(tables.position, batch.finals, batch.columns, batch.scope, {
+          filePrefix: `bench-${name}-${b}`,
+          schema: batch.schema,
+          positions: located.result.rows,
+        }),
+      );
+      const eq = await collapsedBatch(tables.equality, routes.equality[0], messages);
+      const eqWritten = await timedWarm(() =>
+        writeChanges(tables.equality, eq.finals, eq.columns, eq.scope, {
+          filePrefix: `bench-${name}-${b}`,
+          schema: eq.schema,
+        }),
+      );
+      s.keys.push(held);
+      s.lw.push(located.wallMs);
+      s.lc.push(located.cpuMs);
+      s.bytes.push(counting.bytesRead);
+      w.wall.push(written.wallMs);
+      w.cpu.push(written.cpuMs);
+      w.bytes.push(
+        [...written.result.dataFiles, ...written.result.deleteFiles].reduce(
+          (n, f) => n + Number(f.file_size_in_bytes),
+          0,
+        ),
+      );
+      w.eq.push(eqWritten.cpuMs);
+    }
+    out.push({
+      locator: name,
+      keys_located: median(s.keys),
+      locate_wall_ms: median(s.lw),
+      locate_cpu_ms: median(s.lc),
+      locate_bytes_read: median(s.bytes),
+      write_wall_ms: median(w.wall),
+      write_cpu_ms: median(w.cpu),
+      write_bytes: median(w.bytes),
+      equality_write_cpu_ms: median(w.eq),
+      locate_write_ratio: median(s.lc) / median(w.cpu),
+    });
+  }
+  return out;
+}
