@@ -125,6 +125,21 @@ describe('kafka-serve cold batches', () => {
     expect(batches.cache.builds).toBe(chunks.size);
   });
 
+  it('builds the next chunk while a consumer takes in a full answer (read-ahead), once', async () => {
+    // Prepare: answers far smaller than a chunk, so the first one is full inside chunk 0
+    const batches = new ColdBatches(records, 64 * 1024 * 1024, CHUNK_FILE_BYTES);
+    const size = chunkOffsets(table, CHUNK_FILE_BYTES);
+    // Act
+    const first = await batches.read(table, 'ev', 0, 0n, LAST, 1);
+    const buildsBeforeNext = batches.cache.builds;
+    await batches.read(table, 'ev', 0, size, LAST, 1);
+    // Assess: chunk 1's build started before it was asked for (the ask joined it), and its own full
+    // answer read ahead chunk 2
+    expect((await offsetsOf(first, 0n))[0]).toBe(0n);
+    expect(buildsBeforeNext).toBe(2);
+    expect(batches.cache.builds).toBe(3);
+  });
+
   it('starts a read inside a batch with that whole batch, and past the last held offset gives nothing', async () => {
     // Prepare
     const batches = new ColdBatches(records, 64 * 1024 * 1024, CHUNK_FILE_BYTES);

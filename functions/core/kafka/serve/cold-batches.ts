@@ -128,8 +128,17 @@ export class ColdBatches {
       const chunk = await this.cache.get(`${prefix}\u0000${index}`, () =>
         this.limited(() => this.build(table, topic, partition, index * size, size, last)),
       );
-      if (sliceBatches(chunk.batches, from, maxBytes, out).full || chunk.next === undefined) return out;
-      k = chunk.next / size;
+      const full = sliceBatches(chunk.batches, from, maxBytes, out).full;
+      const next = chunk.next;
+      if (next === undefined) return out;
+      if (full) {
+        const ahead = next / size;
+        this.readAhead(`${prefix}\u0000${ahead}`, () =>
+          this.build(table, topic, partition, ahead * size, size, last),
+        );
+        return out;
+      }
+      k = next / size;
     }
   }
 
@@ -170,6 +179,16 @@ export class ColdBatches {
         if (at !== undefined && at <= last && (next === undefined || at < next)) next = at;
       }
     return { batches, next, bytes };
+  }
+
+  /**
+   * Builds the chunk a consumer will ask for next while it takes in this answer, as a broker's
+   * read-ahead does: only with a build slot free and nobody waiting, so it never delays a fetch; its
+   * failure is dropped (the fetch that needs the chunk builds it again).
+   */
+  private readAhead(key: string, build: () => Promise<Chunk>): void {
+    if (this.building >= BUILDS_AT_ONCE || this.queue.length > 0) return;
+    this.cache.get(key, () => this.limited(build)).catch(() => undefined);
   }
 
   private async limited<T>(work: () => Promise<T>): Promise<T> {
