@@ -121,6 +121,84 @@ describe('kafka-serve record batches', () => {
     );
   });
 
+  it("are byte for byte kafkajs's own encoders' batch for the same records", async () => {
+    // Prepare: kafkajs's record and batch encoders (headers keyed by name, so none interleaved here)
+    const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0') as (r: unknown) => unknown;
+    const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0') as {
+      RecordBatch: (b: unknown) => Promise<{ buffer: Buffer }>;
+    };
+    const offsets = [100n, 101n, 104n, 300n];
+    const records = offsets.map((o, i) => record(o, i));
+    const base = records[0].timestampMs;
+    // Act
+    const ours = await buildBatch(records);
+    const theirs = await RecordBatch({
+      firstOffset: 100n,
+      firstTimestamp: base,
+      maxTimestamp: records.reduce((m, r) => (r.timestampMs > m ? r.timestampMs : m), base),
+      partitionLeaderEpoch: -1,
+      lastOffsetDelta: 200,
+      producerId: -1n,
+      producerEpoch: -1,
+      firstSequence: -1,
+      records: records.map((r) =>
+        encodeRecord({
+          offsetDelta: Number(r.offset - 100n),
+          timestampDelta: r.timestampMs - base,
+          key: r.key,
+          value: r.value,
+          headers: Object.fromEntries(r.headers.map((h) => [h.key, h.value])),
+        }),
+      ),
+    });
+    // Assess
+    expect(ours.equals(theirs.buffer)).toBe(true);
+  });
+
+  it('keep headers in their order, interleaved names and null values included', async () => {
+    // Prepare
+    const headers = [
+      { key: 'a', value: Buffer.from('1') },
+      { key: 'ü', value: null },
+      { key: 'a', value: Buffer.from('2') },
+    ];
+    // Act
+    const batch = await buildBatch([{ ...record(5n, 1), headers }]);
+    // Assess: walk the one record by hand (zigzag varints) to its headers
+    let at = 61;
+    const varint = () => {
+      let u = 0;
+      let shift = 0;
+      for (;;) {
+        const b = batch[at++];
+        u |= (b & 0x7f) << shift;
+        if (b < 0x80) break;
+        shift += 7;
+      }
+      return (u >>> 1) ^ -(u & 1);
+    };
+    const bytes = () => {
+      const n = varint();
+      if (n < 0) return null;
+      at += n;
+      return batch.subarray(at - n, at);
+    };
+    varint(); // record length
+    at++; // attributes
+    varint(); // timestamp delta (small here)
+    varint(); // offset delta
+    bytes(); // key
+    bytes(); // value
+    const count = varint();
+    const got = Array.from({ length: count }, () => [bytes()?.toString('utf8'), bytes()?.toString() ?? null]);
+    expect(got).toEqual([
+      ['a', '1'],
+      ['ü', null],
+      ['a', '2'],
+    ]);
+    expect(at).toBe(batch.length);
+  });
+
   it("slices cached batches: from the one holding the offset, before a partition's max bytes, at least one", async () => {
     // Prepare
     const records = Array.from({ length: MAX_BATCH_RECORDS * 3 }, (_, i) => record(BigInt(100 + 2 * i), i));

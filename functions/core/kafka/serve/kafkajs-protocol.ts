@@ -42,34 +42,10 @@ export interface KafkaEncoder {
   writeEncoder(value: KafkaEncoder): KafkaEncoder;
 }
 
+/** CRC-32C (Castagnoli) as an unsigned 32-bit number: kafkajs's table-driven one. */
+export const crc32C = require('kafkajs/src/protocol/recordBatch/crc32C') as (buffer: Buffer) => number;
 export const Decoder = require('kafkajs/src/protocol/decoder') as new (buffer: Buffer) => KafkaDecoder;
 export const Encoder = require('kafkajs/src/protocol/encoder') as new () => KafkaEncoder;
-
-/** Headers as kafkajs's record encoder takes them: one key, one or more values in order. */
-export type KafkajsHeaders = Record<string, Buffer | null | (Buffer | null)[]>;
-
-/** kafkajs's magic-v2 record (`recordBatch/record/v0`). */
-export const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0') as (record: {
-  offsetDelta: number;
-  timestampDelta: bigint;
-  key: Buffer | null;
-  value: Buffer | null;
-  headers: KafkajsHeaders;
-}) => KafkaEncoder;
-
-/** kafkajs's magic-v2 record batch (`recordBatch/v0`): offset, length, epoch, magic, CRC-32C, body. */
-export const encodeRecordBatch = (require('kafkajs/src/protocol/recordBatch/v0') as { RecordBatch: unknown })
-  .RecordBatch as (batch: {
-  firstOffset: bigint;
-  firstTimestamp: bigint;
-  maxTimestamp: bigint;
-  partitionLeaderEpoch: number;
-  lastOffsetDelta: number;
-  producerId: bigint;
-  producerEpoch: number;
-  firstSequence: number;
-  records: KafkaEncoder[];
-}) => Promise<KafkaEncoder>;
 
 /** The Java client's error codes the server answers with (org.apache.kafka.common.protocol.Errors). */
 export const KafkaErrorCode = {

@@ -3,12 +3,9 @@
  * offset is its first row's offset and each record's offset delta the distance from it, so offsets a
  * table does not hold (dead letters, filtered records, compaction) are simply absent, as after log
  * compaction. Producer fields say "not idempotent, not transactional" (id -1, epoch -1, sequence -1).
- * The framing, varints and CRC-32C are kafkajs's encoders'.
- *
- * Headers go through kafkajs's record encoder, which takes them keyed by name: repeated names keep
- * their values' order, but a header list that interleaves names (a, b, a) comes out grouped (a, a, b).
+ * The bytes are batch-encoder.ts's; headers keep their order, repeated and interleaved names included.
  */
-import { encodeRecord, encodeRecordBatch, type KafkajsHeaders } from './kafkajs-protocol.js';
+import { encodeBatch } from './batch-encoder.js';
 
 export interface ColdRecord {
   offset: bigint;
@@ -24,16 +21,6 @@ export const MAX_BATCH_RECORDS = 200;
 /** A batch stops growing past this many bytes of records (a single larger record still gets one). */
 export const MAX_BATCH_BYTES = 64 * 1024;
 
-function headersOf(record: ColdRecord): KafkajsHeaders {
-  const out: KafkajsHeaders = {};
-  for (const h of record.headers) {
-    const had = out[h.key];
-    if (had === undefined) out[h.key] = h.value;
-    else out[h.key] = Array.isArray(had) ? [...had, h.value] : [had, h.value];
-  }
-  return out;
-}
-
 /** One batch of records in offset order (at least one). @throws RangeError when offsets do not ascend */
 export async function buildBatch(records: ColdRecord[]): Promise<Buffer> {
   const base = records[0].offset;
@@ -44,27 +31,28 @@ export async function buildBatch(records: ColdRecord[]): Promise<Buffer> {
     if (r.offset <= previous) throw new RangeError(`offset ${r.offset} after ${previous}: not ascending`);
     previous = r.offset;
     if (r.timestampMs > maxTimestamp) maxTimestamp = r.timestampMs;
-    return encodeRecord({
+    return {
       offsetDelta: Number(r.offset - base),
       timestampDelta: r.timestampMs - firstTimestamp,
       key: r.key,
       value: r.value,
-      headers: headersOf(r),
-    });
+      headers: r.headers,
+    };
   });
-  const batch = await encodeRecordBatch({
-    firstOffset: base,
-    firstTimestamp,
-    maxTimestamp,
-    // -1: no leader epoch, so a client never validates these offsets against the live log's epochs.
-    partitionLeaderEpoch: -1,
-    lastOffsetDelta: Number(previous - base),
-    producerId: -1n,
-    producerEpoch: -1,
-    firstSequence: -1,
-    records: encoded,
-  });
-  return batch.buffer;
+  return encodeBatch(
+    {
+      baseOffset: base,
+      baseTimestamp: firstTimestamp,
+      maxTimestamp,
+      // -1: no leader epoch, so a client never validates these offsets against the live log's epochs.
+      partitionLeaderEpoch: -1,
+      lastOffsetDelta: Number(previous - base),
+      producerId: -1n,
+      producerEpoch: -1,
+      baseSequence: -1,
+    },
+    encoded,
+  );
 }
 
 /** Splits records (offset order) into batches by MAX_BATCH_RECORDS and MAX_BATCH_BYTES. */
