@@ -23,7 +23,7 @@ import type { ColdBatches } from './cold-batches.js';
 import type { ColdView } from './cold-view.js';
 import { decodeFetchRequest, encodeFetchResponse } from './fetch-messages.js';
 import { FetchRouter } from './fetch-router.js';
-import { Decoder, KafkaErrorCode, readArray } from './kafkajs-protocol.js';
+import { Decoder, KafkaErrorCode } from './kafkajs-protocol.js';
 import { type ListenerSasl, SASL_RANGES, SaslSession } from './listener-sasl.js';
 import {
   type ApiRange,
