@@ -8,6 +8,7 @@
  * once and judged value by value.
  */
 import * as arrow from 'apache-arrow';
+import { getArrowFieldId } from '../data/arrow/arrow-schema.js';
 import { readColumnValues } from '../data/arrow/arrow-to-values.js';
 import type { DataBatch } from '../data/parquet/read/data-batch.js';
 import type { IcebergType, Row, StructType, Value } from '../spec/types.js';
@@ -20,11 +21,16 @@ export const FALSE = 0;
 export const TRUE = 1;
 export const UNKNOWN = 2;
 
-/** The top-level column holding a field: its data in the batch (undefined: not in the file, all null). */
+/**
+ * The column holding a field: its data in the batch (undefined: not in the file, all null). `leaf` when
+ * it is the field's own column (a top-level field, or a nested one reached through struct children
+ * that are never null in this batch); else the top-level struct holding it, read as values.
+ */
 export interface BatchColumn {
   name: string;
   type: IcebergType;
   data: arrow.Data | undefined;
+  leaf: boolean;
 }
 
 /** A batch of rows as columns, looked up by the field id of a term (which may sit inside a struct). */
@@ -33,26 +39,57 @@ export interface ColumnBatch {
   columnOf(fieldId: number): BatchColumn | undefined;
 }
 
-/** A batch read for `struct` as the evaluator sees it: the top-level column holding each field id. Never throws. */
+interface FieldPlace {
+  top: { name: string; type: IcebergType; id: number };
+  /** Field ids of the structs' children from the top-level column down to the field ([] at the top). */
+  steps: number[];
+  type: IcebergType;
+}
+
+/**
+ * The column of a nested field, taken from its struct's child data when no struct on the way is null
+ * in this batch: a null struct's children may hold any value, so then the struct is read as values.
+ */
+function leafData(data: arrow.Data, steps: readonly number[]): arrow.Data | undefined {
+  let at: arrow.Data = data;
+  for (const id of steps) {
+    if (at.nullCount > 0 || at.type.typeId !== arrow.Type.Struct) return undefined;
+    // Children are matched by field id, as arrow-to-values.ts reads a struct.
+    const k = (at.type as arrow.Struct).children.findIndex((f) => getArrowFieldId(f) === id);
+    const child = k < 0 ? undefined : at.children[k];
+    if (child === undefined || child.length !== at.length) return undefined;
+    at = child;
+  }
+  return at;
+}
+
+/** A batch read for `struct` as the evaluator sees it: each field id's column (see BatchColumn). Never throws. */
 export function columnBatchOf(struct: StructType, batch: DataBatch): ColumnBatch {
-  const owners = new Map<number, { name: string; type: IcebergType; id: number }>();
-  const walk = (type: IcebergType, top: { name: string; type: IcebergType; id: number }): void => {
+  const places = new Map<number, FieldPlace>();
+  const walk = (type: IcebergType, top: FieldPlace['top'], steps: number[]): void => {
     if (typeof type === 'string' || type.type !== 'struct') return;
     for (const f of type.fields) {
-      owners.set(f.id, top);
-      walk(f.type, top);
+      places.set(f.id, { top, steps: [...steps, f.id], type: f.type });
+      walk(f.type, top, [...steps, f.id]);
     }
   };
   for (const f of struct.fields) {
     const top = { name: f.name, type: f.type, id: f.id };
-    owners.set(f.id, top);
-    walk(f.type, top);
+    places.set(f.id, { top, steps: [], type: f.type });
+    walk(f.type, top, []);
   }
   return {
     length: batch.length,
     columnOf(fieldId) {
-      const top = owners.get(fieldId);
-      return top && { name: top.name, type: top.type, data: batch.columns.get(top.id) };
+      const place = places.get(fieldId);
+      if (!place) return undefined;
+      const data = batch.columns.get(place.top.id);
+      if (place.steps.length === 0 || data === undefined)
+        return { name: place.top.name, type: place.top.type, data, leaf: place.steps.length === 0 };
+      const leaf = leafData(data, place.steps);
+      return leaf
+        ? { name: place.top.name, type: place.type, data: leaf, leaf: true }
+        : { name: place.top.name, type: place.top.type, data, leaf: false };
     },
   };
 }
@@ -117,9 +154,9 @@ function evaluatePredicateColumn(pred: BoundPredicate, batch: ColumnBatch): Uint
   const column = batch.columnOf(pred.term.fieldId);
   if (!column?.data) return out.fill(encode(evaluatePredicate(pred, null)));
   const data = column.data;
-  if (pred.term.path.length === 1 && data.length === batch.length && compareFast(pred, data, out)) return out;
+  if (column.leaf && data.length === batch.length && compareFast(pred, data, out)) return out;
   const values = readColumnValues(column.type, data, column.name);
-  const inner = pred.term.path.slice(1);
+  const inner = column.leaf ? [] : pred.term.path.slice(1);
   for (let i = 0; i < out.length; i++) {
     const value = inner.length === 0 ? values[i] : readPath(values[i] as Row, inner);
     out[i] = encode(evaluatePredicate(pred, value ?? null));
