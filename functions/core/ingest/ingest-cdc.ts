@@ -35,8 +35,7 @@ import { type ChangePlan, planChanges } from '../cdc/plan-changes.js';
 import { type CdcMode, resolveCdcSettings } from '../routing/table-mode.js';
 import { writeChanges } from '../cdc/write-changes.js';
 import { LakeError } from '../errors.js';
-import { currentSchema, currentSnapshot } from '../spec/metadata.js';
-import type { TableMetadata } from '../spec/types.js';
+import { currentSchema, hasDataFiles } from '../spec/metadata.js';
 import { type CommittedState, readCommittedOffsets } from '../table/source-offsets.js';
 import { sameMappingBase, splitDuplicates } from './batch-offsets.js';
 import { type BaseCheck, type BatchFiles, commitBatch } from './commit-batch.js';
@@ -54,13 +53,6 @@ import { baseReport, type TableIngestReport } from './table-report.js';
 interface CdcFiles extends BatchFiles {
   equalityDeletes: number;
   positionDeletes: number;
-}
-
-/** Whether the table's current snapshot has live data files (its summary's running total). */
-function hasDataFiles(metadata: TableMetadata): boolean {
-  const snapshot = currentSnapshot(metadata);
-  // A snapshot without the total (not written by floe) counts as having some: deletes stay.
-  return snapshot !== undefined && snapshot.summary['total-data-files'] !== '0';
 }
 
 /** Dead letters in their records' batch order, as one pass over the records would have met them. */

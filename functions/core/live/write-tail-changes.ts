@@ -23,7 +23,7 @@ import { locateReplaced, type RowLocator, scanRowLocator } from '../cdc/locate-r
 import { writeChanges } from '../cdc/write-changes.js';
 import { writePositionDeletes } from '../cdc/write-position-deletes.js';
 import type { KeyColumn } from '../routing/table-mode.js';
-import { currentSnapshot } from '../spec/metadata.js';
+import { hasDataFiles } from '../spec/metadata.js';
 import { type DeleteMode, readIngestProperties } from '../spec/table-properties.js';
 import type { DataFile, Schema, TableMetadata } from '../spec/types.js';
 import { writeRows } from '../table/write-rows.js';
@@ -46,11 +46,6 @@ const PREFIX = 'live';
 export function tailDeleteMode(md: TableMetadata): DeleteMode {
   const mode = readIngestProperties(md.properties).deleteMode;
   return mode === 'position' && md['format-version'] === 2 ? 'position' : 'equality';
-}
-
-function hasDataFiles(md: TableMetadata): boolean {
-  const snapshot = currentSnapshot(md);
-  return snapshot !== undefined && snapshot.summary['total-data-files'] !== '0';
 }
 
 /**

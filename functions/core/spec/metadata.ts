@@ -192,6 +192,16 @@ export function currentSnapshot(md: TableMetadata): Snapshot | undefined {
 }
 
 /**
+ * Whether the table's current snapshot has live data files (its summary's running total). A snapshot
+ * without the total (not written by floe) counts as having some: deletes stay.
+ * @throws as currentSnapshot
+ */
+export function hasDataFiles(md: TableMetadata): boolean {
+  const snapshot = currentSnapshot(md);
+  return snapshot !== undefined && snapshot.summary['total-data-files'] !== '0';
+}
+
+/**
  * A snapshot and its ancestors, newest first, following parent-snapshot-id until a parent is absent
  * (the first snapshot, or one expired). Starts from `snapshotId`, or the current snapshot when omitted;
  * empty when that snapshot does not exist. Never throws (a parent cycle, which valid metadata cannot
