@@ -20,6 +20,7 @@ import type { FileScanTask, ScanPlan } from '../../scan/scan-plan.js';
 import { currentSnapshot } from '../../spec/metadata.js';
 import type { Row, TableIdentifier } from '../../spec/types.js';
 import type { ColdRecord } from './record-batches.js';
+import { rangeFilter } from './table-records.js';
 
 /** Letters cached over all DLQ files (they are few next to a table's rows). */
 export const CACHED_LETTERS = 50_000;
@@ -69,19 +70,7 @@ export class DeadLetterRecords {
     const snapshot = dlq && currentSnapshot(dlq.metadata);
     if (!dlq || !snapshot || to < from) return [];
     const target = formatIdentifier(table.identifier);
-    const filter: Expression = {
-      op: 'and',
-      left: {
-        op: 'and',
-        left: { op: 'eq', term: 'topic', value: topic },
-        right: { op: 'eq', term: 'partition', value: partition },
-      },
-      right: {
-        op: 'and',
-        left: { op: 'gt-eq', term: 'offset', value: from },
-        right: { op: 'lt-eq', term: 'offset', value: to },
-      },
-    };
+    const filter = rangeFilter(topic, partition, from, to, '');
     const plan = await planScan(dlq, { filter, snapshotId: snapshot['snapshot-id'] });
     const out: ColdRecord[] = [];
     for (const task of plan.tasks) {

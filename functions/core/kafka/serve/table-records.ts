@@ -168,19 +168,28 @@ export function withLetters(records: readonly ColdRecord[], letters: readonly Co
   return out.filter((r, i) => i === 0 || r.offset !== out[i - 1].offset);
 }
 
-/** `_kafka.topic = topic AND _kafka.partition = partition AND from <= _kafka.offset <= to`. */
-function rangeFilter(topic: string, partition: number, from: bigint, to: bigint): Expression {
+/**
+ * `topic = topic AND partition = partition AND from <= offset <= to` over the columns under `prefix`:
+ * `_kafka.` for a table's rows, none for the DLQ table's (dead-letter-records.ts).
+ */
+export function rangeFilter(
+  topic: string,
+  partition: number,
+  from: bigint,
+  to: bigint,
+  prefix = `${KAFKA_FIELD}.`,
+): Expression {
   return {
     op: 'and',
     left: {
       op: 'and',
-      left: { op: 'eq', term: `${KAFKA_FIELD}.topic`, value: topic },
-      right: { op: 'eq', term: `${KAFKA_FIELD}.partition`, value: partition },
+      left: { op: 'eq', term: `${prefix}topic`, value: topic },
+      right: { op: 'eq', term: `${prefix}partition`, value: partition },
     },
     right: {
       op: 'and',
-      left: { op: 'gt-eq', term: `${KAFKA_FIELD}.offset`, value: from },
-      right: { op: 'lt-eq', term: `${KAFKA_FIELD}.offset`, value: to },
+      left: { op: 'gt-eq', term: `${prefix}offset`, value: from },
+      right: { op: 'lt-eq', term: `${prefix}offset`, value: to },
     },
   };
 }
