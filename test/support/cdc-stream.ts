@@ -167,3 +167,26 @@ export function itemKey(row: Record<string, unknown>): string {
 export function modelKeys(state: Map<number, ItemRow>): string[] {
   return [...state.values()].map((r) => itemKey({ ...r })).sort();
 }
+
+/**
+ * The model after the records of `delivered` were ingested, in any order and any number of times:
+ * per key, the state its newest delivered change left (keys stay on one Kafka partition, and floe's
+ * `_kafka` lineage keeps a late change from undoing a newer one). Debezium's tombstones and
+ * heartbeat-shaped values change nothing. Rows as `itemKey` strings, sorted.
+ */
+export function modelAfter(stream: Stream, mode: CdcTestMode, delivered: ReadonlySet<number>): string[] {
+  const newest = new Map<number, number>();
+  for (const i of delivered) {
+    const { key, value } = stream.records[i];
+    if (key === null) continue;
+    if (mode === 'debezium' && (value === null || !('op' in (JSON.parse(value) as object)))) continue;
+    const id = (JSON.parse(key) as { id: number }).id;
+    if ((newest.get(id) ?? -1) < i) newest.set(id, i);
+  }
+  return [...newest]
+    .flatMap(([id, i]) => {
+      const row = stream.states[i].get(id);
+      return row ? [itemKey({ ...row })] : [];
+    })
+    .sort();
+}
