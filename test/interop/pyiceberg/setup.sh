@@ -57,14 +57,14 @@ pip_install() {
 }
 
 stamp="pyiceberg=$(revision "$pyiceberg_src") pyroaring=$(revision "$pyroaring_src")"
-check='import pyiceberg, pyroaring, pyarrow; print("pyiceberg", pyiceberg.__version__, "| pyroaring", pyroaring.__version__, "(CRoaring", pyroaring.__croaring_version__ + ") | pyarrow", pyarrow.__version__)'
+check='import pyiceberg, pyroaring, pyarrow, pyiceberg.avro.decoder_fast; print("pyiceberg", pyiceberg.__version__, "| pyroaring", pyroaring.__version__, "(CRoaring", pyroaring.__croaring_version__ + ") | pyarrow", pyarrow.__version__)'
 
 if [[ -f "$cache/stamp" && "$(cat "$cache/stamp")" == "$stamp" ]] && "$venv/bin/python" -c "$check" >/dev/null 2>&1; then
   echo "up to date: $stamp"
 else
   rm -rf "$venv" "$cache/stamp"
   "$python" -m venv "$venv"
-  pip_install setuptools wheel 'cython>=3.0.2'
+  pip_install 'setuptools>=83' wheel 'cython>=3.0.2' # PyIceberg's build-system needs setuptools>=83
   pip_install mmh3 requests click rich 'pydantic!=2.4.0,!=2.4.1,!=2.12.0,!=2.12.1' fsspec pyparsing tenacity cachetools \
     zstandard pyarrow sortedcontainers python-dateutil
 
@@ -72,11 +72,12 @@ else
   export_tree "$pyroaring_src" . "$cache/build/pyroaring"
   pip_install --no-build-isolation "$cache/build/pyroaring"
 
-  # PyIceberg: its pure-Python package on the venv's path (its optional Cython Avro decoder is not
-  # built; PyIceberg falls back to its Python decoder).
-  export_tree "$pyiceberg_src" pyiceberg "$cache/src"
+  # PyIceberg: built from its source tree as pip builds it (setup.py compiles its Cython Avro decoder,
+  # as in its published wheels). --no-deps: its dependencies are above, pyroaring built here, and
+  # strictyaml stood in below.
+  export_tree "$pyiceberg_src" . "$cache/build/pyiceberg"
+  pip_install --no-deps --no-build-isolation "$cache/build/pyiceberg"
   site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
-  echo "$cache/src" >"$site/floe-pyiceberg-src.pth"
 
   # strictyaml only parses ~/.pyiceberg.yaml, which the interop reads never use (they open tables from
   # their metadata file): a stand-in that refuses, so a config file cannot be silently ignored.
