@@ -9,8 +9,9 @@
  * - a v3 table, its deletion vectors decoded by the real Roaring code.
  * What PyIceberg refuses is pinned too, word for word: equality deletes, in a table set to
  * `floe.delete-mode=equality` and in the equality-delete carriers of deleted keys' versions on v3.
- * Each table is read as it was after each batch (its metadata file then), in one Python process per
- * table. Skipped when no PyIceberg is set up (see the describe's name).
+ * Each table is read as it was after each batch (its metadata file then), all by one Python process
+ * (its start-up overlaps the first table's batches). Skipped when no PyIceberg is set up (see the
+ * describe's name; test/interop/pyiceberg/README.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';

@@ -11,8 +11,8 @@
 # /opt/pypi/files when it exists) names a folder of wheels for the dependencies, installed with
 # --no-index; without it pip uses its configured index. PYTHON picks the interpreter (default python3, >= 3.10).
 #
-# Idempotent: a stamp records the two source revisions; a second run with the same ones only checks the
-# venv imports both and prints what it holds.
+# Idempotent: a stamp records the two source commits; a second run with the same ones only checks that
+# the venv imports both and prints what it holds.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -31,9 +31,19 @@ fail() {
 [[ -d "$pyiceberg_src" ]] || fail "no PyIceberg source at '$pyiceberg_src' (pass it as the first argument or PYICEBERG_SRC)"
 [[ -d "$pyroaring_src" ]] || fail "no PyRoaringBitMap source at '$pyroaring_src' (pass it as the second argument or PYROARING_SRC)"
 
-# revision SRC: the commit a source is at, or "worktree" for a plain folder.
+# revision SRC: the commit a source is at; a work tree with changes, or a folder outside git, gets a
+# stamp that never matches, so it is built again every run.
 revision() {
-  git -C "$1" rev-parse HEAD 2>/dev/null || echo worktree
+  local head
+  head=$(git -C "$1" rev-parse HEAD 2>/dev/null) || {
+    echo "unversioned-$$"
+    return
+  }
+  if [[ "$(git -C "$1" rev-parse --is-bare-repository)" == false && -n "$(git -C "$1" status --porcelain)" ]]; then
+    echo "$head-dirty-$$"
+  else
+    echo "$head"
+  fi
 }
 
 # export_tree SRC SUBDIR DEST: copies SUBDIR of a source into DEST, from HEAD when SRC is a bare git dir.
