@@ -6,7 +6,7 @@
  *   deletes, a late batch, replays and an overlapping redelivery; their key-versions files (position
  *   delete files that name no data file) must change nothing PyIceberg reads;
  * - an aggregate result table, its windows re-emitted by position deletes (decimal sums, exact);
- * - a v3 table, its deletion vectors decoded by the real Roaring code.
+ * - v3 upsert and debezium tables, their deletion vectors decoded by the real Roaring code.
  * What PyIceberg refuses is pinned too, word for word: equality deletes, in a table set to
  * `floe.delete-mode=equality` and in the equality-delete carriers of deleted keys' versions on v3.
  * Each table is read as it was after each batch (its metadata file then), all by one Python process
@@ -370,41 +370,45 @@ describe.skipIf(!PYTHON)(
       expect(planned(answers.at(-1)!, 'POSITION_DELETES/PARQUET')).toBeGreaterThan(0);
     });
 
-    it('a v3 table: deletion vectors decoded by pyroaring; a deleted key’s version carrier is refused as an equality delete', async () => {
-      // Prepare: updates only (vectors, no key left deleted), then one delete (a tombstone)
-      const route = cdcRoute('upsert', 'v3', { 'format-version': '3' }, 'bucket(2, id)');
-      const updates = [1, 2, 3, 4, 1, 3, 2, 4, 1].map((id, i) => step(id, 'set', 70 + i));
-      const stream = buildStream([...updates, step(2, 'delete', 0)], 'upsert');
-      const plan: Delivery[] = [
-        { from: 0, to: 4 },
-        { from: 4, to: 6 },
-        { from: 6, to: 9 },
-        { from: 4, to: 6 }, // a replay
-        { from: 9, to: 10 }, // the delete
-      ];
-      const seen = await ingestAll(route, 'upsert', stream, plan);
-      const live = await liveEntries(await catalog.loadTable(route.table));
+    for (const mode of ['upsert', 'debezium'] as const)
+      it(`v3 ${mode} table: deletion vectors decoded by pyroaring; a deleted key’s version carrier is refused as an equality delete`, async () => {
+        // Prepare: updates only (vectors, no key left deleted), then one delete
+        const route = cdcRoute(mode, `v3_${mode}`, { 'format-version': '3' }, 'bucket(2, id)');
+        const updates = [1, 2, 3, 4, 1, 3, 2, 4, 1].map((id, i) => step(id, 'set', 70 + i));
+        const stream = buildStream([...updates, step(2, 'delete', 0)], mode);
+        const plan: Delivery[] = [
+          { from: 0, to: 4 },
+          { from: 4, to: 6 },
+          { from: 6, to: 9 },
+          { from: 4, to: 6 }, // a replay
+          { from: 9, to: 10 }, // the delete
+        ];
+        const seen = await ingestAll(route, mode, stream, plan);
+        const live = await liveEntries(await catalog.loadTable(route.table));
 
-      // Act
-      const answers = await reader.read(seen.map((s) => s.location));
+        // Act
+        const answers = await reader.read(seen.map((s) => s.location));
 
-      // Assess: before the delete, PyIceberg equals the model and floe, having planned Puffin vectors
-      const before = seen.slice(0, -1);
-      before.forEach((s, i) => {
-        const rows = rowsOf(answers[i], s.label);
-        expect(rows.map(itemKey).sort(), `${s.label}: PyIceberg vs the model`).toEqual(s.model);
-        expect(rows, `${s.label}: PyIceberg vs floe`).toEqual(s.floe);
+        // Assess: before the delete, PyIceberg equals the model and floe, having planned Puffin vectors
+        const before = seen.slice(0, -1);
+        before.forEach((s, i) => {
+          const rows = rowsOf(answers[i], s.label);
+          expect(s.floe.map(itemKey).sort(), `${s.label}: floe`).toEqual(s.model);
+          expect(rows.map(itemKey).sort(), `${s.label}: PyIceberg vs the model`).toEqual(s.model);
+          expect(rows, `${s.label}: PyIceberg vs floe`).toEqual(s.floe);
+        });
+        expect(planned(answers[before.length - 1], 'POSITION_DELETES/PUFFIN')).toBeGreaterThan(0);
+        // After it: the key's version rides on an equality delete (content 2, named key-versions-), which
+        // PyIceberg refuses while planning; floe still reads the model
+        const last = seen.at(-1)!;
+        expect(last.floe.map(itemKey).sort()).toEqual(last.model);
+        expect(
+          live
+            .filter((e) => e.data_file.content === 2)
+            .map((e) => /key-versions-/.test(e.data_file.file_path)),
+        ).toEqual([true]);
+        expect(answers.at(-1)).toEqual({ error: EQUALITY_REFUSAL });
       });
-      expect(planned(answers[before.length - 1], 'POSITION_DELETES/PUFFIN')).toBeGreaterThan(0);
-      // After it: the key's version rides on an equality delete (content 2, named key-versions-), which
-      // PyIceberg refuses while planning; floe still reads the model
-      const last = seen.at(-1)!;
-      expect(last.floe.map(itemKey).sort()).toEqual(last.model);
-      expect(
-        live.filter((e) => e.data_file.content === 2).map((e) => /key-versions-/.test(e.data_file.file_path)),
-      ).toEqual([true]);
-      expect(answers.at(-1)).toEqual({ error: EQUALITY_REFUSAL });
-    });
 
     it('a table in floe.delete-mode=equality: read until its first equality delete, then refused (why position mode is the default)', async () => {
       // Prepare: inserts, then updates (equality deletes of the replaced keys)
