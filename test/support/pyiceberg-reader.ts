@@ -7,7 +7,18 @@
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { IcebergType, Row, StructType, Value } from '../../functions/core/spec/types.js';
+import { expect } from 'vitest';
+import type { Catalog } from '../../functions/core/catalog/catalog.js';
+import { planScan } from '../../functions/core/scan/plan-scan.js';
+import { readScanRows } from '../../functions/core/scan/read-scan.js';
+import { currentSchema } from '../../functions/core/spec/metadata.js';
+import type {
+  IcebergType,
+  Row,
+  StructType,
+  TableIdentifier,
+  Value,
+} from '../../functions/core/spec/types.js';
 
 /** Where setup.sh puts the venv, from the repository root (vitest's working directory). */
 export const PYICEBERG_VENV_PYTHON = '.cache/pyiceberg/venv/bin/python';
@@ -159,4 +170,61 @@ export function sortedRows(rows: readonly Record<string, Exact>[]): Record<strin
           .join(',')}}`
       : JSON.stringify(v);
   return [...rows].sort((a, b) => (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0));
+}
+
+/** A table as it was after one batch: its metadata file, the model's rows (as keys) and floe's rows. */
+export interface Seen {
+  label: string;
+  location: string;
+  model: string[];
+  floe: Record<string, Exact>[];
+}
+
+/** The table as it is now: its metadata file and floe's rows, beside the model's. */
+export async function see(
+  catalog: Catalog,
+  id: TableIdentifier,
+  label: string,
+  model: string[],
+): Promise<Seen> {
+  const table = await catalog.loadTable(id);
+  const schema = currentSchema(table.metadata);
+  const rows = await readScanRows(table, await planScan(table));
+  return {
+    label,
+    location: table.metadataLocation,
+    model,
+    floe: sortedRows(rows.map((r) => exactRow(schema, r))),
+  };
+}
+
+/**
+ * PyIceberg's rows of an answer that must have rows, in exact form and sorted.
+ * @throws Error naming `label` when PyIceberg refused the table
+ */
+export function rowsOf(answer: PyIcebergAnswer, label: string): Record<string, Exact>[] {
+  if ('error' in answer) throw new Error(`${label}: PyIceberg refused: ${JSON.stringify(answer.error)}`);
+  return sortedRows(answer.rows.map(exactAnswerRow));
+}
+
+/** How many distinct delete files of a kind (`POSITION_DELETES/PARQUET`, `…/PUFFIN`) a read planned. */
+export function planned(answer: PyIcebergAnswer, kind: string): number {
+  return 'deletes' in answer ? (answer.deletes[kind] ?? 0) : 0;
+}
+
+/**
+ * Asserts that floe's rows of each table state are the model's (by `key`), and that PyIceberg's answer
+ * for it has the model's rows and floe's rows field by field.
+ */
+export function expectEachAsFloe(
+  seen: readonly Seen[],
+  answers: readonly PyIcebergAnswer[],
+  key: (row: Record<string, Exact>) => string,
+): void {
+  seen.forEach((s, i) => {
+    const rows = rowsOf(answers[i], s.label);
+    expect(s.floe.map(key).sort(), `${s.label}: floe vs the model`).toEqual(s.model);
+    expect(rows.map(key).sort(), `${s.label}: PyIceberg vs the model`).toEqual(s.model);
+    expect(rows, `${s.label}: PyIceberg vs floe`).toEqual(s.floe);
+  });
 }

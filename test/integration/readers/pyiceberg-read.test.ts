@@ -19,10 +19,6 @@ import { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalo
 import { toFileUri } from '../../../functions/core/io/location.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { parseRoutes, type TableRoute } from '../../../functions/core/routing/routes.js';
-import { planScan } from '../../../functions/core/scan/plan-scan.js';
-import { readScanRows } from '../../../functions/core/scan/read-scan.js';
-import { currentSchema } from '../../../functions/core/spec/metadata.js';
-import type { TableIdentifier } from '../../../functions/core/spec/types.js';
 import {
   buildStream,
   CDC_TOPIC,
@@ -38,12 +34,13 @@ import {
 import {
   decimalText,
   type Exact,
-  exactAnswerRow,
-  exactRow,
-  type PyIcebergAnswer,
+  expectEachAsFloe,
   PyIcebergReader,
+  planned,
   pyicebergPython,
-  sortedRows,
+  rowsOf,
+  type Seen,
+  see,
 } from '../../support/pyiceberg-reader.js';
 import { liveEntries } from '../../support/readers.js';
 import { tempWarehouse } from '../../support/tables.js';
@@ -54,53 +51,6 @@ const EQUALITY_REFUSAL = {
   type: 'ValueError',
   message: 'PyIceberg does not yet support equality deletes: https://github.com/apache/iceberg/issues/6568',
 };
-
-/** A table as it was after one batch: its metadata file, the model's rows and floe's. */
-interface Seen {
-  label: string;
-  location: string;
-  model: string[];
-  floe: Record<string, Exact>[];
-}
-
-/** The table as it is now, read by floe. */
-async function see(
-  catalog: EmbeddedCatalog,
-  id: TableIdentifier,
-  label: string,
-  model: string[],
-): Promise<Seen> {
-  const table = await catalog.loadTable(id);
-  const schema = currentSchema(table.metadata);
-  const rows = await readScanRows(table, await planScan(table));
-  return {
-    label,
-    location: table.metadataLocation,
-    model,
-    floe: sortedRows(rows.map((r) => exactRow(schema, r))),
-  };
-}
-
-/** PyIceberg's rows of an answer that must have rows, in read_tables.py's exact form. */
-function rowsOf(answer: PyIcebergAnswer, label: string): Record<string, Exact>[] {
-  if ('error' in answer) throw new Error(`${label}: PyIceberg refused: ${JSON.stringify(answer.error)}`);
-  return sortedRows(answer.rows.map(exactAnswerRow));
-}
-
-/** Asserts each PyIceberg answer has floe's rows, field by field, and the model's; returns the answers. */
-async function readAndCompare(reader: PyIcebergReader, seen: readonly Seen[]): Promise<PyIcebergAnswer[]> {
-  const answers = await reader.read(seen.map((s) => s.location));
-  seen.forEach((s, i) => {
-    const rows = rowsOf(answers[i], s.label);
-    expect(s.floe.map(itemKey).sort(), `${s.label}: floe`).toEqual(s.model);
-    expect(rows.map(itemKey).sort(), `${s.label}: PyIceberg vs the model`).toEqual(s.model);
-    expect(rows, `${s.label}: PyIceberg vs floe`).toEqual(s.floe);
-  });
-  return answers;
-}
-
-const planned = (answer: PyIcebergAnswer, kind: string) =>
-  'deletes' in answer ? (answer.deletes[kind] ?? 0) : 0;
 
 /** One step of the source table: insert or update (`set`), `delete`; `noise` adds a non-change record. */
 const step = (id: number, kind: 'snapshot' | 'set' | 'delete', amount: number, noise = false): Step => ({
@@ -222,11 +172,12 @@ describe.skipIf(!PYTHON)(
         const index = await see(catalog, { namespace: ['cdc'], name: `${mode}__keys` }, 'key index', []);
 
         // Act
-        const answers = await readAndCompare(reader, seen);
+        const answers = await reader.read(seen.map((s) => s.location));
         const [indexAnswer] = await reader.read([index.location]);
 
-        // Assess: position deletes were applied, key-versions files were there, and the key index (a
-        // plain v2 table) reads the same too
+        // Assess: every batch as the model and floe; position deletes were applied, key-versions files
+        // were there, and the key index (a plain v2 table) reads the same too
+        expectEachAsFloe(seen, answers, itemKey);
         expect(live.some((e) => e.data_file.content === 2)).toBe(false);
         expect(
           live.some((e) => e.data_file.content === 1 && /key-versions-/.test(e.data_file.file_path)),
@@ -264,11 +215,11 @@ describe.skipIf(!PYTHON)(
         },
       ]);
       const t0 = Date.UTC(2026, 10, 21, 12, 0, 0);
-      type Order = { user: number; cents: number; sec: number };
+      type Order = [user: number, cents: number, sec: number];
       const eventOf = (partition: number, firstOffset: number, orders: Order[]) => ({
         eventSource: 'SelfManagedKafka',
         records: {
-          [`orders-${partition}`]: orders.map((o, i) => ({
+          [`orders-${partition}`]: orders.map(([user, cents, sec], i) => ({
             topic: 'orders',
             partition,
             offset: firstOffset + i,
@@ -276,65 +227,66 @@ describe.skipIf(!PYTHON)(
             timestampType: 'CREATE_TIME',
             value: Buffer.from(
               JSON.stringify({
-                user_id: o.user,
-                amount: decimalText(BigInt(o.cents), 2),
-                order_ts: new Date(t0 + o.sec * 1000).toISOString(),
+                user_id: user,
+                amount: decimalText(BigInt(cents), 2),
+                order_ts: new Date(t0 + sec * 1000).toISOString(),
               }),
             ).toString('base64'),
             headers: [],
           })),
         },
       });
-      const batches: { partition: number; offset: number; orders: Order[] }[] = [
-        {
-          partition: 0,
-          offset: 0,
-          orders: [
-            { user: 1, cents: 1025, sec: 5 },
-            { user: 2, cents: 710, sec: 20 },
-            { user: 1, cents: -5, sec: 70 },
+      // [partition, first offset, orders as [user, cents, second of the hour]]
+      const batches: [number, number, Order[]][] = [
+        [
+          0,
+          0,
+          [
+            [1, 1025, 5],
+            [2, 710, 20],
+            [1, -5, 70],
           ],
-        },
-        {
-          partition: 1,
-          offset: 0,
-          orders: [
-            { user: 1, cents: 300, sec: 30 },
-            { user: 2, cents: 250, sec: 95 },
+        ],
+        [
+          1,
+          0,
+          [
+            [1, 300, 30],
+            [2, 250, 95],
           ],
-        },
-        {
-          partition: 0,
-          offset: 3,
-          orders: [
-            { user: 3, cents: 400, sec: 150 },
-            { user: 1, cents: 115, sec: 160 },
+        ],
+        [
+          0,
+          3,
+          [
+            [3, 400, 150],
+            [1, 115, 160],
           ],
-        },
-        {
-          partition: 1,
-          offset: 2,
-          orders: [
-            { user: 1, cents: 999, sec: 200 },
-            { user: 1, cents: 100, sec: 165 },
-            { user: 2, cents: 101, sec: 170 },
+        ],
+        [
+          1,
+          2,
+          [
+            [1, 999, 200],
+            [1, 100, 165],
+            [2, 101, 170],
           ],
-        },
-        {
-          partition: 0,
-          offset: 5,
-          orders: [
-            { user: 2, cents: 1, sec: 210 },
-            { user: 1, cents: 2, sec: 230 },
+        ],
+        [
+          0,
+          5,
+          [
+            [2, 1, 210],
+            [1, 2, 230],
           ],
-        },
+        ],
       ];
       const plan = [0, 1, 1, 2, 3, 2, 4]; // two replays
       const counted = new Set<number>();
       const windows = new Map<string, { cents: bigint; orders: number }>();
       const seen: Seen[] = [];
       for (const [i, b] of plan.entries()) {
-        const { partition, offset, orders } = batches[b];
+        const [partition, offset, orders] = batches[b];
         const report = await ingestEvent(
           { catalog: uris, routes: [route] },
           eventOf(partition, offset, orders),
@@ -342,11 +294,11 @@ describe.skipIf(!PYTHON)(
         expect(report.tables[0].lateRecords ?? 0).toBe(0);
         if (!counted.has(b)) {
           counted.add(b);
-          for (const o of orders) {
-            const start = (BigInt(t0) + BigInt(Math.floor(o.sec / 60) * 60_000)) * 1000n;
-            const key = `${o.user}|${start}`;
+          for (const [user, cents, sec] of orders) {
+            const start = (BigInt(t0) + BigInt(Math.floor(sec / 60) * 60_000)) * 1000n;
+            const key = `${user}|${start}`;
             const w = windows.get(key) ?? { cents: 0n, orders: 0 };
-            windows.set(key, { cents: w.cents + BigInt(o.cents), orders: w.orders + 1 });
+            windows.set(key, { cents: w.cents + BigInt(cents), orders: w.orders + 1 });
           }
         }
         const model = [...windows].map(([k, w]) => `${k}|${decimalText(w.cents, 2)}|${w.orders}`).sort();
@@ -360,12 +312,7 @@ describe.skipIf(!PYTHON)(
       // Assess
       expect(seen[0].location).toMatch(/^file:\/\//);
       const windowKey = (r: Record<string, Exact>) => `${r.user_id}|${r.window_start}|${r.paid}|${r.orders}`;
-      seen.forEach((s, i) => {
-        const rows = rowsOf(answers[i], s.label);
-        expect(s.floe.map(windowKey).sort(), `${s.label}: floe`).toEqual(s.model);
-        expect(rows.map(windowKey).sort(), `${s.label}: PyIceberg vs the model`).toEqual(s.model);
-        expect(rows, `${s.label}: PyIceberg vs floe`).toEqual(s.floe);
-      });
+      expectEachAsFloe(seen, answers, windowKey);
       expect(new Set(live.map((e) => e.data_file.content))).toEqual(new Set([0, 1]));
       expect(planned(answers.at(-1)!, 'POSITION_DELETES/PARQUET')).toBeGreaterThan(0);
     });
@@ -391,12 +338,7 @@ describe.skipIf(!PYTHON)(
 
         // Assess: before the delete, PyIceberg equals the model and floe, having planned Puffin vectors
         const before = seen.slice(0, -1);
-        before.forEach((s, i) => {
-          const rows = rowsOf(answers[i], s.label);
-          expect(s.floe.map(itemKey).sort(), `${s.label}: floe`).toEqual(s.model);
-          expect(rows.map(itemKey).sort(), `${s.label}: PyIceberg vs the model`).toEqual(s.model);
-          expect(rows, `${s.label}: PyIceberg vs floe`).toEqual(s.floe);
-        });
+        expectEachAsFloe(before, answers, itemKey);
         expect(planned(answers[before.length - 1], 'POSITION_DELETES/PUFFIN')).toBeGreaterThan(0);
         // After it: the key's version rides on an equality delete (content 2, named key-versions-), which
         // PyIceberg refuses while planning; floe still reads the model
