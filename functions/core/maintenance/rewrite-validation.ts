@@ -14,13 +14,15 @@
  * no live data file in its scope with a lower data sequence number; position: no live data file it names
  * with a data sequence number at most its own; a deletion vector: its one data file gone). Only delete files in the partitions the rewrite touched
  * (and unpartitioned ones) are considered, so the commit stays about those partitions. floe's
- * key-versions files (position deletes naming no data file, cdc/write-changes.ts) are never dangling.
+ * key-versions files (position deletes naming no data file, cdc/write-changes.ts; on v3 equality deletes
+ * named `key-versions-`) are never dangling.
  */
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import type { FileIO } from '../io/file-io.js';
 import {
   isKeyVersionsFile,
   isUnpartitioned,
+  isVersionCarrierFile,
   POSITION_DELETE_FILE_PATH_ID,
   partitionKey,
 } from '../scan/delete-index.js';
@@ -171,8 +173,9 @@ export async function validateRewrite(
     const file = d.entry.data_file;
     const global = file.content === 2 && isUnpartitioned(d.spec);
     if (!global && !touched.has(d.key)) continue;
-    // Key-versions rows name no data file by design: they keep deleted keys' versions for late batches.
-    if (isKeyVersionsFile(file)) continue;
+    // Key-versions rows name no data file by design: they keep deleted keys' versions for late batches
+    // (on v3, equality deletes of keys already deleted by position carry them).
+    if (isKeyVersionsFile(file) || isVersionCarrierFile(md, file)) continue;
     const seq = seqOf(d.entry);
     if (file.content === 2) {
       const applies = after.some((a) => a.seq < seq && (global || a.key === d.key));

@@ -7,37 +7,16 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main as cli } from '../../../functions/cli/main.js';
-import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import { verifyIndex } from '../../../functions/core/key-index/verify-index.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { duckdbLiveRows, liveEntries } from '../../support/readers.js';
+import { checkV3 } from '../../support/v3-rules.js';
 import { duckdbRowLineage, type RowLineage } from '../../support/row-lineage.js';
 import { tempWarehouse } from '../../support/tables.js';
 import { type Change, feed, modelRows, rowsOf, upsertRoute } from '../../support/upsert-table.js';
 
 type Warehouse = Awaited<ReturnType<typeof tempWarehouse>>;
-
-/** The spec's v3 rules: row ids handed out in order, vectors only, one per live data file. */
-async function checkV3(table: LoadedTable): Promise<void> {
-  const md = table.metadata;
-  expect(md['format-version']).toBe(3);
-  let next = 0;
-  for (const s of md.snapshots) {
-    expect(s['first-row-id'], 'first-row-id').toBe(next);
-    next += s['added-rows'] ?? Number.NaN;
-  }
-  expect(md['next-row-id']).toBe(next);
-  const live = await liveEntries(table);
-  const data = new Set(live.filter((e) => e.data_file.content === 0).map((e) => e.data_file.file_path));
-  const deletes = live.filter((e) => e.data_file.content === 1).map((e) => e.data_file);
-  for (const dv of deletes) {
-    expect(dv.file_format).toBe('PUFFIN');
-    expect(data.has(dv.referenced_data_file ?? ''), 'a vector names a live data file').toBe(true);
-  }
-  const named = deletes.map((d) => d.referenced_data_file);
-  expect(new Set(named).size, 'at most one vector per data file').toBe(named.length);
-}
 
 async function compact(wh: Warehouse, table: string): Promise<void> {
   const quiet = process.stdout.write;
