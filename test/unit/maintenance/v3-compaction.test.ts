@@ -8,6 +8,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main as cli } from '../../../functions/cli/main.js';
 import { verifyIndex } from '../../../functions/core/key-index/verify-index.js';
+import { commitRewrite } from '../../../functions/core/maintenance/commit-rewrite.js';
+import { compactGroup } from '../../../functions/core/maintenance/compact-group.js';
+import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
+import { planCompaction } from '../../../functions/core/maintenance/plan-compaction.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { duckdbLiveRows, liveEntries } from '../../support/readers.js';
@@ -140,5 +144,38 @@ describe('compaction of a format-version 3 table', () => {
     expect(await rowsOf(wh, route)).toEqual(modelRows(model));
     expect(await duckRows(wh, route)).toEqual(modelRows(model));
     await checkV3(table);
+  });
+
+  it('abandons a group when a deletion vector for one of its files was committed while it worked', async () => {
+    // Prepare: two batches (two small files), planned and compacted; then a batch deletes a row of the
+    // first file by vector
+    const route = upsertRoute('raced', { 'format-version': '3' });
+    const model = new Map<number, string>();
+    await feed(
+      wh,
+      route,
+      [
+        [1, 'a'],
+        [2, 'b'],
+      ],
+      0,
+      model,
+    );
+    await feed(wh, route, [[3, 'c']], 10, model);
+    const table = await wh.catalog.loadTable(route.table);
+    const settings = { ...resolveSettings(table.metadata), minInputFiles: 2 };
+    const { plan } = await planCompaction(table, settings, 'raced-run', 'shop.raced');
+    const outcomes = [await compactGroup(table, plan!, 0)];
+    await feed(wh, route, [[1, null]], 20, model);
+
+    // Act
+    const result = await commitRewrite(wh.catalog, route.table, plan!, outcomes);
+
+    // Assess: nothing committed; the batch's delete holds
+    expect(plan!.groups).toHaveLength(1);
+    expect(result.status).toBe('abandoned');
+    expect(result.groupsAbandoned[0].reason).toMatch(/position deletes for its files were committed/);
+    expect(await rowsOf(wh, route)).toEqual(modelRows(model));
+    expect(await duckRows(wh, route)).toEqual(modelRows(model));
   });
 });
