@@ -5,6 +5,7 @@
  * equality delete), and the committed table is untouched. floe's reader and DuckDB (vectors decoded by
  * roaring-wasm) show the model.
  */
+import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
@@ -65,6 +66,40 @@ function model(...batches: (readonly Change[])[]): string[] {
 const rowsText = (rows: readonly Record<string, unknown>[]) => rows.map((r) => `${r.id}=${r.name}`).sort();
 const vectors = (entries: ManifestEntry[]) => entries.filter((e) => e.data_file.content === 1);
 
+type Warehouse = Awaited<ReturnType<typeof tempWarehouse>>;
+
+/** The cold batches committed through ingestEvent, then the live version for the tail `hot`. */
+async function serveLive(
+  wh: Warehouse,
+  cold: readonly (readonly Change[])[],
+  hot: readonly Change[],
+): Promise<{ table: LoadedTable; live: LoadedTable }> {
+  let offset = 0;
+  for (const batch of cold) {
+    await ingestEvent({ catalog: wh.catalog, routes: [route] }, eventOf(batch, offset));
+    offset += batch.length;
+  }
+  const table = await wh.catalog.loadTable(route.table);
+  const records = decodeEsmEvent(eventOf(hot, offset)).records;
+  const mapped = await mapHotset(table.metadata, route, 'upsert', 'evolve', records);
+  const to = BigInt(offset + hot.length);
+  const hotset: Hotset = {
+    snapshotId: currentSnapshot(table.metadata)?.['snapshot-id'] ?? null,
+    partitions: [],
+    ranges: [{ topic: TOPIC, partition: 0, from: BigInt(offset), toExclusive: to }],
+    records: records.length,
+    mapped,
+    identityMismatches: [],
+    freshness: { newestRecordMs: null, readUpTo: [], hotRecords: records.length },
+  };
+  const version = await writeLiveVersion(table, hotset, defaultCacheRoot(table));
+  const live = { ...table, metadata: version.metadata, metadataLocation: version.metadataLocation };
+  return { table, live };
+}
+
+const equalityPaths = (list: ManifestEntry[]) =>
+  list.filter((e) => e.data_file.content === 2).map((e) => e.data_file.file_path);
+
 // Cold: ids 0..5 in one file, then an update of 1 and a delete of 2 (a vector on that file)
 const COLD: Change[][] = [
   Array.from({ length: 6 }, (_, id): Change => [id, `v1-${id}`]),
@@ -82,59 +117,27 @@ const HOT: Change[] = [
 ];
 
 describe('the live tail of a format-version 3 upsert table', () => {
-  let wh: Awaited<ReturnType<typeof tempWarehouse>>;
+  let wh: Warehouse;
   beforeEach(async () => {
     wh = await tempWarehouse();
   });
   afterEach(() => wh.cleanup());
 
   it('deletes cold rows by deletion vectors merged with the cold ones, which the live snapshot drops', async () => {
-    // Prepare
-    let offset = 0;
-    for (const batch of COLD) {
-      await ingestEvent({ catalog: wh.catalog, routes: [route] }, eventOf(batch, offset));
-      offset += batch.length;
-    }
-    const table = await wh.catalog.loadTable(route.table);
-    const cold = await liveEntries(table);
-    const records = decodeEsmEvent(eventOf(HOT, offset)).records;
-    const mapped = await mapHotset(table.metadata, route, 'upsert', 'evolve', records);
-    const hotset: Hotset = {
-      snapshotId: currentSnapshot(table.metadata)?.['snapshot-id'] ?? null,
-      partitions: [],
-      ranges: [
-        { topic: TOPIC, partition: 0, from: BigInt(offset), toExclusive: BigInt(offset + HOT.length) },
-      ],
-      records: records.length,
-      mapped,
-      identityMismatches: [],
-      freshness: { newestRecordMs: null, readUpTo: [], hotRecords: records.length },
-    };
-
     // Act
-    const version = await writeLiveVersion(table, hotset, defaultCacheRoot(table));
+    const { table, live } = await serveLive(wh, COLD, HOT);
 
     // Assess: one vector per cold data file, the first file's holding its cold deletes and the tail's
-    const live: LoadedTable = {
-      ...table,
-      metadata: version.metadata,
-      metadataLocation: version.metadataLocation,
-    };
+    const cold = await liveEntries(table);
     const entries = await liveEntries(live);
     // No equality delete of its own (the cold ones: the key-versions carrier of key 2's delete)
-    const equality = (list: ManifestEntry[]) =>
-      list.filter((e) => e.data_file.content === 2).map((e) => e.data_file.file_path);
-    expect(equality(entries)).toEqual(equality(cold));
+    expect(equalityPaths(entries)).toEqual(equalityPaths(cold));
     const first = cold.find((e) => e.data_file.content === 0 && e.data_file.record_count === 6n)!;
-    const coldVector = vectors(cold).find(
-      (e) => e.data_file.referenced_data_file === first.data_file.file_path,
-    )!;
-    const onFirst = vectors(entries).filter(
-      (e) => e.data_file.referenced_data_file === first.data_file.file_path,
-    );
-    expect(coldVector.data_file.record_count).toBe(2n);
-    expect(onFirst.map((e) => e.data_file.record_count)).toEqual([4n]);
-    expect(onFirst[0].data_file.file_path).toContain('/floe-live/');
+    const on = (list: ManifestEntry[]) =>
+      vectors(list).filter((e) => e.data_file.referenced_data_file === first.data_file.file_path);
+    expect(on(cold).map((e) => e.data_file.record_count)).toEqual([2n]);
+    expect(on(entries).map((e) => e.data_file.record_count)).toEqual([4n]);
+    expect(on(entries)[0].data_file.file_path).toContain('/floe-live/');
     await checkV3(live);
     const summary = currentSnapshot(live.metadata)!.summary;
     expect(summary['floe.live']).toBe('true');
@@ -146,5 +149,33 @@ describe('the live tail of a format-version 3 upsert table', () => {
     const committed = await wh.catalog.loadTable(route.table);
     expect(committed.metadataLocation).toBe(table.metadataLocation);
     expect(rowsText(await readScanRows(committed, await planScan(committed)))).toEqual(model(...COLD));
+  });
+
+  it('shows the model for random cold batches and tails, by floe and by DuckDB', async () => {
+    const change = fc.tuple(
+      fc.integer({ min: 0, max: 7 }),
+      fc.option(fc.constantFrom('a', 'b', 'c'), { nil: null, freq: 3 }),
+    );
+    const batch = fc.array(change, { minLength: 1, maxLength: 8 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(batch, { minLength: 1, maxLength: 3 }), batch, async (cold, hot) => {
+        // Prepare: a fresh warehouse per case
+        const own = await tempWarehouse();
+        try {
+          // Act
+          const { table, live } = await serveLive(own, cold, hot);
+
+          // Assess
+          const expected = model(...cold, hot);
+          expect(rowsText(await readScanRows(live, await planScan(live)))).toEqual(expected);
+          expect(rowsText(await duckdbLiveRows(live, ['id', 'name'], ['id']))).toEqual(expected);
+          await checkV3(live);
+          expect(equalityPaths(await liveEntries(live))).toEqual(equalityPaths(await liveEntries(table)));
+        } finally {
+          await own.cleanup();
+        }
+      }),
+      { numRuns: 6, seed: 3613 },
+    );
   });
 });
