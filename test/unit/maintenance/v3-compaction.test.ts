@@ -178,4 +178,40 @@ describe('compaction of a format-version 3 table', () => {
     expect(await rowsOf(wh, route)).toEqual(modelRows(model));
     expect(await duckRows(wh, route)).toEqual(modelRows(model));
   });
+
+  it('removes only the rewritten file’s vector from a Puffin file that holds another file’s too', async () => {
+    // Prepare: two buckets, one data file each; one batch updates a key of each (one Puffin file, two
+    // vectors); a run compacts one group only
+    const route = { ...upsertRoute('shared', { 'format-version': '3' }), partitionBy: 'bucket(2, id)' };
+    const model = new Map<number, string>();
+    const first: Change[] = [1, 2, 3, 4, 5, 6].map((id) => [id, `v1-${id}`]);
+    await feed(wh, route, first, 0, model);
+    await feed(
+      wh,
+      route,
+      [1, 2, 3, 4, 5, 6].map((id): Change => [id, `v2-${id}`]),
+      10,
+      model,
+    );
+    const before = await wh.catalog.loadTable(route.table);
+    const vectors = (await liveEntries(before)).filter((e) => e.data_file.content === 1);
+    const settings = { ...resolveSettings(before.metadata), minInputFiles: 2, maxGroupsPerRun: 1 };
+    const { plan } = await planCompaction(before, settings, 'shared-run', 'shop.shared');
+    const outcomes = [await compactGroup(before, plan!, 0)];
+
+    // Act
+    const result = await commitRewrite(wh.catalog, route.table, plan!, outcomes);
+
+    // Assess: the other file's vector stays live, in the same Puffin file
+    expect(new Set(vectors.map((e) => e.data_file.file_path)).size).toBe(1);
+    expect(vectors).toHaveLength(2);
+    expect(result).toMatchObject({ status: 'committed', deleteFilesRemoved: 1 });
+    const table = await wh.catalog.loadTable(route.table);
+    const left = (await liveEntries(table)).filter((e) => e.data_file.content === 1);
+    expect(left).toHaveLength(1);
+    expect(left[0].data_file.file_path).toBe(vectors[0].data_file.file_path);
+    await checkV3(table);
+    expect(await rowsOf(wh, route)).toEqual(modelRows(model));
+    expect(await duckRows(wh, route)).toEqual(modelRows(model));
+  });
 });
