@@ -3,12 +3,14 @@
  * synthetic snapshot on top — parent = the current snapshot, sequence number = last + 1 — whose
  * manifest list holds the current manifests and one manifest of Parquet files holding the hotset
  * (and, for CDC tables, delete files for the cold rows the tail replaces or deletes: position deletes
- * naming them, or equality deletes under `floe.delete-mode=equality`; either way they reach the cold
- * rows only, never the tail's own rows: write-tail-changes.ts). `refs.main` points at it.
+ * naming them — deletion vectors on a v3 table, each replacing its cold data file's vector, which the
+ * live snapshot drops as a commit would (table/actions/row-delta.ts) — or equality deletes under
+ * `floe.delete-mode=equality`; either way they reach the cold rows only, never the tail's own rows:
+ * write-tail-changes.ts). `refs.main` points at it.
  *
  * Nothing is committed: the files and the metadata JSON go to a cache folder named by a hash of what
  * they hold (table, snapshot, view schema, delete form, offset ranges), `<cache root>/<key>/`, by floe's
- * own writers (write-rows, write-position-deletes or write-changes, the snapshot producer). A cache
+ * own writers (write-rows, delete-positions or write-changes, the row-delta action). A cache
  * folder is reused while the tail is the same, and swept after its TTL by the server; orphan removal
  * leaves it alone while it is fresh (io/confined-delete.ts). The metadata file is not named `<dir>/metadata/*.metadata.json`, so no tool
  * takes the cache folder for a table of its own.
@@ -20,8 +22,8 @@ import type { RowLocator } from '../cdc/locate-rows.js';
 import { LIVE_CACHE_FOLDER } from '../io/confined-delete.js';
 import { joinLocation } from '../io/location.js';
 import { currentSnapshot, serializeTableMetadata } from '../spec/metadata.js';
-import type { DataFile, Snapshot, SnapshotOperation, TableMetadata } from '../spec/types.js';
-import { prepareSnapshot } from '../table/snapshot-producer.js';
+import type { Snapshot, TableMetadata } from '../spec/types.js';
+import { rowDelta } from '../table/actions/row-delta.js';
 import { writeRows } from '../table/write-rows.js';
 import { freshnessSummary } from './freshness.js';
 import { describeHotRanges } from './hot-ranges.js';
@@ -79,15 +81,9 @@ async function writeHotFiles(
   const schema = mapped.schema;
   if (mapped.mode === 'append') {
     const data = mapped.rows.length ? await writeRows(base, mapped.rows, { filePrefix: 'live', schema }) : [];
-    return { data, deletes: [], preUpdates: [] };
+    return { data, deletes: [], replaced: [], preUpdates: [] };
   }
   return writeTailChanges(table, base, { finals: mapped.finals, key: mapped.key, schema }, locator);
-}
-
-function operationOf(data: DataFile[], deletes: DataFile[]): SnapshotOperation {
-  // Floe's own rule for a CDC commit (commit-batch.ts): deletes make it an overwrite or a delete.
-  if (deletes.length === 0) return 'append';
-  return data.length === 0 ? 'delete' : 'overwrite';
 }
 
 export interface WriteLiveVersionOptions {
@@ -114,10 +110,11 @@ export async function writeLiveVersion(
   // The table seen from its cache folder: every writer puts its files under `location`.
   const base: LoadedTable = { ...table, metadata: { ...table.metadata, location: cacheDir } };
   const files = await writeHotFiles(table, base, hotset, options.locator);
-  const prepared = await prepareSnapshot(base, {
-    operation: operationOf(files.data, files.deletes),
-    addedDataFiles: files.data,
-    addedDeleteFiles: files.deletes,
+  // Floe's own rule for a CDC commit: deletes make it an overwrite or a delete.
+  const { change: prepared } = await rowDelta(base, {
+    dataFiles: files.data,
+    deleteFiles: files.deletes,
+    removedDeleteFiles: files.replaced,
     summary: {
       [LIVE_KEY]: 'true',
       [LIVE_OFFSETS_KEY]: JSON.stringify(describeHotRanges(hotset.ranges)),

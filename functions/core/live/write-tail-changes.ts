@@ -3,14 +3,16 @@
  * tail replaces or deletes. Their form follows the table's `floe.delete-mode`, as ingestion's does:
  *
  * - `position` (the default): the replaced rows are located in the committed snapshot (a RowLocator:
- *   a key-pruned scan, or an index) and named by position delete files (`file_path`, `pos`, sorted,
- *   whole-path bounds: cdc/write-position-deletes.ts). They name cold data files only, so the tail's
- *   own rows are never reached; every engine reads them (PyIceberg refuses equality deletes).
+ *   a key-pruned scan, or an index) and deleted by position the table's way (cdc/delete-positions.ts,
+ *   as a CDC batch commits them): position delete files on a format-version 2 table (`file_path`,
+ *   `pos`, sorted, whole-path bounds), deletion vectors on a v3 one, each merged with its cold data
+ *   file's current vector, which the live snapshot then drops (`replaced`: at most one vector per data
+ *   file, and v3 forbids new position delete files — the live snapshot is served to every engine by
+ *   `floe serve --live`, so it keeps the spec's rules, not only floe's reader's). They name cold data
+ *   files only, so the tail's own rows are never reached; every engine reads them (PyIceberg refuses
+ *   equality deletes).
  * - `equality`: equality delete files holding the touched keys; at the live snapshot's sequence number
  *   they reach the cold rows only.
- *
- * A format-version 3 table keeps equality deletes: v3 forbids new position delete files (deletion
- * vectors replace them), and floe does not write deletion vectors for the tail.
  *
  * No key-versions file is written by position (ingestion's record of a deleted key's version for
  * late batches): the tail is never committed, and no reader of the view needs it.
@@ -21,7 +23,7 @@ import type { KeyState } from '../cdc/collapse-changes.js';
 import { planDeleteScope } from '../cdc/delete-scope.js';
 import { locateReplaced, type RowLocator, scanRowLocator } from '../cdc/locate-rows.js';
 import { writeChanges } from '../cdc/write-changes.js';
-import { writePositionDeletes } from '../cdc/write-position-deletes.js';
+import { deletePositions } from '../cdc/delete-positions.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { hasDataFiles } from '../spec/metadata.js';
 import { type DeleteMode, readIngestProperties } from '../spec/table-properties.js';
@@ -32,6 +34,8 @@ import { writeRows } from '../table/write-rows.js';
 export interface TailFiles {
   data: DataFile[];
   deletes: DataFile[];
+  /** Deletion vectors of the committed snapshot that `deletes` merged and replace (v3). */
+  replaced: DataFile[];
   preUpdates: TableUpdate[];
 }
 
@@ -39,13 +43,12 @@ export interface TailFiles {
 const PREFIX = 'live';
 
 /**
- * How the tail deletes cold rows: the table's delete mode, but equality for a table that is not
- * format-version 2 (see the file comment).
+ * How the tail deletes cold rows: the table's delete mode (`position` is deletion vectors on a v3
+ * table, see the file comment).
  * @throws ValidationError for a malformed `floe.delete-mode`
  */
 export function tailDeleteMode(md: TableMetadata): DeleteMode {
-  const mode = readIngestProperties(md.properties).deleteMode;
-  return mode === 'position' && md['format-version'] === 2 ? 'position' : 'equality';
+  return readIngestProperties(md.properties).deleteMode;
 }
 
 /**
@@ -69,14 +72,20 @@ export async function writeTailChanges(
     const keyIds = key.map((c) => c.id);
     const scope = finals.some((f) => f.deleteExisting) ? await planDeleteScope(base, keyIds) : undefined;
     const written = await writeChanges(base, finals, key, scope, { filePrefix: PREFIX, schema });
-    return { data: written.dataFiles, deletes: written.deleteFiles, preUpdates: scope?.preUpdates ?? [] };
+    return {
+      data: written.dataFiles,
+      deletes: written.deleteFiles,
+      replaced: [],
+      preUpdates: scope?.preUpdates ?? [],
+    };
   }
   const located = finals.some((f) => f.deleteExisting)
     ? (await locateReplaced(table, key, finals, locator)).rows
     : [];
   const rows = finals.flatMap((f) => (f.row ? [f.row] : []));
   const data = rows.length ? await writeRows(base, rows, { filePrefix: PREFIX, schema }) : [];
-  // Located rows are those of keys with deleteExisting (locateReplaced asks for no others).
-  const deletes = await writePositionDeletes(base, located, `${PREFIX}-`);
-  return { data, deletes, preUpdates: [] };
+  // Located rows are those of keys with deleteExisting (locateReplaced asks for no others). `base` holds
+  // the committed snapshot too: a v3 vector merges the cold file's current one from there.
+  const deletes = await deletePositions(base, located, `${PREFIX}-`);
+  return { data, deletes: deletes.added, replaced: deletes.replaced, preUpdates: [] };
 }

@@ -17,11 +17,14 @@ import { type WriteDataFilesOptions, writeBatchSourceFiles } from '../data/parqu
 import type { FileScanTask } from '../scan/scan-plan.js';
 import type { DataFile, Schema, SortOrder } from '../spec/types.js';
 import { DeleteMasks } from './delete-mask.js';
+import { fillLineage, withLineageFields } from './lineage-columns.js';
 import { type GroupRows, sortGroupRows } from './sort-permutation.js';
 
 /**
  * Reads the live rows of `tasks` (deletes applied), sorts them by `order` and writes them as `opts`
- * says; returns the files written and the rows they hold.
+ * says; returns the files written and the rows they hold. A format-version 3 table's rows keep their
+ * row lineage: the files are written with `_row_id` and `_last_updated_sequence_number` columns
+ * (lineage-columns.ts).
  * @throws ValidationError for a file that cannot be read as the schema, a malformed delete file, a
  *   sort field that does not apply, or rows the writer refuses; whatever reading and writing throw
  */
@@ -32,16 +35,23 @@ export async function compactColumns(
   order: SortOrder | undefined,
   opts: WriteDataFilesOptions,
 ): Promise<{ files: DataFile[]; rows: number }> {
-  const rows = sortGroupRows(await readGroupRows(table, tasks, schema), order, schema);
-  const files = await writeBatchSourceFiles(new GatheredFileRows(rows), opts);
+  const lineage = table.metadata['format-version'] >= 3;
+  const written = lineage ? withLineageFields(schema) : schema;
+  const rows = sortGroupRows(await readGroupRows(table, tasks, written, lineage), order, schema);
+  const files = await writeBatchSourceFiles(new GatheredFileRows(rows), { ...opts, schema: written });
   return { files, rows: rows.row.length };
 }
 
-/** Every file's columns, batch by batch, and the rows no delete removes, in file order. */
+/**
+ * Every file's columns, batch by batch, and the rows no delete removes, in file order. With `lineage`,
+ * the schema's last two columns are `_row_id` and `_last_updated_sequence_number`, inherited values
+ * filled in from the row's own file and position (before any row is dropped or moved).
+ */
 async function readGroupRows(
   table: LoadedTable,
   tasks: readonly FileScanTask[],
   schema: Schema,
+  lineage: boolean,
 ): Promise<GroupRows> {
   const masks = new DeleteMasks(table);
   const parts: arrow.Data[][] = schema.fields.map(() => []);
@@ -54,6 +64,12 @@ async function readGroupRows(
     let position = 0;
     for (const columns of projectFile(file, schema)) {
       const p = partCount++;
+      if (lineage) {
+        const at = columns.length - 2;
+        const { file: data, dataSequenceNumber } = tasks[t];
+        const source = { firstRowId: data.first_row_id, dataSequenceNumber, position };
+        columns.splice(at, 2, ...fillLineage(columns[at], columns[at + 1], source));
+      }
       for (let j = 0; j < columns.length; j++) parts[j].push(columns[j]);
       const length = columns[0]?.length ?? 0;
       if (!mask) kept.push(p, 0, length);

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { type WriteDataFilesOptions, writeDataFiles } from '../data/parquet/write/write-data-file.js';
 import { ValidationError } from '../errors.js';
+import { UnsupportedFeatureError } from '../spec/format-version.js';
 import { joinLocation } from '../io/location.js';
 import { planScan } from '../scan/plan-scan.js';
 import { readScanRows } from '../scan/read-scan.js';
@@ -25,7 +26,10 @@ import { sortRows } from '../table/sort-rows.js';
 import { readWriteProperties } from '../spec/table-properties.js';
 
 export interface CompactGroupOptions {
-  /** Columnar compaction; false only to compare with the row path. @default true */
+  /**
+   * Columnar compaction; false only to compare with the row path, which carries no row lineage and so
+   * is refused on a format-version 3 table. @default true
+   */
   columnar?: boolean;
 }
 
@@ -47,6 +51,7 @@ export interface GroupOutcome {
  * Rewrites group `index` of `plan`.
  * @throws ValidationError when the plan has no such group, or the starting snapshot no longer holds the
  *   group's files (it was expired, or the plan belongs to another table)
+ * @throws UnsupportedFeatureError for the row path (`columnar: false`) on a format-version 3 table
  * @throws whatever reading and writing files throws (NotFoundError, TransientIOError, ...)
  */
 export async function compactGroup(
@@ -58,6 +63,11 @@ export async function compactGroup(
   const group = plan.groups.find((g) => g.index === index);
   if (!group) throw new ValidationError(`the rewrite plan ${plan.runId} has no group ${index}`);
   const md = table.metadata;
+  if (options.columnar === false && md['format-version'] >= 3) {
+    throw new UnsupportedFeatureError(
+      'the row path of compaction does not keep row lineage (_row_id): a format-version 3 table is compacted columnar',
+    );
+  }
   const scan = await planScan(table, { snapshotId: BigInt(plan.snapshotId) });
   const wanted = new Set(group.files);
   const tasks = scan.tasks.filter((t) => wanted.has(t.file.file_path));

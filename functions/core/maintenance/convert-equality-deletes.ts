@@ -1,7 +1,11 @@
 /**
  * Converts a table's equality delete files into position deletes, no data file rewritten (what Flink's
  * and Spark's ConvertEqualityDeletes actions do): PyIceberg refuses equality deletes and every reader
- * pays for them; position deletes every reader applies.
+ * pays for them; position deletes every reader applies. A format-version 2 table gets Parquet position
+ * delete files; a v3 table gets deletion vectors, each merged with its data file's current vector,
+ * which leaves in the same snapshot (cdc/delete-positions.ts, the one writer of deletes by position).
+ * floe's own v3 key-versions carriers (equality deletes named `key-versions-`, whose rows are deleted by
+ * position already) are kept, as v2's key-versions files are: they carry deleted keys' versions.
  *
  * Only tables in `floe.delete-mode=position` (the default) are converted: a table set to `equality`
  * chose that form, and its next batch would write equality deletes again.
@@ -21,20 +25,24 @@
  *     other positions in another file), or
  *   - a data file appeared with a data sequence number below the group's highest (only a compaction,
  *     keeping its starting sequence number, adds such files: E may apply to them);
- * then the group is planned again (at most MAX_ROUNDS times, then left for the next run). Files added
+ * or (v3) the deletion vector of a data file the group writes one for changed (a CDC batch merged its
+own: the group's vector would either sit beside it or drop its positions),
+then the group is planned again (at most MAX_ROUNDS times, then left for the next run). Files added
  * with new sequence numbers do not matter: E never applied to them, and the position deletes do not
  * either (they name rows of other files). A group whose files another run removed has nothing left
  * to do; one whose files were only partly removed is planned again.
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import type { RowLocation } from '../cdc/locate-rows.js';
-import { writePositionDeletes } from '../cdc/write-position-deletes.js';
+import { deletePositions, type PositionDeleteFiles } from '../cdc/delete-positions.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import { planScan } from '../scan/plan-scan.js';
-import { UnsupportedFeatureError } from '../spec/format-version.js';
+import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
+import { isVersionCarrierFile } from '../scan/delete-index.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import { readIngestProperties, readMaintenanceProperties } from '../spec/table-properties.js';
-import type { DataFile, ManifestEntry, TableIdentifier } from '../spec/types.js';
+import type { ManifestEntry, TableIdentifier } from '../spec/types.js';
+import { deleteFileKey } from '../table/actions/mark-removed.js';
 import { replaceDeleteFiles } from '../table/actions/replace-delete-files.js';
 import type { Noop, Stale } from '../table/actions/table-action.js';
 import { carriedFloeSummary } from '../table/carried-summary.js';
@@ -103,22 +111,12 @@ export function convertReport(status: ConvertResult['status'], skipped?: string)
 }
 
 /**
- * THE call site that deletes rows the table's way. v2: position delete files. A v3 table takes
- * deletion vectors; until floe writes them it is refused here (and before any work, by refuseV3).
- * @throws UnsupportedFeatureError for a table other than format-version 2; as writePositionDeletes
+ * THE call site that deletes rows the table's way: position delete files (v2), or deletion vectors
+ * merged with the data files' current ones, which they replace (v3).
+ * @throws as deletePositions
  */
-async function deleteRows(table: LoadedTable, rows: readonly RowLocation[]): Promise<DataFile[]> {
-  refuseV3(table);
-  return writePositionDeletes(table, rows, FILE_PREFIX);
-}
-
-/** @throws UnsupportedFeatureError for a table other than format-version 2 */
-function refuseV3(table: LoadedTable): void {
-  const version = table.metadata['format-version'];
-  if (version === 2) return;
-  throw new UnsupportedFeatureError(
-    `converting equality deletes of a format-version ${version} table needs deletion vectors, which floe does not write yet; the table is left as it is`,
-  );
+function deleteRows(table: LoadedTable, rows: readonly RowLocation[]): Promise<PositionDeleteFiles> {
+  return deletePositions(table, rows, FILE_PREFIX);
 }
 
 const seqOf = (e: ManifestEntry): bigint => e.sequence_number ?? 0n;
@@ -166,6 +164,19 @@ interface GroupRound {
   planned: Set<string>;
   /** The data files the group's deletes applied to. */
   scanned: Set<string>;
+  /**
+   * v3: per data file the group writes a vector for, the key (deleteFileKey) of the vector it merged
+   * and replaces, or null when the file had none.
+   */
+  vectors: Map<string, string | null>;
+}
+
+/** The round's vectors as `vectors` wants them: each data file → the vector it replaces. Never throws. */
+function mergedVectors(written: PositionDeleteFiles): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  for (const f of written.added) if (isDeletionVector(f)) out.set(f.referenced_data_file ?? '', null);
+  for (const f of written.replaced) out.set(f.referenced_data_file ?? '', deleteFileKey(f));
+  return out;
 }
 
 /** How many of `paths` are live. Never throws. */
@@ -186,6 +197,17 @@ function staleOn(round: GroupRound, live: readonly ManifestEntry[]): { gone: boo
   const older = data.find((e) => !round.planned.has(e.data_file.file_path) && seqOf(e) < round.maxSeq);
   if (older)
     return { gone: false, reason: `data file ${older.data_file.file_path} was added below the deletes` };
+  if (round.vectors.size > 0) {
+    const now = new Map<string, string>();
+    for (const e of live) {
+      if (isDeletionVector(e.data_file))
+        now.set(e.data_file.referenced_data_file ?? '', deleteFileKey(e.data_file));
+    }
+    for (const [path, merged] of round.vectors) {
+      if ((now.get(path) ?? null) !== merged)
+        return { gone: false, reason: `the deletion vector of data file ${path} changed` };
+    }
+  }
   return { gone: false };
 }
 
@@ -225,14 +247,17 @@ async function convertGroup(
     if (paths.size === 0) return { kind: 'gone' };
     const plan = await planScan(table);
     const { rows, scanned } = await findEqualityMatches(table, plan.tasks, paths);
+    const written = await deleteRows(table, rows);
+    const added = written.added;
     const planned: GroupRound = {
       paths,
       maxSeq,
       snapshotId: plan.snapshotId,
       planned: new Set(live.filter((e) => e.data_file.content === 0).map((e) => e.data_file.file_path)),
       scanned,
+      vectors: mergedVectors(written),
     };
-    const added = await deleteRows(table, rows);
+    const removed = new Set([...paths, ...written.replaced.map(deleteFileKey)]);
     const outcome = await commitAction<Noop<'gone'> | Stale>(
       catalog,
       id,
@@ -246,7 +271,7 @@ async function convertGroup(
             if (stale.reason) return { kind: 'stale', reason: stale.reason };
           }
           return replaceDeleteFiles(base, {
-            removedDeleteFiles: paths,
+            removedDeleteFiles: removed,
             addedDeleteFiles: added,
             manifests: baseManifests,
             summary: carriedFloeSummary(base.metadata),
@@ -260,7 +285,7 @@ async function convertGroup(
       return {
         kind: 'committed',
         snapshotId: String(snapshotId),
-        files: added.length,
+        files: new Set(added.map((f) => f.file_path)).size,
         rows: rows.length,
         attempts,
         conflicts,
@@ -268,7 +293,8 @@ async function convertGroup(
       };
     }
     // Certainly not landed: the commit loop ends with an answer only on a base it prepared nothing for.
-    await Promise.all(added.map((f) => table.io.delete(f.file_path).catch(() => undefined)));
+    const addedPaths = new Set(added.map((f) => f.file_path));
+    await Promise.all([...addedPaths].map((p) => table.io.delete(p).catch(() => undefined)));
     if (outcome.kind === 'noop') return { kind: 'gone' };
     reason = outcome.reason;
   }
@@ -276,9 +302,8 @@ async function convertGroup(
 }
 
 /**
- * Converts the table's live equality delete files into position deletes, group by group, one
- * snapshot per group.
- * @throws UnsupportedFeatureError for a format-version 3 table (deletion vectors not written yet)
+ * Converts the table's live equality delete files into position deletes (deletion vectors on a
+ * format-version 3 table), group by group, one snapshot per group.
  * @throws ValidationError for a malformed `floe.*` property, a malformed delete file or metadata
  * @throws CommitFailedError / CommitStateUnknownError / LockTimeoutError from the commit loop;
  *   NotFoundError / TransientIOError from reading and writing files
@@ -296,7 +321,9 @@ export async function convertEqualityDeletes(
       'the table is in floe.delete-mode=equality: its equality deletes are kept',
     );
   }
-  const deletes = liveEntries(await snapshotManifests(table)).filter((e) => e.data_file.content === 2);
+  const deletes = liveEntries(await snapshotManifests(table)).filter(
+    (e) => e.data_file.content === 2 && !isVersionCarrierFile(table.metadata, e.data_file),
+  );
   const maxBytes = options.maxGroupBytes ?? readMaintenanceProperties(props).convertGroupBytes;
   const groups = groupDeletes(deletes, maxBytes);
   const result: ConvertResult = {
@@ -305,7 +332,6 @@ export async function convertEqualityDeletes(
     groups: groups.length,
   };
   if (deletes.length === 0 || options.dryRun) return result;
-  refuseV3(table);
   const now = options.now ?? Date.now;
   let longest = 0;
   for (const [index, group] of groups.entries()) {

@@ -34,7 +34,7 @@ export interface CompactionPlanResult {
   plan?: RewritePlan;
   before: TableFileStats;
   smallFiles: number;
-  /** Why the table is not compacted at all (a format-version 3 table). */
+  /** Why the table is not compacted at all. */
   skipped?: string;
 }
 
@@ -76,12 +76,6 @@ export async function planCompaction(
   const before = statsOf(scan);
   if (scan.snapshotId === null) return { before, smallFiles: 0 };
   const md = table.metadata;
-  if (md['format-version'] >= 3) {
-    // Rewritten v3 rows must keep _row_id and _last_updated_sequence_number, written as columns, which
-    // floe's rewrite does not write yet (table/actions/rewrite-files.ts refuses such a commit too).
-    const skipped = 'compaction of format-version 3 tables is not supported yet (row lineage)';
-    return { before, smallFiles: 0, skipped };
-  }
   const snapshot = md.snapshots.find((s) => s['snapshot-id'] === scan.snapshotId)!;
   const schema = currentSchema(md);
 

@@ -12,19 +12,23 @@
  *
  * Dangling deletes: a delete file the committed table would no longer apply to any data file (equality:
  * no live data file in its scope with a lower data sequence number; position: no live data file it names
- * with a data sequence number at most its own). Only delete files in the partitions the rewrite touched
+ * with a data sequence number at most its own; a deletion vector: its one data file gone). Only delete files in the partitions the rewrite touched
  * (and unpartitioned ones) are considered, so the commit stays about those partitions. floe's
- * key-versions files (position deletes naming no data file, cdc/write-changes.ts) are never dangling.
+ * key-versions files (position deletes naming no data file, cdc/write-changes.ts; on v3 equality deletes
+ * named `key-versions-`) are never dangling.
  */
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import type { FileIO } from '../io/file-io.js';
 import {
   isKeyVersionsFile,
   isUnpartitioned,
+  isVersionCarrierFile,
   POSITION_DELETE_FILE_PATH_ID,
   partitionKey,
 } from '../scan/delete-index.js';
+import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import { specById } from '../spec/metadata.js';
+import { deleteFileKey } from '../table/actions/mark-removed.js';
 import type { DataFile, ManifestEntry, PartitionSpec, StructType, TableMetadata } from '../spec/types.js';
 import type { RewriteGroupPlan } from './rewrite-run-files.js';
 import type { ManifestWithEntries } from '../table/snapshot-manifests.js';
@@ -41,7 +45,10 @@ export interface RewriteValidation {
   abandoned: { index: number; reason: string }[];
   /** Groups whose new files are already live: an earlier attempt committed them. */
   alreadyCommitted: number[];
-  /** Delete files to remove with the rewrite. */
+  /**
+   * Delete files to remove with the rewrite, by deleteFileKey: a deletion vector by its Puffin path and
+   * offset, since the same Puffin file holds the vectors of data files the rewrite keeps.
+   */
   danglingDeletes: Set<string>;
 }
 
@@ -57,11 +64,15 @@ interface LiveFile {
   key: string;
 }
 
-/** Reads which data files position delete files name, each file once. */
+/**
+ * Reads which data files position delete files name, each file once. A deletion vector names its one
+ * data file in the manifest (`referenced_data_file`): nothing to read.
+ */
 class PositionPaths {
   private readonly cache = new Map<string, Promise<Set<string>>>();
   constructor(private readonly io: FileIO) {}
   get(file: DataFile): Promise<Set<string>> {
+    if (isDeletionVector(file)) return Promise.resolve(new Set([file.referenced_data_file ?? '']));
     let paths = this.cache.get(file.file_path);
     if (!paths) {
       paths = readDataFile(this.io, file.file_path, PATH_STRUCT).then(
@@ -162,20 +173,21 @@ export async function validateRewrite(
     const file = d.entry.data_file;
     const global = file.content === 2 && isUnpartitioned(d.spec);
     if (!global && !touched.has(d.key)) continue;
-    // Key-versions rows name no data file by design: they keep deleted keys' versions for late batches.
-    if (isKeyVersionsFile(file)) continue;
+    // Key-versions rows name no data file by design: they keep deleted keys' versions for late batches
+    // (on v3, equality deletes of keys already deleted by position carry them).
+    if (isKeyVersionsFile(file) || isVersionCarrierFile(md, file)) continue;
     const seq = seqOf(d.entry);
     if (file.content === 2) {
       const applies = after.some((a) => a.seq < seq && (global || a.key === d.key));
-      if (!applies) result.danglingDeletes.add(file.file_path);
+      if (!applies) result.danglingDeletes.add(deleteFileKey(file));
     } else {
       const candidates = after.filter((a) => a.key === d.key && a.seq <= seq);
       if (candidates.length === 0) {
-        result.danglingDeletes.add(file.file_path);
+        result.danglingDeletes.add(deleteFileKey(file));
         continue;
       }
       const named = await positions.get(file);
-      if (!candidates.some((a) => named.has(a.path))) result.danglingDeletes.add(file.file_path);
+      if (!candidates.some((a) => named.has(a.path))) result.danglingDeletes.add(deleteFileKey(file));
     }
   }
   return result;

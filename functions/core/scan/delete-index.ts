@@ -23,7 +23,7 @@
 import { ValidationError } from '../errors.js';
 import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import { compareValues, decodeValue } from '../spec/conversions.js';
-import type { DataFile, PartitionSpec } from '../spec/types.js';
+import type { DataFile, PartitionSpec, TableMetadata } from '../spec/types.js';
 import type { DeleteFileRef } from './scan-plan.js';
 import { tupleKey } from './value-key.js';
 
@@ -46,6 +46,17 @@ export function isKeyVersionsFile(file: DataFile): boolean {
   return (
     lower.endsWith(`/data/${KEY_VERSIONS_NAME}`) &&
     lower === text(file.upper_bounds?.get(POSITION_DELETE_FILE_PATH_ID))
+  );
+}
+
+/**
+ * Whether an equality delete file is floe's v3 stand-in for a key-versions file (cdc/write-changes.ts:
+ * the keys of rows deleted by position in the same commit, named `key-versions-`, carrying the deleting
+ * changes' versions). Maintenance keeps these as it keeps key-versions files. Never throws.
+ */
+export function isVersionCarrierFile(metadata: TableMetadata, file: DataFile): boolean {
+  return (
+    metadata['format-version'] >= 3 && file.content === 2 && /\/[^/]*key-versions-[^/]*$/.test(file.file_path)
   );
 }
 

@@ -17,7 +17,6 @@ import { planCompaction } from '../../../functions/core/maintenance/plan-compact
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
-import { UnsupportedFeatureError } from '../../../functions/core/spec/format-version.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { ManifestEntry, TableIdentifier } from '../../../functions/core/spec/types.js';
 import {
@@ -434,32 +433,5 @@ describe('converting equality deletes into position deletes', () => {
     expect(currentSnapshot(after.metadata)!['snapshot-id']).toBe(
       currentSnapshot(before.metadata)!['snapshot-id'],
     );
-  });
-
-  it('refuses a format-version 3 table (deletion vectors are not written yet), changing nothing', async () => {
-    // Prepare: the catalog answers the table as a v3 one
-    const route = routeOf('upsert');
-    const send = sender(route);
-    await send([1, { id: 1, region: 'EU', amount: 1, note: null }]);
-    await send([1, null]);
-    await switchToPosition(route.table);
-    const v3 = new FaultyCatalog(wh.catalog);
-    v3.loadTable = async (id) => {
-      const table = await wh.catalog.loadTable(id);
-      return { ...table, metadata: { ...table.metadata, 'format-version': 3 } };
-    };
-    const before = await wh.catalog.loadTable(route.table);
-
-    // Act
-    const converting = convertEqualityDeletes(v3, route.table);
-
-    // Assess
-    await expect(converting).rejects.toThrow(UnsupportedFeatureError);
-    await expect(converting).rejects.toThrow(/format-version 3/);
-    const after = await wh.catalog.loadTable(route.table);
-    expect(currentSnapshot(after.metadata)!['snapshot-id']).toBe(
-      currentSnapshot(before.metadata)!['snapshot-id'],
-    );
-    expect(v3.commits).toBe(0);
   });
 });

@@ -2,12 +2,18 @@
  * A format-version 3 table floe appends to, read by readers no one here wrote: icebird through a loopback
  * HTTP server (it reads v3 appends; it has no deletion vector support, so CDC tables with vectors are
  * read by DuckDB in test/unit/cdc/v3-deletion-vectors.test.ts), DuckDB over every live data file, and
- * the metadata held to the spec's v3 rules (row lineage on every snapshot, v3 manifest lists).
+ * the metadata held to the spec's v3 rules (row lineage on every snapshot, v3 manifest lists). Last,
+ * the table is compacted (files carrying `_row_id` and `_last_updated_sequence_number` columns) and read
+ * by both again.
  */
 import { readFileSync } from 'node:fs';
 import { icebergRead } from 'icebird';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
+import { commitRewrite } from '../../../functions/core/maintenance/commit-rewrite.js';
+import { compactGroup } from '../../../functions/core/maintenance/compact-group.js';
+import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
+import { planCompaction } from '../../../functions/core/maintenance/plan-compaction.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
@@ -71,6 +77,32 @@ describe('a v3 table floe appended to, read by icebird and DuckDB', () => {
     );
     const rows = await duckdbQuery(
       `select order_id from read_parquet([${paths.join(',')}]) order by order_id`,
+    );
+    expect(rows.map((r) => r.order_id)).toEqual(
+      floe.map((r) => r.order_id).sort((a, b) => (a! < b! ? -1 : 1)),
+    );
+  });
+
+  it('icebird and DuckDB read the rows floe read once the table is compacted', async () => {
+    // Prepare
+    const settings = { ...resolveSettings(table.metadata), minInputFiles: 2 };
+    const { plan } = await planCompaction(table, settings, 'v3-readers', 'sales.orders_v3');
+    const outcomes = await Promise.all(plan!.groups.map((g) => compactGroup(table, plan!, g.index)));
+
+    // Act
+    const result = await commitRewrite(wh.catalog, route.table, plan!, outcomes);
+
+    // Assess
+    expect(result.status).toBe('committed');
+    expect(result.dataFilesRemoved).toBeGreaterThan(result.dataFilesAdded);
+    const compacted = await wh.catalog.loadTable(route.table);
+    const ice = (await icebergRead({ tableUrl: `${wh.url}/sales/orders_v3` })) as Record<string, unknown>[];
+    expect(ice.map((r) => r.order_id).sort()).toEqual(floe.map((r) => r.order_id).sort());
+    const paths = (await liveEntries(compacted)).map((e) =>
+      sqlString(e.data_file.file_path.replace(wh.url, wh.dir)),
+    );
+    const rows = await duckdbQuery(
+      `select order_id from read_parquet([${paths.join(',')}], union_by_name = true) order by order_id`,
     );
     expect(rows.map((r) => r.order_id)).toEqual(
       floe.map((r) => r.order_id).sort((a, b) => (a! < b! ? -1 : 1)),

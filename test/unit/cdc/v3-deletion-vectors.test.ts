@@ -3,13 +3,20 @@
  * batch, one vector per data file, each merged with the file's previous vector (which leaves in the
  * same snapshot), and a batch whose data file's vector another writer changed meanwhile merges again on
  * the new base. Read after every step by floe and by DuckDB (vectors decoded by roaring-wasm), against
- * a model; the metadata is checked against the spec's v3 rules.
+ * a model; the metadata is checked against the spec's v3 rules. The random streams mix in maintenance:
+ * compaction and the conversion of equality deletes (a table begun in floe.delete-mode=equality) keep
+ * every row's lineage (`_row_id`, `_last_updated_sequence_number`, as DuckDB reads them).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
+import { commitRewrite } from '../../../functions/core/maintenance/commit-rewrite.js';
+import { compactGroup } from '../../../functions/core/maintenance/compact-group.js';
+import { convertEqualityDeletes } from '../../../functions/core/maintenance/convert-equality-deletes.js';
+import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
+import { planCompaction } from '../../../functions/core/maintenance/plan-compaction.js';
 import { readManifestEntries } from '../../../functions/core/manifest/manifest-reader.js';
 import { readManifestList } from '../../../functions/core/manifest/manifest-list.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
@@ -29,10 +36,11 @@ import {
   stepArb,
 } from '../../support/cdc-stream.js';
 import { duckdbLiveRows, liveEntries } from '../../support/readers.js';
+import { duckdbRowLineage } from '../../support/row-lineage.js';
 import { FaultyCatalog, tempWarehouse } from '../../support/tables.js';
 
 let n = 0;
-const routeOf = (mode: CdcTestMode, partitionBy?: string): TableRoute => ({
+const routeOf = (mode: CdcTestMode, partitionBy?: string, equality = false): TableRoute => ({
   table: { namespace: ['dv'], name: `items_${n++}` },
   topics: [CDC_TOPIC],
   schema: ITEMS_SCHEMA,
@@ -40,8 +48,30 @@ const routeOf = (mode: CdcTestMode, partitionBy?: string): TableRoute => ({
   mode,
   identifierColumns: ['id'],
   kafkaLineage: true,
-  properties: { 'format-version': '3' },
+  properties: { 'format-version': '3', ...(equality ? { 'floe.delete-mode': 'equality' } : {}) },
 });
+
+type Maintenance = 'none' | 'compact' | 'convert';
+
+/**
+ * Compacts every group planning finds (two small files make a group), or converts the table's equality
+ * deletes, switching it to floe.delete-mode=position first.
+ */
+async function maintain(catalog: EmbeddedCatalog, route: TableRoute, step: Maintenance): Promise<void> {
+  if (step === 'convert') {
+    const props = { 'floe.delete-mode': 'position' };
+    await catalog.commitTable(route.table, [], [{ action: 'set-properties', updates: props }]);
+    await convertEqualityDeletes(catalog, route.table);
+    return;
+  }
+  const table = await catalog.loadTable(route.table);
+  const settings = { ...resolveSettings(table.metadata), minInputFiles: 2 };
+  const { plan } = await planCompaction(table, settings, `run${n++}`, route.table.name);
+  if (!plan || plan.groups.length === 0) return;
+  const outcomes = [];
+  for (const g of plan.groups) outcomes.push(await compactGroup(table, plan, g.index));
+  expect((await commitRewrite(catalog, route.table, plan, outcomes)).status).toBe('committed');
+}
 
 /** Per key, the state its newest delivered change left (keys stay on one Kafka partition). */
 function modelOf(stream: Stream, mode: CdcTestMode, delivered: ReadonlySet<number>): string[] {
@@ -161,16 +191,25 @@ describe('deletion vectors on a format-version 3 table', () => {
     expect(await readers(table)).toEqual({ floe: expected, duck: expected });
   });
 
-  it('random streams, late and replayed batches, two writers: every reader equals the model', async () => {
+  it('random streams, late and replayed batches, two writers, compaction and conversion: every reader equals the model', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom<CdcTestMode>('debezium', 'upsert'),
         fc.constantFrom(undefined, 'bucket(2, id)'),
         fc.array(stepArb, { minLength: 4, maxLength: 12 }),
-        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.boolean()), { minLength: 2, maxLength: 6 }),
-        async (mode, partitionBy, steps, ops) => {
+        fc.array(
+          fc.tuple(
+            fc.nat(),
+            fc.nat(),
+            fc.boolean(),
+            fc.constantFrom<Maintenance>('none', 'none', 'compact', 'convert'),
+          ),
+          { minLength: 2, maxLength: 6 },
+        ),
+        fc.boolean(),
+        async (mode, partitionBy, steps, ops, equality) => {
           // Prepare
-          const route = routeOf(mode, partitionBy);
+          const route = routeOf(mode, partitionBy, equality);
           const stream = buildStream(steps, mode);
           const total = stream.records.length;
           const size = Math.max(1, Math.ceil(total / 3));
@@ -186,9 +225,17 @@ describe('deletion vectors on a format-version 3 table', () => {
             expect(report.tables[0].deadLettered).toBe(0);
             for (let i = batches[b].from; i < batches[b].to; i++) delivered.add(i);
           };
-          const all = [...ops, ...batches.map((_, b): [number, number, boolean] => [b, b, false])];
+          const all = [
+            ...ops,
+            ...batches.map((_, b): [number, number, boolean, Maintenance] => [
+              b,
+              b,
+              false,
+              b === batches.length - 1 ? 'compact' : 'none',
+            ]),
+          ];
 
-          for (const [batch, other, conflict] of all) {
+          for (const [batch, other, conflict, step] of all) {
             // Act
             const b = batch % batches.length;
             const o = other % batches.length;
@@ -207,6 +254,17 @@ describe('deletion vectors on a format-version 3 table', () => {
             const { floe, duck } = await readers(table);
             expect(floe, 'floe').toEqual(expected);
             expect(duck, 'DuckDB').toEqual(expected);
+            if (step === 'none') continue;
+
+            // Act: maintenance, which changes no row and no row's lineage
+            const lineage = await duckdbRowLineage(table, 'id');
+            await maintain(catalog, route, step);
+
+            // Assess
+            const after = await catalog.loadTable(route.table);
+            await checkV3Metadata(after);
+            expect(await readers(after), step).toEqual({ floe: expected, duck: expected });
+            expect(await duckdbRowLineage(after, 'id'), step).toEqual(lineage);
           }
         },
       ),

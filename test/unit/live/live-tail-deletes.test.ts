@@ -252,7 +252,7 @@ describe('the form of the tail’s deletes', () => {
   });
   afterEach(() => wh.cleanup());
 
-  it('is position for a v2 table in the default mode, equality in equality mode and for v3 tables', async () => {
+  it('is position for a v2 or v3 table in the default mode (vectors on v3), equality in equality mode', async () => {
     // Prepare
     await ingestEvent({ catalog: wh.catalog, routes: [routeWith()] }, eventOf(COLD, 0));
     const md = (await wh.catalog.loadTable(routeWith().table)).metadata;
@@ -261,8 +261,8 @@ describe('the form of the tail’s deletes', () => {
     // Act + Assess
     expect(tailDeleteMode(md)).toBe('position');
     expect(tailDeleteMode(equality)).toBe('equality');
-    // v3 forbids new position delete files; floe writes no deletion vectors for the tail
-    expect(tailDeleteMode({ ...md, 'format-version': 3 })).toBe('equality');
+    // v3 deletes by position with deletion vectors (live-tail-v3.test.ts)
+    expect(tailDeleteMode({ ...md, 'format-version': 3 })).toBe('position');
     expect(() => tailDeleteMode({ ...md, properties: { 'floe.delete-mode': 'both' } })).toThrow(
       /floe.delete-mode/,
     );

@@ -8,10 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
-import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
-import { planCompaction } from '../../../functions/core/maintenance/plan-compaction.js';
 import { removeOrphanFiles } from '../../../functions/core/maintenance/remove-orphans.js';
-import { rewriteFiles } from '../../../functions/core/table/actions/rewrite-files.js';
 import { UnsupportedFeatureError } from '../../../functions/core/spec/format-version.js';
 import { serializeTableMetadata } from '../../../functions/core/spec/metadata.js';
 import type { DataFile } from '../../../functions/core/spec/types.js';
@@ -133,31 +130,5 @@ describe('a format-version 3 table', () => {
 
     // Assess
     expect(result.status).toBe('committed');
-  });
-
-  it('does not compact a v3 table: rewritten rows would lose their row lineage', async () => {
-    // Prepare: a v3 table (no v3 types) with two small files
-    await upgradeToV3(false);
-    let v3 = await catalog.loadTable(ORDERS_ID);
-    for (const name of ['a', 'b']) {
-      v3 = (await commitWithRetry(catalog, ORDERS_ID, appendAction([fakeDataFile(v3, name)]))).table;
-    }
-
-    // Act
-    const planned = await planCompaction(v3, resolveSettings(v3.metadata), 'run', 'sales.orders');
-    const rewrite = rewriteFiles(v3, {
-      removedDataFiles: [fakeDataFile(v3, 'a').file_path],
-      removedDeleteFiles: new Set(),
-      addedDataFiles: [fakeDataFile(v3, 'ab', 20)],
-      deletesApplied: false,
-      dataSequenceNumber: 1n,
-      manifests: [],
-      summary: {},
-    });
-
-    // Assess
-    expect(planned.plan).toBeUndefined();
-    expect(planned.skipped).toMatch(/compaction of format-version 3 tables is not supported yet/);
-    await expect(rewrite).rejects.toBeInstanceOf(UnsupportedFeatureError);
   });
 });

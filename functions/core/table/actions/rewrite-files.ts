@@ -6,11 +6,12 @@
  * ignored deletes).
  *
  * The new files keep the data sequence number of the snapshot the rewrite started from, so equality
- * deletes committed while it ran still apply to them. Which files may be replaced on a base is the
+ * deletes committed while it ran still apply to them. On a format-version 3 table the new files carry
+ * their rows' `_row_id` and `_last_updated_sequence_number` as columns (maintenance/lineage-columns.ts):
+ * the row ids this snapshot hands their manifest (table/row-lineage.ts) go unused, as in Iceberg Java. Which files may be replaced on a base is the
  * caller's validation (maintenance/rewrite-validation.ts); this builds the snapshot that replaces them.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
-import { UnsupportedFeatureError } from '../../spec/format-version.js';
 import type { DataFile } from '../../spec/types.js';
 import type { ManifestWithEntries } from '../snapshot-manifests.js';
 import { type PreparedSnapshot, prepareSnapshot } from '../snapshot-producer.js';
@@ -19,7 +20,10 @@ import { markRemoved } from './mark-removed.js';
 export interface RewrittenFiles {
   /** Paths of the data files the new files replace. */
   removedDataFiles: readonly string[];
-  /** Paths of delete files that apply to nothing once those are gone. */
+  /**
+   * Delete files that apply to nothing once those are gone, by deleteFileKey (a deletion vector by its
+   * Puffin path and blob offset).
+   */
   removedDeleteFiles: ReadonlySet<string>;
   addedDataFiles: DataFile[];
   /** Whether deletes were applied to the rows as they were rewritten. */
@@ -41,21 +45,12 @@ export function rewriteOperation(files: {
 
 /**
  * The change that replaces the files on `base`.
- * @throws UnsupportedFeatureError when data files of a format-version 3 table are rewritten (see below)
  * @throws ValidationError when a manifest of the base was not among `manifests`; whatever writing throws
  */
 export async function rewriteFiles(
   base: LoadedTable,
   files: RewrittenFiles,
 ): Promise<{ kind: 'change'; change: PreparedSnapshot }> {
-  if (base.metadata['format-version'] >= 3 && files.addedDataFiles.length > 0) {
-    // v3 rows keep their `_row_id` and `_last_updated_sequence_number` when moved to another file: the
-    // rewritten files would have to carry both as columns, which floe's compaction does not write yet.
-    // Without them every compacted row would read as a new row.
-    throw new UnsupportedFeatureError(
-      `compaction of a format-version 3 table is not supported yet: the rewritten rows would lose their row lineage (_row_id)`,
-    );
-  }
   const remove = new Set([...files.removedDataFiles, ...files.removedDeleteFiles]);
   const loaded = new Map(files.manifests.map((m) => [m.manifest.manifest_path, m]));
   const written: string[] = [];
