@@ -139,7 +139,9 @@ export function logicalConverter(
         return mismatch(path, `a decimal cannot come from a ${c} column`);
       return nonNull((v) => {
         const unscaled = toUnscaled(v, column, scale);
-        return unscaled === UNFIT ? UNFIT : twosComplement(unscaled, size);
+        if (unscaled === UNFIT) return UNFIT;
+        const bytes = twosComplement(unscaled, size);
+        return bytes === UNFIT ? UNFIT : Buffer.from(bytes);
       });
     }
     case 'date':
@@ -160,7 +162,12 @@ export function logicalConverter(
         !(a.type === 'fixed' && (c === 'binary' || fixedLength(column) === 16))
       )
         return mismatch(path, `a uuid cannot come from a ${c} column`);
-      return a.type === 'fixed' ? nonNull(toUuidBytes) : nonNull(toUuidText);
+      return a.type === 'fixed'
+        ? nonNull((v) => {
+            const bytes = toUuidBytes(v);
+            return bytes === UNFIT ? UNFIT : Buffer.from(bytes);
+          })
+        : nonNull(toUuidText);
   }
 }
 
@@ -172,9 +179,18 @@ export function longConverter(type: avro.Type, column: IcebergType, path: string
   const c = primitiveOf(column);
   const logical = longLogical.get(type);
   if (c === undefined) return mismatch(path, `a long cannot come from a ${describe(column)}`);
-  if (logical === 'time-micros') return nonNull((v) => toTimeOfDay(v, column, 'micros'));
+  if (logical === 'time-micros')
+    return c === 'time' || c === 'string' || c === 'long'
+      ? nonNull((v) => toTimeOfDay(v, column, 'micros'))
+      : mismatch(path, `a time-micros cannot come from a ${c} column`);
   if (logical) {
     const utc = !logical.startsWith('local-');
+    if (
+      c !== 'string' &&
+      c !== (utc ? 'timestamptz' : 'timestamp') &&
+      c !== (utc ? 'timestamptz_ns' : 'timestamp_ns')
+    )
+      return mismatch(path, `a ${logical} cannot come from a ${c} column`);
     const unit = logical.slice(logical.lastIndexOf('-') + 1) as 'millis' | 'micros' | 'nanos';
     return nonNull((v) => toEpoch(v, column, unit, utc));
   }
