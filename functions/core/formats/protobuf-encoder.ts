@@ -3,8 +3,8 @@
  * no value bytes): the inverse of protobuf-to-json.ts and the mapping, written with protobufjs (the
  * library the decoder uses). The record's message type is the schema's one top-level message that no
  * other top-level message uses (the registry keeps the schema, not which message a record was: a schema
- * with two such roots does not compile). Proto3 fields without presence that hold their default are left
- * out, as protoc's serializers leave them, and protobufjs writes fields in field-number order, so a row
+ * with two such roots does not compile). protobufjs leaves out proto3 fields without presence that hold
+ * their default, as protoc's serializers do, and writes fields in field-number order, so a row
  * holding its record's values encodes to the record's bytes (maps in the order the table gives).
  * A field the table does not hold (a renamed or coerced column) makes the schema not compile; a value
  * that cannot be given back exactly makes the row UNFIT: the caller serves JSON.
@@ -181,7 +181,7 @@ function messageConverter(
   const self: Convert = (v) => impl(v);
   if (!memo.has(type)) memo.set(type, new Map());
   memo.get(type)?.set(column, self);
-  const fields: [string, string, Convert, unknown][] = [];
+  const fields: [string, string, Convert, boolean][] = [];
   for (const field of type.fieldsArray) {
     const at = path ? `${path}.${field.name}` : field.name;
     const target = column.fields.find((f) => f.name === field.name);
@@ -200,39 +200,25 @@ function messageConverter(
       memo.get(type)?.delete(column);
       return convert;
     }
-    fields.push([field.name, target.name, convert, implicit ? defaultOf(field) : undefined]);
+    fields.push([field.name, target.name, convert, implicit]);
   }
   impl = nonNull((v) => {
     const row = v as Row;
     const out: Record<string, unknown> = {};
-    for (const [name, columnName, convert, empty] of fields) {
+    for (const [name, columnName, convert, implicit] of fields) {
       const x = row[columnName];
       if (x === null || x === undefined) {
-        if (empty !== undefined) return UNFIT; // a proto3 scalar is never null
+        if (implicit) return UNFIT; // a proto3 scalar is never null
         continue;
       }
       const converted = convert(x);
       if (converted === UNFIT) return UNFIT;
-      if (empty !== undefined && isDefault(converted, empty)) continue;
+      // protobufjs leaves out a proto3 scalar holding its default, as protoc's serializers do.
       out[name] = converted;
     }
     return out;
   });
   return self;
-}
-
-function defaultOf(field: protobuf.Field): unknown {
-  if (field.resolvedType instanceof protobuf.Enum) return 0;
-  if (field.type === 'bool') return false;
-  if (field.type === 'string') return '';
-  if (field.type === 'bytes') return 'bytes';
-  return 0;
-}
-
-function isDefault(v: unknown, empty: unknown): boolean {
-  if (empty === 'bytes') return v instanceof Uint8Array && v.length === 0;
-  if (typeof v === 'object' && v !== null && 'low' in v && 'high' in v) return v.low === 0 && v.high === 0;
-  return v === empty && !Object.is(v, -0);
 }
 
 function valueConverter(

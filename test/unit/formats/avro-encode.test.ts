@@ -240,7 +240,7 @@ describe('Avro re-encoding', () => {
           expect(encoded?.toString('hex')).toBe(original.toString('hex'));
         }
       }),
-      { numRuns: 200, seed: 20261205 },
+      { numRuns: 100, seed: 20261205 },
     );
   });
 
