@@ -41,19 +41,19 @@ function recordConverter(
     const at = path ? `${path}.${f.name}` : f.name;
     const field = column.fields.find((x) => x.name === f.name);
     if (!field) {
-      // A field never set gave the table no column (its first non-null value would have added one).
-      const nullBranch =
-        f.type.typeName === 'union:wrapped' &&
-        (f.type as avro.types.WrappedUnionType).types.some((t) => t.typeName === 'null');
-      if (!nullBranch) return mismatch(at, 'the table has no column of that name');
-      fields.push([f.name, f.name, () => null]);
+      // A field only ever null or empty gave the table no column (its first other value would have added one).
+      const empty = emptyOf(f.type);
+      if (empty === UNFIT) return mismatch(at, 'the table has no column of that name');
+      fields.push([f.name, f.name, () => empty]);
       continue;
     }
     const convert = converterFor(f.type, field.type, at, memo);
     if (convert instanceof ShapeMismatch) return convert;
     fields.push([f.name, field.name, convert]);
   }
-  return nonNull((v) => {
+  const empty = emptyOf(type);
+  return (v) => {
+    if (v === null || v === undefined) return empty;
     const row = v as Row;
     const out: Record<string, unknown> = {};
     for (const [name, columnName, convert] of fields) {
@@ -62,7 +62,7 @@ function recordConverter(
       out[name] = x;
     }
     return out;
-  });
+  };
 }
 
 function unionConverter(
@@ -176,10 +176,13 @@ function buildConverter(
       if (typeof column === 'string' || column.type !== 'list') return only(false, () => UNFIT);
       const items = converterFor((type as avro.types.ArrayType).itemsType, column.element, `${path}[]`, memo);
       if (items instanceof ShapeMismatch) return items;
-      return nonNull((v) => mapAll(v as Value[], items));
+      // Null: rows written before an empty-so-far array's column was added (see emptyOf).
+      return (v) => (v === null || v === undefined ? [] : mapAll(v as Value[], items));
     }
-    case 'map':
-      return mapConverter(type as avro.types.MapType, column, path, memo);
+    case 'map': {
+      const map = mapConverter(type as avro.types.MapType, column, path, memo);
+      return map instanceof ShapeMismatch ? map : (v) => (v === null || v === undefined ? {} : map(v));
+    }
     case 'record':
     case 'error':
       return recordConverter(type as avro.types.RecordType, column, path, memo);
@@ -187,6 +190,37 @@ function buildConverter(
       return unionConverter(type as avro.types.WrappedUnionType, column, path, memo);
     default:
       return mismatch(path, `Avro ${type.typeName} is not re-encoded`);
+  }
+}
+
+/**
+ * The value of a field whose column a row does not have, or has as null although the field cannot be
+ * null: inference adds no column for null, [] or {} (they say nothing of a type), and rows written
+ * before the column was added read null. So the field held its empty value: null for a nullable union,
+ * an empty array or map, a record of such fields. UNFIT for a field that always has a typed value.
+ */
+function emptyOf(type: avro.Type): unknown {
+  switch (type.typeName) {
+    case 'union:wrapped':
+      return (type as avro.types.WrappedUnionType).types.some((t) => t.typeName === 'null') ? null : UNFIT;
+    case 'null':
+      return null;
+    case 'array':
+      return [];
+    case 'map':
+      return {};
+    case 'record':
+    case 'error': {
+      const out: Record<string, unknown> = {};
+      for (const f of (type as avro.types.RecordType).fields) {
+        const empty = emptyOf(f.type);
+        if (empty === UNFIT) return UNFIT;
+        out[f.name] = empty;
+      }
+      return out;
+    }
+    default:
+      return UNFIT;
   }
 }
 
