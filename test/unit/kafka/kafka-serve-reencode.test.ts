@@ -48,14 +48,30 @@ const V1 = {
     { name: 'tags', type: { type: 'array', items: 'string' } },
   ],
 };
+/** V1's fields as a route would declare them. */
+const ORDER_COLUMNS: Schema = {
+  type: 'struct',
+  'schema-id': 0,
+  fields: [
+    { id: 1, name: 'id', required: true, type: 'long' },
+    { id: 2, name: 'amount', required: false, type: 'decimal(9, 2)' },
+    { id: 3, name: 'at', required: false, type: 'timestamptz' },
+    {
+      id: 4,
+      name: 'tags',
+      required: false,
+      type: { type: 'list', 'element-id': 5, 'element-required': false, element: 'string' },
+    },
+  ],
+};
 /** V1 with an optional field added (the producer's schema evolved). */
 const V2 = { ...V1, fields: [...V1.fields, { name: 'note', type: ['null', 'string'], default: null }] };
 const SALE_PROTO = `syntax = "proto3"; package shop;
 message Line { string sku = 1; }
 message Sale { int64 id = 1; string name = 2; repeated Line lines = 3; }`;
 
-/** An ESM event of these values on partition 0 of `topic`, from offset `first`. */
-function event(topic: string, values: Uint8Array[], first = 0): unknown {
+/** An ESM event of these values on partition 0 of `topic`, from offset `first` (keys `k<i>` unless given). */
+function event(topic: string, values: Uint8Array[], first = 0, keys?: string[]): unknown {
   return {
     eventSource: 'aws:kafka',
     records: {
@@ -65,7 +81,7 @@ function event(topic: string, values: Uint8Array[], first = 0): unknown {
         offset: first + i,
         timestamp: 1_795_000_000_000 + i,
         timestampType: 'CREATE_TIME',
-        key: Buffer.from(`k${i}`).toString('base64'),
+        key: Buffer.from(keys?.[i] ?? `k${i}`).toString('base64'),
         value: Buffer.from(v).toString('base64'),
         headers: [],
       })),
@@ -140,7 +156,10 @@ describe('kafka-serve re-encoding through the registry', () => {
       ),
     ];
     const options = { catalog: wh.catalog, routes: [route('orders'), route('sales')] };
-    await ingestEvent(options, event('orders', avro));
+    // The first batch evolves the table (rows converted one by one); the second fits it (gathered
+    // straight into columns): both paths write the schema id.
+    await ingestEvent(options, event('orders', avro.slice(0, 2)));
+    await ingestEvent(options, event('orders', avro.slice(2), 2));
     await ingestEvent(options, event('sales', proto));
     const fetched = registry.count('/schemas/ids/');
     // Act
@@ -152,6 +171,34 @@ describe('kafka-serve re-encoding through the registry', () => {
     expect(logged).toEqual([]);
     // One schema fetch per id, not per row.
     expect(registry.count('/schemas/ids/') - fetched).toBe(3);
+  });
+
+  it('rows gathered straight into columns (values that fit the table) keep their schema ids too', async () => {
+    // Prepare: a schema whose values fit the declared columns as they are
+    const simple = {
+      type: 'record',
+      name: 'Simple',
+      fields: [
+        { name: 'id', type: 'long' },
+        { name: 'name', type: 'string' },
+      ],
+    };
+    const id = registry.register({ schema: JSON.stringify(simple) });
+    const frames = [1n, 2n].map((n) =>
+      Buffer.from(confluentFrame(id, producerAvroType(simple).toBuffer({ id: n, name: `n${n}` }))),
+    );
+    const columns: Schema = {
+      ...ID_ONLY,
+      fields: [...ID_ONLY.fields, { id: 2, name: 'name', required: false, type: 'string' }],
+    };
+    await ingestEvent(
+      { catalog: wh.catalog, routes: [route('fits', { schema: columns })] },
+      event('fits', frames),
+    );
+    // Act
+    const values = await served()('fits');
+    // Assess
+    expect(values).toEqual(frames);
   });
 
   it('keeps no schema ids for a route that renames a field: its rows are JSON', async () => {
@@ -217,6 +264,37 @@ describe('kafka-serve re-encoding through the registry', () => {
     await ingestEvent({ catalog: wh.catalog, routes: [route('later')] }, event('later', [bytes], 1));
     // Assess
     expect((await served()('later')).map(String)).toEqual(['{"json":0}', Buffer.from(bytes).toString()]);
+  });
+
+  it('an upsert table keeps schema ids too; kafkaValue turned on after them serves the kept bytes', async () => {
+    // Prepare: the upsert table's rows are its records' values; the other gains _kafka.value after schema_id
+    const v1 = registry.register({ schema: JSON.stringify(V1) });
+    const frame = (id: bigint, tag: string) =>
+      Buffer.from(
+        confluentFrame(
+          v1,
+          producerAvroType(V1).toBuffer({ id, amount: Buffer.from([1]), at: 0n, tags: [tag] }),
+        ),
+      );
+    const keyed = route('keyed', { mode: 'upsert', identifierColumns: ['id'], schema: ORDER_COLUMNS });
+    await ingestEvent(
+      { catalog: wh.catalog, routes: [keyed] },
+      event('keyed', [frame(1n, 'a'), frame(2n, 'b')], 0, ['{"id":1}', '{"id":2}']),
+    );
+    await ingestEvent({ catalog: wh.catalog, routes: [route('kept')] }, event('kept', [frame(1n, 'a')]));
+    await ingestEvent(
+      { catalog: wh.catalog, routes: [route('kept', { kafkaValue: true })] },
+      event('kept', [frame(2n, 'b')], 1),
+    );
+    const kept = currentSchema((await wh.catalog.loadTable({ namespace: ['app'], name: 'kept' })).metadata);
+    // Act
+    const read = served();
+    const [keyedValues, keptValues] = [await read('keyed'), await read('kept')];
+    // Assess: _kafka ends schema_id, value (the order the table gained them); each row is its frame
+    const lineage = kept.fields.find((f) => f.name === '_kafka')?.type as { fields: { name: string }[] };
+    expect(lineage.fields.slice(-2).map((f) => f.name)).toEqual(['schema_id', 'value']);
+    expect(keyedValues).toEqual([frame(1n, 'a'), frame(2n, 'b')]);
+    expect(keptValues).toEqual([frame(1n, 'a'), frame(2n, 'b')]);
   });
 
   it("--routes gives kafka-serve a route's own DLQ table", async () => {
