@@ -76,8 +76,7 @@ function lineageShape(type: IcebergType): Extra[] | undefined {
 function frameSchemaId(bytes: Uint8Array, start: number, end: number): number {
   if (start < 0 || end - start < 5 || bytes[start] !== 0) return -1;
   const id =
-    ((bytes[start + 1] << 24) | (bytes[start + 2] << 16) | (bytes[start + 3] << 8) | bytes[start + 4]) >>>
-    0;
+    ((bytes[start + 1] << 24) | (bytes[start + 2] << 16) | (bytes[start + 3] << 8) | bytes[start + 4]) >>> 0;
   return id <= 0x7fffffff ? id : -1;
 }
 
