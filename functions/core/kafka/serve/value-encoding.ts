@@ -17,6 +17,7 @@ import { formatIdentifier } from '../../catalog/catalog.js';
 import { RecordDecodeError } from '../../errors.js';
 import { compileAvroRowEncoder } from '../../formats/avro-encoder.js';
 import { ShapeMismatch } from '../../formats/encode-values.js';
+import { LruCache } from '../../formats/lru-cache.js';
 import { compileProtobufRowEncoder } from '../../formats/protobuf-encoder.js';
 import { resolveReferences } from '../../formats/registry-references.js';
 import type { SchemaRegistryClient } from '../../formats/schema-registry-client.js';
@@ -39,8 +40,14 @@ export interface RegistryEncodingOptions {
   log: (line: string) => void;
 }
 
+/**
+ * Compiled encoders kept: (table schema, schema id) pairs. Bounded because the ids come from the table,
+ * which anyone with write access to it could fill with a million distinct ones.
+ */
+const COMPILED_KEPT = 1_000;
+
 export class RegistryValueEncoding {
-  private readonly compiled = new Map<string, FramedEncoder | Promise<FramedEncoder>>();
+  private readonly compiled = new LruCache<string, FramedEncoder | Promise<FramedEncoder>>(COMPILED_KEPT);
 
   constructor(private readonly options: RegistryEncodingOptions) {}
 
@@ -61,7 +68,8 @@ export class RegistryValueEncoding {
     const name = formatIdentifier(table.identifier);
     return (row) => {
       const id = (row[KAFKA_FIELD] as Row | null | undefined)?.[KAFKA_SCHEMA_ID_FIELD];
-      if (typeof id !== 'number') return json(row);
+      // A Confluent id is a non-negative int32; anything else in the column was not written by floe.
+      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) return json(row);
       const key = `${prefix}${id}`;
       let encoder = this.compiled.get(key);
       if (encoder === undefined) {
