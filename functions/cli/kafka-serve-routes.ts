@@ -37,6 +37,8 @@ export async function servedRoutesFrom(
   const routes = routesFile === undefined ? [] : parseRoutes(await readJsonFile(routesFile, 'routes file'));
   const dlqs = new Map<string, TableIdentifier>();
   const registries = new Map<string, SchemaRegistryClient>();
+  // One client (and schema cache) per registry, however many tables it serves.
+  const clients = new Map<string, SchemaRegistryClient>();
   const lines: string[] = [];
   for (const table of tables) {
     const name = formatIdentifier(table);
@@ -50,10 +52,16 @@ export async function servedRoutesFrom(
     );
     dlqs.set(name, dlq === undefined ? dlqIdentifier(table) : dlqIdentifier(table, dlq));
     const registry = only(registryConfigs(own), name, 'schema registries');
-    if (registry !== undefined)
-      registries.set(name, createSchemaRegistryClient(JSON.parse(registry) as RegistryConfig));
+    if (registry !== undefined) {
+      let client = clients.get(registry);
+      if (!client) {
+        client = createSchemaRegistryClient(JSON.parse(registry) as RegistryConfig);
+        clients.set(registry, client);
+      }
+      registries.set(name, client);
+    }
     lines.push(
-      `${name}: dead letters from ${formatIdentifier(dlqs.get(name) ?? dlqIdentifier(table))}; rows without _kafka.value ${registry === undefined ? 'as JSON' : `re-encoded through ${(JSON.parse(registry) as RegistryConfig).url} where they kept _kafka.schema_id, else as JSON`}`,
+      `${name}: dead letters from ${formatIdentifier(dlqs.get(name) ?? dlqIdentifier(table))}; rows without _kafka.value ${registry === undefined ? 'as JSON' : `re-encoded through ${shownUrl((JSON.parse(registry) as RegistryConfig).url)} where they kept _kafka.schema_id, else as JSON`}`,
     );
   }
   return {
@@ -76,4 +84,12 @@ function only(values: readonly string[], table: string, what: string): string | 
       `the routes of ${table} name different ${what} (${distinct.join(', ')}): kafka-serve serves one`,
     );
   return distinct[0];
+}
+
+/** A registry URL without any user or password it holds, for the start-up line. */
+function shownUrl(url: string): string {
+  const shown = new URL(url);
+  shown.username = '';
+  shown.password = '';
+  return shown.toString();
 }
