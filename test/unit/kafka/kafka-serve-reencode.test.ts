@@ -11,11 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { servedRoutesFrom } from '../../../functions/cli/kafka-serve-routes.js';
+import { UsageError } from '../../../functions/cli/options.js';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
 import { TransientIOError } from '../../../functions/core/errors.js';
 import { parseFormatConfig } from '../../../functions/core/formats/format-config.js';
 import { createSchemaRegistryClient } from '../../../functions/core/formats/schema-registry-client.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
+import { creationRequest } from '../../../functions/core/ingest/load-or-create-table.js';
 import { DeadLetterRecords } from '../../../functions/core/kafka/serve/dead-letter-records.js';
 import { TableRecords } from '../../../functions/core/kafka/serve/table-records.js';
 import { RegistryValueEncoding } from '../../../functions/core/kafka/serve/value-encoding.js';
@@ -295,6 +297,62 @@ describe('kafka-serve re-encoding through the registry', () => {
     expect(lineage.fields.slice(-2).map((f) => f.name)).toEqual(['schema_id', 'value']);
     expect(keyedValues).toEqual([frame(1n, 'a'), frame(2n, 'b')]);
     expect(keptValues).toEqual([frame(1n, 'a'), frame(2n, 'b')]);
+  });
+
+  it('only routes that read Confluent frames into the value fields as they are create tables with schema ids', () => {
+    // Prepare
+    const auto = (registered: boolean) =>
+      parseFormatConfig(registered ? { value: 'auto', registry: { url: registry.url } } : { value: 'auto' });
+    const cases: [string, Partial<TableRoute>, boolean][] = [
+      ['confluent', {}, true],
+      ['auto with a registry', { format: auto(true) }, true],
+      [
+        'key and header columns',
+        { mapping: parseMappingConfig({ key: { column: 'k' }, headers: [{ header: 'h', column: 'h' }] }) },
+        true,
+      ],
+      ['auto without a registry', { format: auto(false) }, false],
+      ['JSON', { format: undefined }, false],
+      ['glue', { format: parseFormatConfig({ value: 'glue' }) }, false],
+      ['debezium', { mode: 'debezium', identifierColumns: ['id'] }, false],
+      ['flatten', { mapping: parseMappingConfig({ flatten: true }) }, false],
+      ['exclude', { mapping: parseMappingConfig({ exclude: ['x'] }) }, false],
+      ['a type rule', { mapping: parseMappingConfig({ columns: { id: { type: 'long' } } }) }, false],
+      ['a value column', { mapping: parseMappingConfig({ value: { column: 'payload' } }) }, false],
+      ['no lineage', { kafkaLineage: false }, false],
+    ];
+    // Act
+    const got = cases.map(([what, extra]) => [
+      what,
+      hasKafkaSchemaId(creationRequest(route('t', extra)).schema),
+    ]);
+    // Assess
+    expect(got).toEqual(cases.map(([what, , want]) => [what, want]));
+  });
+
+  it('--routes refuses a served table without a route, or whose routes name different DLQ tables', async () => {
+    // Prepare
+    const dir = await mkdtemp(join(tmpdir(), 'floe-routes-'));
+    try {
+      const file = join(dir, 'routes.json');
+      await writeFile(
+        file,
+        JSON.stringify([
+          { table: 'app.a', topics: ['a1'], dlqTable: 'errors_1' },
+          { table: 'app.a', topics: ['a2'], dlqTable: 'errors_2' },
+          { table: 'app.b', topics: ['b'] },
+        ]),
+      );
+      const id = (name: string) => ({ namespace: ['app'], name });
+      // Act / Assess
+      await expect(servedRoutesFrom(file, [id('a')])).rejects.toThrow(UsageError);
+      await expect(servedRoutesFrom(file, [id('a')])).rejects.toThrow(/app.errors_1, app.errors_2/);
+      await expect(servedRoutesFrom(file, [id('c')])).rejects.toThrow(/has no route for app.c/);
+      const b = await servedRoutesFrom(file, [id('b')]);
+      expect(b.dlqOf(id('b'))).toEqual(id('b__dlq'));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("--routes gives kafka-serve a route's own DLQ table", async () => {
