@@ -66,10 +66,14 @@ export class RegistryValueEncoding {
     };
     const prefix = `${table.metadata['table-uuid']}\u0000${schema['schema-id']}\u0000`;
     const name = formatIdentifier(table.identifier);
+    // This read's compiled encoders by id: the shared LRU is asked once per id, not once per row.
+    const ready = new Map<number, FramedEncoder>();
     return (row) => {
       const id = (row[KAFKA_FIELD] as Row | null | undefined)?.[KAFKA_SCHEMA_ID_FIELD];
       // A Confluent id is a non-negative int32; anything else in the column was not written by floe.
       if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) return json(row);
+      const known = ready.get(id);
+      if (known) return framed(id, known, json, row);
       const key = `${prefix}${id}`;
       let encoder = this.compiled.get(key);
       if (encoder === undefined) {
@@ -85,9 +89,9 @@ export class RegistryValueEncoding {
         );
         this.compiled.set(key, encoder);
       }
-      return encoder instanceof Promise
-        ? encoder.then((e) => framed(id, e, json, row))
-        : framed(id, encoder, json, row);
+      if (encoder instanceof Promise) return encoder.then((e) => framed(id, e, json, row));
+      ready.set(id, encoder);
+      return framed(id, encoder, json, row);
     };
   }
 
