@@ -333,7 +333,7 @@ ${CATALOG_LINE}
 example:
   floe verify --warehouse ./warehouse --table sales.orders --deep
 `,
-  'kafka-serve': `usage: floe kafka-serve <catalog> --table NS.NAME [--table ...] --bootstrap-servers HOST:PORT --port P [--host 127.0.0.1] [--cold-below committed|P:O,...] [--cache-mb 256]
+  'kafka-serve': `usage: floe kafka-serve <catalog> --table NS.NAME [--table ...] [--routes FILE] --bootstrap-servers HOST:PORT --port P [--host 127.0.0.1] [--cold-below committed|P:O,...] [--cache-mb 256]
        [--listener-tls-cert FILE --listener-tls-key FILE [--listener-tls-ca FILE --listener-tls-client-auth required]]
        [--listener-sasl-users FILE] [--listener-sasl-mechanisms M,...] [--insecure] [Kafka connection flags]
 
@@ -341,14 +341,18 @@ A Kafka endpoint for unmodified clients (kcat, kafkajs, librdkafka, Java) in fro
 fetches of offsets the tables hold are answered from the tables, with each record's original offset,
 key, headers and timestamp; everything else (newer offsets, consumer groups, offset commits) goes to
 the cluster. Every broker is shown as this one endpoint. Record values are the original bytes where
-the table kept them (_kafka.value, a route's kafkaValue), else the rows (without _kafka) as exact JSON;
-dead letters (NS.NAME__dlq) are served at their offsets too. Clients authenticate to floe (TLS, SASL);
+the table kept them (_kafka.value, a route's kafkaValue), else the rows encoded back as the Confluent
+Avro/Protobuf frame of the schema id they kept (_kafka.schema_id, through the registry --routes names),
+else the rows (without _kafka) as exact JSON; dead letters (a route's dlqTable with --routes, else
+NS.NAME__dlq) are served at their offsets too. Clients authenticate to floe (TLS, SASL);
 floe authenticates to the cluster as itself with the Kafka connection flags: the cluster's ACLs apply
 to floe's principal.
 
 flags:
 ${CATALOG_LINE}
   --table NS.NAME          a table to serve (repeatable; each holds its topics, by _kafka.topic)
+  --routes FILE            the routes the tables are ingested with: each table's DLQ table (dlqTable)
+                           and schema registry (format.registry), to re-encode rows through it
   --port P                 the port to listen on (0 picks a free one)
   --host H                 the address to listen on and to name in Metadata (default 127.0.0.1); one
                            reachable from other machines needs TLS and client authentication, or --insecure

@@ -2,8 +2,9 @@
  * `floe kafka-serve`: a Kafka endpoint in front of a real cluster that serves the offsets the tables
  * hold from the tables, with their original offsets, keys, headers and timestamps
  * (functions/core/kafka/serve/kafka-proxy.ts). Values are the original bytes where the table kept them
- * (`_kafka.value`), else the rows re-encoded as exact JSON; dead letters (`<table>__dlq`) are served at
- * their offsets too.
+ * (`_kafka.value`), else the rows re-encoded: as the registry frame they were where the row kept its
+ * schema id and `--routes` names the registry (value-encoding.ts), else as exact JSON; dead letters (a
+ * route's `dlqTable`, else `<table>__dlq`) are served at their offsets too.
  *
  * TLS and SASL on both sides: kafka-serve-security.ts reads the flags and refuses a listener reachable
  * from other machines that neither encrypts nor authenticates without `--insecure`.
@@ -17,6 +18,7 @@ import { ColdView } from '../../core/kafka/serve/cold-view.js';
 import { startKafkaProxy } from '../../core/kafka/serve/kafka-proxy.js';
 import { TableRecords } from '../../core/kafka/serve/table-records.js';
 import { DeadLetterRecords } from '../../core/kafka/serve/dead-letter-records.js';
+import { RegistryValueEncoding } from '../../core/kafka/serve/value-encoding.js';
 import { upstreamSecurityOf } from '../../core/kafka/serve/upstream-auth.js';
 import { parsePartitionOffsets } from '../../core/records/replay-records.js';
 import { currentSchema } from '../../core/spec/metadata.js';
@@ -25,6 +27,7 @@ import { openCatalog } from '../catalog-options.js';
 import { helpFor } from '../help.js';
 import { OPTIONS, UsageError } from '../options.js';
 import { KAFKA_SERVE_SECURITY_FLAGS, kafkaServeSecurityFrom } from '../kafka-serve-security.js';
+import { servedRoutesFrom } from '../kafka-serve-routes.js';
 import { formatReplayValue } from './replay.js';
 
 const KAFKA_SERVE_FLAGS = {
@@ -100,14 +103,21 @@ export async function runKafkaServe(args: string[]): Promise<number> {
   const cacheBytes = parseCacheMb(values['cache-mb']);
   const ids = tables.map((t) => parseIdentifier(t));
   await (await import('../warehouse-check.js')).checkWarehouseArgs('kafka-serve', args);
+  const served = await servedRoutesFrom(values.routes, ids);
   const { catalog } = await openCatalog(values);
+  const log = (line: string) => process.stderr.write(`${line}\n`);
   // The value schema is the table's current one at each read: formatReplayValue is cheap to build.
-  const records = new TableRecords(
-    (table) => {
+  const encoding = new RegistryValueEncoding({
+    registryFor: served.registryFor,
+    json: (table) => {
       const encode = formatReplayValue(currentSchema(table.metadata));
       return (row: Row) => Buffer.from(encode(row));
     },
-    new DeadLetterRecords((id) => catalog.loadTable(id)),
+    log,
+  });
+  const records = new TableRecords(
+    (table) => encoding.forTable(table),
+    new DeadLetterRecords((id) => catalog.loadTable(id), served.dlqOf),
   );
   const cold = new ColdView(
     ids.map((id) => () => catalog.loadTable(id)),
@@ -122,11 +132,12 @@ export async function runKafkaServe(args: string[]): Promise<number> {
     port,
     cold,
     batches: new ColdBatches(records, cacheBytes),
-    log: (line) => process.stderr.write(`${line}\n`),
+    log,
     listener: security.listener,
     upstream: await upstreamSecurityOf(security.upstream),
   });
   if (security.warning) process.stderr.write(`${security.warning}\n`);
+  for (const line of served.describe()) log(`floe kafka-serve: ${line}`);
   process.stdout.write(
     `floe kafka-serve: Kafka endpoint ${proxy.endpoint.host}:${proxy.endpoint.port} open to ${security.listenerText}, in front of ${values['bootstrap-servers']} (${security.upstreamText}); topics ${cold.topicNames().join(', ') || '(none yet)'} served from ${tables.join(', ')} (${boundary.kind === 'committed' ? 'committed offsets' : `below ${values['cold-below']}`})\n`,
   );

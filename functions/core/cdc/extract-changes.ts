@@ -8,7 +8,7 @@ import { describeError, RecordDecodeError } from '../errors.js';
 import type { DeadLetter } from '../records/dead-letters.js';
 import type { RawRecord } from '../records/esm-event.js';
 import { jsonToRow, jsonToValue } from '../records/json-to-value.js';
-import { hasKafkaValue, KAFKA_FIELD, kafkaLineageRow } from '../records/kafka-lineage.js';
+import { hasKafkaSchemaId, hasKafkaValue, KAFKA_FIELD, kafkaLineageRow } from '../records/kafka-lineage.js';
 import { compileRowConversion } from '../mapping/convert-row.js';
 import { type DecodedRecord, decodeJsonRecords } from '../mapping/decoded-record.js';
 import { readPath } from '../scan/read-columns.js';
@@ -53,6 +53,8 @@ interface Mapper {
   lineage: boolean;
   /** The table keeps the original value bytes (`_kafka.value`): a row keeps its change event's. */
   lineageValue: boolean;
+  /** The table keeps the value frame's schema id (`_kafka.schema_id`, upsert tables of registry frames). */
+  lineageSchemaId: boolean;
   /** A row image → a row: by the route's type rules when it has some, else the plain conversion. */
   toRow: (type: StructType, obj: JsonObject, path?: string) => Row;
 }
@@ -82,6 +84,7 @@ function makeMapper(schema: Schema, settings: CdcSettings): Mapper {
     relaxedType: relaxKeys(valueType, new Set(settings.key.map((c) => c.id))),
     lineage: schema.fields.some((f) => f.name === KAFKA_FIELD),
     lineageValue: hasKafkaValue(schema),
+    lineageSchemaId: hasKafkaSchemaId(schema),
     toRow: settings.coercions ? compileRowConversion(settings.coercions) : jsonToRow,
   };
 }
@@ -97,7 +100,7 @@ function coerceSourceStrings(source: JsonObject, type: StructType): JsonObject {
 }
 
 function addLineage(mapper: Mapper, row: Row, record: RawRecord, source: unknown): Row {
-  if (mapper.lineage) row[KAFKA_FIELD] = kafkaLineageRow(record, mapper.lineageValue);
+  if (mapper.lineage) row[KAFKA_FIELD] = kafkaLineageRow(record, mapper.lineageValue, mapper.lineageSchemaId);
   const column = mapper.settings.sourceColumn;
   if (column) {
     const type = column.type as StructType;

@@ -11,21 +11,12 @@
 import { RecordDecodeError, ValidationError } from '../errors.js';
 import type { RawRecord } from '../records/esm-event.js';
 import { parseJsonBytes } from '../records/parse-json.js';
-import {
-  type CompiledSchema,
-  compileSchema,
-  type Framing,
-  type SchemaText,
-  type WriterSchema,
-} from './compiled-schema.js';
+import { type CompiledSchema, compileSchema, type Framing, type WriterSchema } from './compiled-schema.js';
 import type { FormatConfig, PayloadFormat } from './format-config.js';
 import { createGlueSchemaSource, type GlueClientLike, type GlueSchemaSource } from './glue-schema-source.js';
 import { CachedLoader } from './lru-cache.js';
-import {
-  createSchemaRegistryClient,
-  type RegistryReference,
-  type SchemaRegistryClient,
-} from './schema-registry-client.js';
+import { resolveReferences } from './registry-references.js';
+import { createSchemaRegistryClient, type SchemaRegistryClient } from './schema-registry-client.js';
 import { CONFLUENT_MAGIC, GLUE_HEADER_VERSION, readConfluentFrame, readGlueFrame } from './wire-format.js';
 
 export type { WriterSchema } from './compiled-schema.js';
@@ -75,8 +66,6 @@ export interface PayloadDecoderDependencies {
 }
 
 const FORMAT_OF = { AVRO: 'avro', PROTOBUF: 'protobuf', JSON: 'json-schema' } as const;
-/** References deeper than this are refused (a cycle, or a registry answering nonsense). */
-const MAX_REFERENCE_DEPTH = 32;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function isJsonWhitespace(b: number | undefined): boolean {
@@ -121,27 +110,6 @@ export function createPayloadDecoder(
   let registry = dependencies.registry;
   let glue = dependencies.glue;
 
-  async function resolveReferences(
-    client: SchemaRegistryClient,
-    references: RegistryReference[],
-    out: SchemaText[],
-    seen: Set<string>,
-    depth: number,
-  ): Promise<void> {
-    if (depth > MAX_REFERENCE_DEPTH) {
-      throw new RecordDecodeError(`schema references nest deeper than ${MAX_REFERENCE_DEPTH}`, 'decode');
-    }
-    for (const ref of references) {
-      const key = JSON.stringify([ref.subject, ref.version]);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      const referenced = await client.getSchemaByVersion(ref.subject, ref.version);
-      // Dependencies first: a referenced schema's own references are compiled before it.
-      await resolveReferences(client, referenced.references, out, seen, depth + 1);
-      out.push({ name: ref.name, schemaType: referenced.schemaType, schema: referenced.schema });
-    }
-  }
-
   const confluentSchemas = new CachedLoader<number, CompiledSchema>(async (id) => {
     if (!registry) {
       if (!config.registry) {
@@ -153,8 +121,7 @@ export function createPayloadDecoder(
       registry = createSchemaRegistryClient({ ...config.registry, fetch: dependencies.fetch });
     }
     const root = await registry.getSchemaById(id);
-    const references: SchemaText[] = [];
-    await resolveReferences(registry, root.references, references, new Set(), 0);
+    const references = await resolveReferences(registry, root.references);
     try {
       return compileSchema(root.schemaType, root.schema, references);
     } catch (error) {

@@ -22,6 +22,8 @@ const PARSE_OPTIONS: protobuf.IParseOptions = { keepCase: true, alternateComment
 export interface ProtobufSchema {
   /** The `.proto` source of the schema itself. */
   readonly source: string;
+  /** The file's top-level message types, in declaration order (Confluent's first message index). */
+  readonly messages: readonly protobuf.Type[];
   /** @throws Error when the indexes name no message type */
   typeByConfluentIndexes(indexes: number[]): protobuf.Type;
   /** @throws Error when the index names no message type */
@@ -108,6 +110,7 @@ export function compileProtobufSchema(source: string, imports: ReadonlyMap<strin
   let sorted: Array<protobuf.Type | string> | undefined;
   return {
     source,
+    messages: top,
     typeByConfluentIndexes(indexes) {
       let candidates = top;
       let type: protobuf.Type | undefined;

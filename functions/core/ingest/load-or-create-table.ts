@@ -16,7 +16,7 @@ import { parsePartitionExpression, parseSortOrder } from '../spec/partition-spec
 import { EVOLUTION_PROPERTY } from '../mapping/evolution/evolution-policy.js';
 import { KAFKA_VALUE_PROPERTY, readIngestProperties } from '../spec/table-properties.js';
 import type { CommitOptions } from '../table/commit-loop.js';
-import { ensureKafkaValue, wantsKafkaValue } from './kafka-value-column.js';
+import { ensureKafkaValue, wantsKafkaValue, wantsSchemaId } from './kafka-value-column.js';
 import type { Schema } from '../spec/types.js';
 import { withKafkaLineage } from '../records/kafka-lineage.js';
 import type { TableRoute } from '../routing/routes.js';
@@ -41,7 +41,8 @@ export function creationRequest(route: TableRoute): { schema: Schema; properties
     throw new ValidationError(
       `table ${formatIdentifier(route.table)}: the original value bytes (kafkaValue, ${KAFKA_VALUE_PROPERTY}) are kept in _kafka, which kafkaLineage: false leaves out`,
     );
-  if (route.kafkaLineage) schema = withKafkaLineage(schema, { value });
+  if (route.kafkaLineage)
+    schema = withKafkaLineage(schema, { value, schemaId: wantsSchemaId(route, route.properties) });
   const properties = {
     ...route.properties,
     ...(value ? { [KAFKA_VALUE_PROPERTY]: 'true' } : {}),
@@ -54,8 +55,8 @@ export function creationRequest(route: TableRoute): { schema: Schema; properties
 }
 
 /**
- * Loads the table, creating it from the route when missing; an existing table gains `_kafka.value` when
- * the route or the table asks for it (kafka-value-column.ts).
+ * Loads the table, creating it from the route when missing; an existing table gains `_kafka.value` and
+ * `_kafka.schema_id` when the route or the table asks for them (kafka-value-column.ts).
  * @throws ValidationError (see creationRequest, ensureKafkaValue); whatever the catalog throws
  * @throws CommitFailedError / CommitStateUnknownError when adding `_kafka.value` did not (surely) land
  */

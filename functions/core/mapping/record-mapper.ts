@@ -12,7 +12,7 @@ import { compileFittingRow, NOT_FITTING } from './fast/fitting-row.js';
 import { canPromote, samePrimitive } from './evolution/promotions.js';
 import type { RawRecord } from '../records/esm-event.js';
 import { jsonToRow, jsonToValue } from '../records/json-to-value.js';
-import { hasKafkaValue, KAFKA_FIELD, kafkaLineageRow } from '../records/kafka-lineage.js';
+import { hasKafkaSchemaId, hasKafkaValue, KAFKA_FIELD, kafkaLineageRow } from '../records/kafka-lineage.js';
 import { type Coercion, coerceValue } from './coercions.js';
 import { compileRowConversion } from './convert-row.js';
 import type { DecodedRecord } from './decoded-record.js';
@@ -153,6 +153,7 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
   }
   const lineage = schema.fields.some((f) => f.name === KAFKA_FIELD);
   const withValue = hasKafkaValue(schema);
+  const withSchemaId = hasKafkaSchemaId(schema);
   const valueStruct: StructType = {
     type: 'struct',
     fields: schema.fields.filter((f) => f.name !== KAFKA_FIELD),
@@ -162,7 +163,7 @@ export function compileMapping(config: MappingConfig, schema: Schema, path = 'ma
 
   const fitting = coercions.size === 0 ? compileFittingRow(valueStruct) : undefined;
   const withLineage = (row: Row, record: RawRecord): Row => {
-    if (lineage) row[KAFKA_FIELD] = kafkaLineageRow(record, withValue);
+    if (lineage) row[KAFKA_FIELD] = kafkaLineageRow(record, withValue, withSchemaId);
     return row;
   };
 

@@ -45,11 +45,13 @@ export interface OffsetPlan {
 
 export class TableRecords {
   /**
-   * @param valueEncoder the record value of a table's row without `_kafka.value` (the row without `_kafka`, as JSON)
+   * @param valueEncoder the record value of a table's row without `_kafka.value` (value-encoding.ts: the
+   *   frame its registry schema id gives, else the row without `_kafka` as JSON); a promise while a schema
+   *   is fetched
    * @param deadLetters where the table's dead letters are read from; without it, they are not served
    */
   constructor(
-    private readonly valueEncoder: (table: LoadedTable) => (row: Row) => Buffer,
+    private readonly valueEncoder: (table: LoadedTable) => (row: Row) => Buffer | Promise<Buffer>,
     private readonly deadLetters?: DeadLetterRecords,
   ) {}
 
@@ -115,8 +117,12 @@ export class TableRecords {
     const encodeValue = this.valueEncoder(table);
     const tasks = files.map((f) => f.task);
     const filter = rangeFilter(topic, partition, from, to);
-    for await (const row of readScan(table, { ...plan, tasks }, { filter }))
-      out.push(toRecord(row, encodeValue));
+    for await (const row of readScan(table, { ...plan, tasks }, { filter })) {
+      const record = toRecord(row, encodeValue);
+      out.push(
+        record.value instanceof Promise ? { ...record, value: await record.value } : (record as ColdRecord),
+      );
+    }
     out.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
     // A table holding one record twice (written by another engine) serves it once.
     return out.filter((r, i) => i === 0 || r.offset !== out[i - 1].offset);
@@ -215,7 +221,10 @@ function originalValue(row: Row): Buffer | undefined {
   return value instanceof Uint8Array ? Buffer.from(value) : undefined;
 }
 
-function toRecord(row: Row, encodeValue: (row: Row) => Buffer): ColdRecord {
+function toRecord(
+  row: Row,
+  encodeValue: (row: Row) => Buffer | Promise<Buffer>,
+): Omit<ColdRecord, 'value'> & { value: ColdRecord['value'] | Promise<Buffer> } {
   const lineage = lineageOf(row);
   return {
     offset: lineage.offset,

@@ -3,7 +3,8 @@
  * offset, timestamp, timestamp type, key and headers go into the struct's leaf columns as they are
  * (numbers into typed storage, strings as UTF-8), with no lineage row, header row or BigInt per
  * record. Only for a lineage struct of exactly the shape records/kafka-lineage.ts makes (with or without
- * the original value bytes last, `value`, which go in as they are); any other
+ * the optional fields after the headers, in the order the table gained them: the original value bytes,
+ * `value`, which go in as they are, and the value frame's schema id, `schema_id`); any other
  * (a table whose `_kafka` was changed) gets kafkaLineageRow + appendValue, the same values.
  */
 import {
@@ -15,7 +16,12 @@ import {
 } from '../../data/arrow/gathered-rows.js';
 import type { RawRecord } from '../../records/esm-event.js';
 import { BatchRecord } from '../../records/record-columns.js';
-import { KAFKA_VALUE_FIELD, kafkaLineageRow } from '../../records/kafka-lineage.js';
+import {
+  confluentSchemaIdOf,
+  KAFKA_SCHEMA_ID_FIELD,
+  KAFKA_VALUE_FIELD,
+  kafkaLineageRow,
+} from '../../records/kafka-lineage.js';
 import type { IcebergType } from '../../spec/types.js';
 
 /** Appends one record's lineage to a `_kafka` struct column. */
@@ -39,20 +45,39 @@ function isHeadersType(type: IcebergType): boolean {
   return key.name === 'key' && key.type === 'string' && value.name === 'value' && value.type === 'binary';
 }
 
-/** The lineage shape: 'plain', 'value' (with `value` binary last), or undefined for any other. */
-function lineageShape(type: IcebergType): 'plain' | 'value' | undefined {
+/** An optional field after the headers: the value bytes or the value's schema id. */
+type Extra = 'value' | 'schema_id';
+
+/** The optional fields after the headers in their order, or undefined for a struct of any other shape. */
+function lineageShape(type: IcebergType): Extra[] | undefined {
   if (typeof type === 'string' || type.type !== 'struct') return undefined;
   const fields = type.fields;
-  const value = fields.length === SHAPE.length + 1;
-  if (!value && fields.length !== SHAPE.length) return undefined;
+  if (fields.length < SHAPE.length) return undefined;
   const same = SHAPE.every(([name, expected], j) => {
     const f = fields[j];
     return f.name === name && (expected === 'headers' ? isHeadersType(f.type) : f.type === expected);
   });
   if (!same) return undefined;
-  if (!value) return 'plain';
-  const last = fields[SHAPE.length];
-  return last.name === KAFKA_VALUE_FIELD && last.type === 'binary' ? 'value' : undefined;
+  const extras: Extra[] = [];
+  for (const f of fields.slice(SHAPE.length)) {
+    const extra =
+      f.name === KAFKA_VALUE_FIELD && f.type === 'binary'
+        ? 'value'
+        : f.name === KAFKA_SCHEMA_ID_FIELD && f.type === 'int'
+          ? 'schema_id'
+          : undefined;
+    if (extra === undefined || extras.includes(extra)) return undefined;
+    extras.push(extra);
+  }
+  return extras;
+}
+
+/** The value frame's schema id from value bytes bytes[start, end), or -1 when not a Confluent frame. */
+function frameSchemaId(bytes: Uint8Array, start: number, end: number): number {
+  if (start < 0 || end - start < 5 || bytes[start] !== 0) return -1;
+  const id =
+    ((bytes[start + 1] << 24) | (bytes[start + 2] << 16) | (bytes[start + 3] << 8) | bytes[start + 4]) >>> 0;
+  return id <= 0x7fffffff ? id : -1;
 }
 
 /** Epoch ms → µs as an exact double when it is one. */
@@ -87,7 +112,7 @@ const TIMESTAMP_TYPE = new RepeatedText();
 const HEADER_KEY = new RepeatedText();
 
 /** A BatchRecord's lineage read from its batch's columns: no view, header array or BigInt. */
-function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
+function appendFromBatch(struct: StructColumn, record: BatchRecord, extras: readonly Extra[]): void {
   const c = struct.children;
   const cols = record.columns;
   const i = record.index;
@@ -118,18 +143,24 @@ function appendFromBatch(struct: StructColumn, record: BatchRecord): void {
   }
   list.valid.pushValid();
   list.offsets.pushCount(to - from);
-  if (c.length > SHAPE.length) {
-    const value = c[SHAPE.length] as LeafColumn;
-    const valueStart = cols.valueStart[i];
-    if (valueStart < 0) value.pushAbsent(false);
-    else value.pushBytes(cols.bytes, valueStart, cols.valueEnd[i]);
+  const valueStart = cols.valueStart[i];
+  for (let e = 0; e < extras.length; e++) {
+    const leaf = c[SHAPE.length + e] as LeafColumn;
+    if (extras[e] === 'value') {
+      if (valueStart < 0) leaf.pushAbsent(false);
+      else leaf.pushBytes(cols.bytes, valueStart, cols.valueEnd[i]);
+    } else {
+      const id = frameSchemaId(cols.bytes, valueStart, cols.valueEnd[i]);
+      if (id < 0) leaf.pushAbsent(false);
+      else leaf.pushNumber(id);
+    }
   }
 }
 
-function appendColumns(column: GatheredColumn, record: RawRecord): void {
+function appendColumns(column: GatheredColumn, record: RawRecord, extras: readonly Extra[]): void {
   const struct = column as StructColumn;
   if (record instanceof BatchRecord) {
-    appendFromBatch(struct, record);
+    appendFromBatch(struct, record, extras);
     return;
   }
   const c = struct.children;
@@ -155,15 +186,22 @@ function appendColumns(column: GatheredColumn, record: RawRecord): void {
   }
   list.valid.pushValid();
   list.offsets.pushCount(headers.length);
-  if (c.length > SHAPE.length) (c[SHAPE.length] as LeafColumn).pushValue(record.value);
+  for (let e = 0; e < extras.length; e++) {
+    const leaf = c[SHAPE.length + e] as LeafColumn;
+    if (extras[e] === 'value') leaf.pushValue(record.value);
+    else leaf.pushValue(confluentSchemaIdOf(record.value));
+  }
 }
 
 /** The lineage appender for a `_kafka` column of this type. */
 export function compileLineageAppend(type: IcebergType): LineageAppend {
-  if (lineageShape(type)) return appendColumns;
-  const value =
+  const extras = lineageShape(type);
+  if (extras) return (column, record) => appendColumns(column, record, extras);
+  const has = (name: string, t: IcebergType) =>
     typeof type !== 'string' &&
     type.type === 'struct' &&
-    type.fields.some((f) => f.name === KAFKA_VALUE_FIELD && f.type === 'binary');
-  return (column, record) => appendValue(column, kafkaLineageRow(record, value));
+    type.fields.some((f) => f.name === name && f.type === t);
+  const value = has(KAFKA_VALUE_FIELD, 'binary');
+  const schemaId = has(KAFKA_SCHEMA_ID_FIELD, 'int');
+  return (column, record) => appendValue(column, kafkaLineageRow(record, value, schemaId));
 }
