@@ -19,6 +19,7 @@ import { entryRow, type IndexEntry, rowEntry, viewOf } from './index-entries.js'
 import { coverageSummary, readCoverage } from './index-table.js';
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import { INDEX_SCHEMA } from './index-table.js';
+import { sharedIndexViews } from './view-cache.js';
 
 /** An index with more data files than this is compacted after a batch's catch-up. */
 export const COMPACT_FILES = 256;
@@ -84,7 +85,10 @@ export async function compactIndex(catalog: Catalog, index: LoadedTable): Promis
       });
     },
   });
-  if (outcome.kind === 'committed') return outcome.result.table;
+  if (outcome.kind === 'committed') {
+    await sharedIndexViews.noteReplaced(outcome.result.table, snapshot['snapshot-id'], kept);
+    return outcome.result.table;
+  }
   await Promise.all(files.map((f) => index.io.delete(f.file_path).catch(() => undefined)));
   return undefined;
 }
