@@ -189,8 +189,8 @@ export class IndexViewCache {
     const folded = await view.fold(
       this.bounded(uuid, view, entriesOf(index, await liveFiles(index, snapshot))),
     );
-    if (folded !== true) {
-      if (folded === 'unkept' || view.bytes > this.maxBytes) this.unkept.add(uuid);
+    if (folded !== true || view.bytes > this.maxBytes) {
+      if (folded !== false) this.unkept.add(uuid);
       return undefined;
     }
     return this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], view });
