@@ -70,6 +70,24 @@ export class KeyView implements KeyStates {
     return { key, row: { ...this.live(s), version: this.versionAt(s) } };
   }
 
+  /** Per key with a live row, that row's newest live entry (what a compacted index holds). Never throws. */
+  liveEntries(): IndexEntry[] {
+    const out: IndexEntry[] = [];
+    for (const key of this.slots.keys()) {
+      const { row } = this.state(key);
+      if (row)
+        out.push({
+          key,
+          filePath: row.filePath,
+          pos: row.pos,
+          live: true,
+          seq: row.seq,
+          version: row.version,
+        });
+    }
+    return out;
+  }
+
   /**
    * Folds one batch of entries in (see the file comment); false when the view can no longer be kept
    * exact, 'unkept' when an entry does not fit it. Either way the view must then be dropped.

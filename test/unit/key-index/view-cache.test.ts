@@ -79,7 +79,11 @@ describe('the key index views kept across batches', () => {
             if (out.kind === 'committed') index = out.index;
           } else if (op.kind === 'rebuild')
             index = await replaceEntries(wh.catalog, index, op.entries, COVERAGE);
-          else index = (await compactIndex(wh.catalog, index)) ?? index;
+          else {
+            const before = statesOf(await readIndexView(index));
+            index = (await compactIndex(wh.catalog, index)) ?? index;
+            expect(statesOf(await readIndexView(index))).toEqual(before);
+          }
 
           // Assess
           const whole = statesOf(await readIndexView(index));
