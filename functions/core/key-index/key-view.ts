@@ -56,6 +56,11 @@ export class KeyView implements KeyStates {
     return this.slots.size;
   }
 
+  /** About what a view of `keys` keys would hold (short keys): to refuse one before making it. Never throws. */
+  static bytesFor(keys: number): number {
+    return keys * (SLOT_BYTES + KEY_OVERHEAD_BYTES + 8);
+  }
+
   /** An estimate of the memory the view holds. Never throws. */
   get bytes(): number {
     const strings = this.keyChars + this.paths.reduce((n, p) => n + p.length + 32, 0);

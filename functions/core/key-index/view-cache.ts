@@ -178,6 +178,10 @@ export class IndexViewCache {
       const mainUuid = readCoverage(committed)?.tableUuid;
       const whole = readAt === undefined || snapshot['parent-snapshot-id'] === readAt;
       if (!whole || mainUuid === undefined || this.unkept.has(uuid)) return;
+      if (KeyView.bytesFor(kept.length) > this.maxBytes) {
+        this.unkept.add(uuid);
+        return;
+      }
       const view = new KeyView();
       if ((await view.fold(kept)) === true && view.bytes <= this.maxBytes)
         this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], view });
@@ -196,8 +200,13 @@ export class IndexViewCache {
       if (since !== undefined) {
         this.views.delete(uuid);
         const files = await addedFiles(index, since);
-        if ((await cached.view.fold(entriesOf(index, files))) === true && cached.view.bytes <= this.maxBytes)
-          return this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], view: cached.view });
+        if ((await cached.view.fold(entriesOf(index, files))) === true) {
+          if (cached.view.bytes <= this.maxBytes)
+            return this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], view: cached.view });
+          // Grown past the bound: read by keys from now on, not whole again.
+          this.unkept.add(uuid);
+          return undefined;
+        }
       }
     }
     this.views.delete(uuid);
