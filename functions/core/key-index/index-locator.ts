@@ -111,9 +111,12 @@ export function keyIndexLocator(
       let reason: string;
       let kind: 'ahead' | 'failed' = 'failed';
       try {
+        const texts = [...new Set(keys.map((k) => k.text))];
+        // The view this process's own commit left covers the snapshot: no index to load or catch up.
+        const held = await caches.views.covering(table.metadata['table-uuid'], snapshotId);
+        if (held) return { snapshotId, rows: await locationsIn(table, texts, held, caches.files) };
         const up = await catchUpIndex(catalog, table, columns, { maxRebuildRows: BATCH_REBUILD_ROWS });
         if (up.kind === 'covered') {
-          const texts = [...new Set(keys.map((k) => k.text))];
           const view = (await caches.views.view(up.index)) ?? (await readIndexView(up.index, texts));
           return { snapshotId, rows: await locationsIn(table, texts, view, caches.files) };
         }

@@ -41,6 +41,8 @@ const MAX_KEYS = 15_000_000;
 interface Cached {
   mainUuid: string;
   snapshotId: bigint;
+  /** The main snapshot the index snapshot covers (its summary's marker). */
+  covers: bigint | undefined;
   view: KeyView;
 }
 
@@ -129,6 +131,21 @@ export class IndexViewCache {
   }
 
   /**
+   * A kept view of an index snapshot that covers the main table `mainUuid` at `mainSnapshotId` exactly:
+   * the facts of every main snapshot up to that one, all a lookup on it needs, whatever the index
+   * did since (nothing is read). Never throws.
+   */
+  async covering(mainUuid: string, mainSnapshotId: bigint): Promise<KeyView | undefined> {
+    const matches = (c: Cached | undefined) => c?.mainUuid === mainUuid && c.covers === mainSnapshotId;
+    const uuid = [...this.views].find(([, c]) => matches(c))?.[0];
+    if (uuid === undefined) return undefined;
+    return this.locked(uuid, async () => {
+      const cached = this.views.get(uuid);
+      return matches(cached) ? this.keep(uuid, cached!) : undefined;
+    });
+  }
+
+  /**
    * The kept view of `index`'s current snapshot, when there is one (nothing is read). Never throws.
    */
   held(index: LoadedTable): Promise<KeyView | undefined> {
@@ -155,7 +172,12 @@ export class IndexViewCache {
       if (cached === undefined || parent === undefined || cached.snapshotId !== parent) return;
       if (cached.mainUuid !== readCoverage(committed)?.tableUuid) return;
       if ((await cached.view.fold(entries)) !== true) this.views.delete(uuid);
-      else this.keep(uuid, { ...cached, snapshotId: snapshot['snapshot-id'] });
+      else
+        this.keep(uuid, {
+          ...cached,
+          snapshotId: snapshot['snapshot-id'],
+          covers: readCoverage(committed)?.snapshotId,
+        });
     });
   }
 
@@ -184,7 +206,7 @@ export class IndexViewCache {
       }
       const view = new KeyView();
       if ((await view.fold(kept)) === true && view.bytes <= this.maxBytes)
-        this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], view });
+        this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], covers: coversOf(committed), view });
     });
   }
 
@@ -202,7 +224,12 @@ export class IndexViewCache {
         const files = await addedFiles(index, since);
         if ((await cached.view.fold(entriesOf(index, files))) === true) {
           if (cached.view.bytes <= this.maxBytes)
-            return this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], view: cached.view });
+            return this.keep(uuid, {
+              mainUuid,
+              snapshotId: snapshot['snapshot-id'],
+              covers: coversOf(index),
+              view: cached.view,
+            });
           // Grown past the bound: read by keys from now on, not whole again.
           this.unkept.add(uuid);
           return undefined;
@@ -220,7 +247,7 @@ export class IndexViewCache {
       if (folded !== false) this.unkept.add(uuid);
       return undefined;
     }
-    return this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], view });
+    return this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], covers: coversOf(index), view });
   }
 
   /** `entries`, stopped (and the index marked unkept) once `view` outgrows the bound. */
@@ -267,6 +294,9 @@ export class IndexViewCache {
     }
   }
 }
+
+/** The main snapshot `index`'s current snapshot covers. Never throws. */
+const coversOf = (index: LoadedTable) => readCoverage(index)?.snapshotId;
 
 /**
  * The snapshots of `index` after `from` up to its current one, oldest first, when all are appends;

@@ -68,6 +68,30 @@ describe('the key index locator', () => {
     expect(indexed.rows.map((r) => r.key).sort()).toEqual(['i1', 'i2', 'i5'].sort());
   });
 
+  it("loads nothing of the index on the snapshot this process's own commit left", async () => {
+    // Prepare: the beforeEach batches ran here, so the process's view covers the table's snapshot.
+    const main = await wh.catalog.loadTable(route.table);
+    const columns = keyColumnsOf(main);
+    const loaded: string[] = [];
+    const watched = new Proxy(wh.catalog, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (property !== 'loadTable' || typeof value !== 'function') return value;
+        return (id: { name: string }) => {
+          loaded.push(id.name);
+          return value.call(target, id);
+        };
+      },
+    });
+
+    // Act
+    const indexed = await keyIndexLocator(watched).locate(main, columns, keys);
+
+    // Assess
+    expect(loaded).toEqual([]);
+    expect(where(indexed.rows)).toEqual(where((await scanRowLocator.locate(main, columns, keys)).rows));
+  });
+
   it('finds the same rows reading the index by keys when its view is too large to keep', async () => {
     // Prepare
     const main = await wh.catalog.loadTable(route.table);
