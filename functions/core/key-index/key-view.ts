@@ -33,7 +33,8 @@ export interface KeyStates {
   state(key: string): KeyState;
 }
 
-const fits = (n: bigint) => n >= 0n && n <= BigInt(INT_MAX);
+const INT_MAX_BIG = BigInt(INT_MAX);
+const fits = (n: bigint) => n >= 0n && n <= INT_MAX_BIG;
 
 export class KeyView implements KeyStates {
   private readonly slots = new Map<string, number>();
@@ -98,20 +99,50 @@ export class KeyView implements KeyStates {
    * exact, 'unkept' when an entry does not fit it. Either way the view must then be dropped.
    * @throws whatever iterating `entries` throws (the view must then be dropped too)
    */
-  async fold(entries: Iterable<IndexEntry> | AsyncIterable<IndexEntry>): Promise<FoldResult> {
+  fold(entries: Iterable<IndexEntry>): FoldResult {
     const deaths: IndexEntry[] = [];
-    for await (const e of entries) {
+    const lives = this.foldLives(entries, deaths);
+    if (lives !== true) return lives;
+    this.foldDeaths(deaths);
+    return true;
+  }
+
+  /**
+   * Folds one batch of entries that comes in chunks (one index file each), as `fold`; 'unkept' too
+   * when `stop` says so after a chunk (the view outgrew a bound). Per chunk, not per entry: an async
+   * step per entry cost more than the fold itself.
+   * @throws whatever iterating `chunks` throws (the view must then be dropped)
+   */
+  async foldChunks(
+    chunks: AsyncIterable<Iterable<IndexEntry>>,
+    stop: () => boolean = () => false,
+  ): Promise<FoldResult> {
+    const deaths: IndexEntry[] = [];
+    for await (const chunk of chunks) {
+      const lives = this.foldLives(chunk, deaths);
+      if (lives !== true) return lives;
+      if (stop()) return 'unkept';
+    }
+    this.foldDeaths(deaths);
+    return true;
+  }
+
+  private foldLives(entries: Iterable<IndexEntry>, deaths: IndexEntry[]): FoldResult {
+    for (const e of entries) {
       if (!fits(e.pos) || !fits(e.seq)) return 'unkept';
       if (e.version && !Number.isSafeInteger(Number(e.version.offset))) return 'unkept';
       if (!e.live) deaths.push(e);
       else if (!this.foldLive(e)) return false;
     }
+    return true;
+  }
+
+  private foldDeaths(deaths: readonly IndexEntry[]): void {
     for (const e of deaths) {
       const s = this.slotOf(e.key);
       if (this.holds(s, e)) this.deathAt[s] = Math.max(this.deathAt[s], Number(e.seq));
       else this.pruned[s] = Math.max(this.pruned[s], Number(e.seq));
     }
-    return true;
   }
 
   /** Whether slot `s`'s newest live row is the row `e` names. */
@@ -121,7 +152,11 @@ export class KeyView implements KeyStates {
 
   private foldLive(e: IndexEntry): boolean {
     const s = this.slotOf(e.key);
-    if (this.file[s] !== NONE && compareLive(e, this.liveEntry(s)) <= 0) return true;
+    // Most entries differ in seq from the held row: only a tie needs the whole comparison.
+    const seq = Number(e.seq);
+    const held = this.file[s] !== NONE;
+    if (held && (seq < this.seq[s] || (seq === this.seq[s] && compareLive(e, this.liveEntry(s)) <= 0)))
+      return true;
     if (!this.holds(s, e)) {
       // A death folded earlier may have named this row: undecidable without it (see the file comment).
       if (this.pruned[s] !== NONE && Number(e.seq) <= this.pruned[s]) return false;

@@ -28,8 +28,6 @@ import { KeyView } from './key-view.js';
 const MAX_WALK = 1_000;
 /** Index data files read at once. */
 const READ_AHEAD = 4;
-/** How often (entries) a growing view checks its size against the bound. */
-const CHECK_EVERY = 65_536;
 /**
  * The share of V8's heap limit the views may hold: a 1024 MB Lambda (old space 922 MB) keeps ~370 MB,
  * ~3.5M keys; a batch's own peak (~210 MB RSS for 10,000 records) fits beside it.
@@ -77,19 +75,21 @@ async function liveFiles(index: LoadedTable, snapshot: Snapshot): Promise<string
   );
 }
 
-/** The entries of `paths`, read a few files ahead. @throws as readDataFile */
-async function* entriesOf(index: LoadedTable, paths: readonly string[]): AsyncGenerator<IndexEntry> {
-  const reads: Promise<ReturnType<typeof rowEntry>[]>[] = [];
+/** The entries of `paths`, one array a file, read a few files ahead. @throws as readDataFile */
+async function* entriesOf(index: LoadedTable, paths: readonly string[]): AsyncGenerator<IndexEntry[]> {
+  const reads: Promise<IndexEntry[]>[] = [];
   const start = (i: number) => {
     if (i < paths.length)
-      reads[i] = readDataFile(index.io, paths[i]!, INDEX_SCHEMA).then((rows) => rows.map(rowEntry));
+      reads[i] = readDataFile(index.io, paths[i]!, INDEX_SCHEMA).then((rows) =>
+        rows.flatMap((r) => rowEntry(r) ?? []),
+      );
   };
   for (let i = 0; i < Math.min(READ_AHEAD, paths.length); i++) start(i);
   for (let i = 0; i < paths.length; i++) {
     const entries = await reads[i]!;
     delete reads[i];
     start(i + READ_AHEAD);
-    for (const e of entries) if (e) yield e;
+    yield entries;
   }
 }
 
@@ -171,7 +171,7 @@ export class IndexViewCache {
       const parent = snapshot['parent-snapshot-id'];
       if (cached === undefined || parent === undefined || cached.snapshotId !== parent) return;
       if (cached.mainUuid !== readCoverage(committed)?.tableUuid) return;
-      if ((await cached.view.fold(entries)) !== true) this.views.delete(uuid);
+      if (cached.view.fold(entries) !== true) this.views.delete(uuid);
       else
         this.keep(uuid, {
           ...cached,
@@ -205,7 +205,7 @@ export class IndexViewCache {
         return;
       }
       const view = new KeyView();
-      if ((await view.fold(kept)) === true && view.bytes <= this.maxBytes)
+      if (view.fold(kept) === true && view.bytes <= this.maxBytes)
         this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], covers: coversOf(committed), view });
     });
   }
@@ -222,7 +222,7 @@ export class IndexViewCache {
       if (since !== undefined) {
         this.views.delete(uuid);
         const files = await addedFiles(index, since);
-        if ((await cached.view.fold(entriesOf(index, files))) === true) {
+        if ((await cached.view.foldChunks(entriesOf(index, files))) === true) {
           if (cached.view.bytes <= this.maxBytes)
             return this.keep(uuid, {
               mainUuid,
@@ -239,33 +239,13 @@ export class IndexViewCache {
     this.views.delete(uuid);
     if (this.unkept.has(uuid)) return undefined;
     const view = new KeyView();
-    // The other views make room first: one index's view may take the whole bound.
-    const folded = await view.fold(
-      this.bounded(uuid, view, entriesOf(index, await liveFiles(index, snapshot))),
-    );
+    const tooLarge = () => view.bytes > this.maxBytes || view.size > MAX_KEYS;
+    const folded = await view.foldChunks(entriesOf(index, await liveFiles(index, snapshot)), tooLarge);
     if (folded !== true || view.bytes > this.maxBytes) {
       if (folded !== false) this.unkept.add(uuid);
       return undefined;
     }
     return this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], covers: coversOf(index), view });
-  }
-
-  /** `entries`, stopped (and the index marked unkept) once `view` outgrows the bound. */
-  private async *bounded(
-    uuid: string,
-    view: KeyView,
-    entries: AsyncIterable<IndexEntry>,
-  ): AsyncGenerator<IndexEntry> {
-    let n = 0;
-    for await (const e of entries) {
-      if (++n % CHECK_EVERY === 0 && (view.bytes > this.maxBytes || view.size > MAX_KEYS)) {
-        this.unkept.add(uuid);
-        // An entry that fits no view ends the fold: 'unkept'.
-        yield { ...e, seq: -1n };
-        return;
-      }
-      yield e;
-    }
   }
 
   /** Keeps `cached` as the most recently used view, dropping the least recently used past the bound. */
