@@ -71,6 +71,7 @@ export function keyedDeletesText(k: KeyedDeletesFigures, table: Table): string {
         l.locate_write_ratio,
       ]),
     ),
-    '(target: locate ÷ write CPU ≤ 1)',
+    "(target: the warm index locate ÷ write CPU ≤ 1. index-cold: a process's first batch, the index read whole; index-incremental: a view that reads what the last commit appended, as after another writer; index: the process's own view, kept current by its commits)",
+    `The process's view of the key index: ${k.index_view.keys.toLocaleString('en')} keys, ${k.index_view.estimated_mb.toFixed(0)} MB by its estimate, ${k.index_view.measured_mb.toFixed(0)} MB measured (heap + buffers), bound ${k.index_view.bound_mb.toFixed(0)} MB`,
   ].join('\n');
 }

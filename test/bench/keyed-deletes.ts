@@ -25,12 +25,15 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { Catalog, LoadedTable } from '../../functions/core/catalog/catalog.js';
 import type { FileIO } from '../../functions/core/io/file-io.js';
-import { keyIndexLocator } from '../../functions/core/key-index/index-locator.js';
+import { keyIndexLocator, type LocatorCaches } from '../../functions/core/key-index/index-locator.js';
+import { loadIndex } from '../../functions/core/key-index/index-table.js';
+import { LiveFilesCache, sharedLiveFiles } from '../../functions/core/key-index/live-files.js';
+import { IndexViewCache, sharedIndexViews } from '../../functions/core/key-index/view-cache.js';
 import type { TableIdentifier } from '../../functions/core/spec/types.js';
 import { EmbeddedCatalog } from '../../functions/core/catalog/embedded-catalog.js';
 import { collapseChanges } from '../../functions/core/cdc/collapse-changes.js';
 import { planDeleteScope } from '../../functions/core/cdc/delete-scope.js';
-import { type RowLocator, scanRowLocator } from '../../functions/core/cdc/locate-rows.js';
+import { type RowLocation, type RowLocator, scanRowLocator } from '../../functions/core/cdc/locate-rows.js';
 import { planChanges } from '../../functions/core/cdc/plan-changes.js';
 import { writeChanges } from '../../functions/core/cdc/write-changes.js';
 import { ingestEvent } from '../../functions/core/ingest/ingest-event.js';
@@ -45,14 +48,23 @@ import { currentSchema } from '../../functions/core/spec/metadata.js';
 import { KeyedChangeStream } from './keyed-changes.js';
 import { duckdbLiveCount, liveRowsSql, scanFiles } from './keyed-deletes-sql.js';
 import { makeOrdersEvent, type OrderMessage, ORDERS_TOPIC, readOrdersSchema } from './orders-batch.js';
-import { median, timed } from './stats.js';
+import { collectGarbage, median, timed } from './stats.js';
 
 /**
  * The row locators measured, by name, reading through `catalog` (whose tables read through `io`, so
  * the index's reads are counted too): the filtered scan, and the key index (key-index/), which must
- * answer every batch itself (a fallback to the scan fails the section).
+ * answer every batch itself (a fallback to the scan fails the section), three ways:
+ * - `index-cold`: a process's first batch (no view of the index, no manifests kept: the index is read whole);
+ * - `index-incremental`: a view kept by this locator alone (`incremental`), which no commit tells of
+ *   its entries: each batch reads what the previous batch's commit appended, as after another writer;
+ * - `index`: the process's own view, which its commits (ingestEvent's index step) keep current: a warm
+ *   Lambda's next batch.
  */
-export function locatorsFor(catalog: Catalog, io: FileIO): Readonly<Record<string, RowLocator>> {
+export function locatorsFor(
+  catalog: Catalog,
+  io: FileIO,
+  incremental: LocatorCaches,
+): Readonly<Record<string, RowLocator>> {
   const counted = new Proxy(catalog, {
     get(target, property) {
       if (property === 'loadTable')
@@ -61,13 +73,24 @@ export function locatorsFor(catalog: Catalog, io: FileIO): Readonly<Record<strin
       return typeof value === 'function' ? value.bind(target) : value;
     },
   });
+  const index = (caches: LocatorCaches) =>
+    keyIndexLocator(
+      counted,
+      (reason) => {
+        throw new Error(`keyed-deletes: the key index fell back to a scan: ${reason}`);
+      },
+      caches,
+    );
   return {
     scan: scanRowLocator,
-    index: keyIndexLocator(counted, (reason) => {
-      throw new Error(`keyed-deletes: the key index fell back to a scan: ${reason}`);
-    }),
+    'index-cold': index({ views: new IndexViewCache(), files: new LiveFilesCache() }),
+    'index-incremental': index(incremental),
+    index: index({ views: sharedIndexViews, files: sharedLiveFiles }),
   };
 }
+
+/** The locators in the order they run on each batch. */
+const LOCATORS = ['scan', 'index-cold', 'index-incremental', 'index'] as const;
 
 const MODES = ['position', 'equality'] as const;
 type DeleteMode = (typeof MODES)[number];
@@ -80,7 +103,7 @@ export interface KeyedDeletesSettings {
   loadBatch: number;
   /** Timed full scans per reader and copy (after one warm-up). */
   repeats: number;
-  /** Change batches located and written (not committed) for the write-side figures. */
+  /** Change batches located, written (timed, not committed), then committed through ingestEvent. */
   locateBatches: number;
 }
 
@@ -110,6 +133,17 @@ export interface LocateFigures {
   locate_write_ratio: number;
 }
 
+/** The process's view of the key index after the run (view-cache.ts). */
+export interface IndexViewFigures {
+  keys: number;
+  /** KeyView.bytes: the view's own estimate, what the cache bounds. */
+  estimated_mb: number;
+  /** Heap + array buffers grown by building a cold view (after a full GC both sides). */
+  measured_mb: number;
+  /** The bound on all views (a quarter of this process's V8 heap limit). */
+  bound_mb: number;
+}
+
 export interface KeyedDeletesFigures {
   keys: number;
   batches: number;
@@ -128,15 +162,22 @@ export interface KeyedDeletesFigures {
   locate: LocateFigures[];
   /** The scan locator's locate CPU ÷ the batch's write CPU (what the key index saves). */
   locate_write_ratio_scan: number;
-  /** The key index's locate CPU ÷ the batch's write CPU (target ≤ 1). */
+  /** The key index's locate CPU ÷ the batch's write CPU, warm (target ≤ 1). */
   locate_write_ratio_index: number;
+  /** The same, a process's first batch (the index read whole). */
+  locate_write_ratio_index_cold: number;
+  /** The same, reading what another writer appended since the last batch. */
+  locate_write_ratio_index_incremental: number;
+  index_view: IndexViewFigures;
 }
 
 const timedWarm = <T>(fn: () => Promise<T>) => timed(fn, { youngGcFirst: true });
 
 /**
  * The section's settings: `FLOE_BENCH_KEYS`, `FLOE_BENCH_BATCHES` and `FLOE_BENCH_CHANGES` override
- * the scale (the issue's full run: 1,000,000 keys, 200 batches of 1,000 changes).
+ * the scale (the issue's full run: 1,000,000 keys, 200 batches of 1,000 changes);
+ * `FLOE_BENCH_LOAD_BATCH` the records per initial-load batch (10,000: a Lambda batch; more loads 10M
+ * keys in less time).
  * @throws Error for a value that is not a positive integer
  */
 export function keyedDeletesSettings(
@@ -157,7 +198,7 @@ export function keyedDeletesSettings(
     batches: positive('FLOE_BENCH_BATCHES', quick ? 50 : 200),
     // The issue's proportion: 1,000 changes per batch over 1M keys.
     changesPerBatch: positive('FLOE_BENCH_CHANGES', Math.max(10, Math.round(keys / 1_000))),
-    loadBatch: 10_000,
+    loadBatch: positive('FLOE_BENCH_LOAD_BATCH', 10_000),
     repeats: quick ? 2 : 3,
     locateBatches: quick ? 3 : 5,
   };
@@ -232,7 +273,16 @@ export async function runKeyedDeletes(
     progress(
       `keyed-deletes: full scan floe ${read.position.floe_cpu_ms.toFixed(0)} (position) / ${read.equality.floe_cpu_ms.toFixed(0)} (equality) ms CPU, DuckDB ${read.position.duckdb_cpu_ms.toFixed(0)} / ${read.equality.duckdb_cpu_ms.toFixed(0)}`,
     );
-    const locate = await locateFigures(catalog, tables, routes, stream, settings.locateBatches);
+    const { locate, view } = await locateFigures(
+      catalog,
+      tables,
+      routes,
+      stream,
+      settings.locateBatches,
+      ingestBoth,
+    );
+    const ratioOf = (name: string) =>
+      locate.find((l) => l.locator === name)?.locate_write_ratio ?? Number.NaN;
     for (const l of locate)
       progress(
         `keyed-deletes: ${l.locator} locator ${l.locate_cpu_ms.toFixed(0)} ms CPU (${(l.locate_bytes_read / 1e6).toFixed(1)} MB read) against the batch's write ${l.write_cpu_ms.toFixed(0)} ms`,
@@ -254,8 +304,11 @@ export async function runKeyedDeletes(
       read_ratio_floe_wall: read.equality.floe_wall_ms / read.position.floe_wall_ms,
       read_ratio_duckdb_wall: read.equality.duckdb_wall_ms / read.position.duckdb_wall_ms,
       locate,
-      locate_write_ratio_scan: locate.find((l) => l.locator === 'scan')?.locate_write_ratio ?? Number.NaN,
-      locate_write_ratio_index: locate.find((l) => l.locator === 'index')?.locate_write_ratio ?? Number.NaN,
+      locate_write_ratio_scan: ratioOf('scan'),
+      locate_write_ratio_index: ratioOf('index'),
+      locate_write_ratio_index_cold: ratioOf('index-cold'),
+      locate_write_ratio_index_incremental: ratioOf('index-incremental'),
+      index_view: view,
     };
   } finally {
     duck.closeSync();
@@ -347,63 +400,94 @@ async function collapsedBatch(table: LoadedTable, route: TableRoute, messages: O
   return { finals, columns, scope, schema: plan.reconciliation.schema };
 }
 
+const mb = (bytes: number) => bytes / 2 ** 20;
+const heapBytes = () => {
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+
+/**
+ * The writer's figures over `batches` further change batches, each located by every locator and
+ * written (timed, the files left uncommitted), then committed to both copies through `ingest` (so the
+ * index moves by one batch's entries between batches, as in production).
+ */
 async function locateFigures(
   catalog: Catalog,
-  tables: Record<DeleteMode, LoadedTable>,
+  start: Record<DeleteMode, LoadedTable>,
   routes: Record<DeleteMode, TableRoute[]>,
   stream: KeyedChangeStream,
   batches: number,
-): Promise<LocateFigures[]> {
-  // The batches are never committed, yet the stream takes each as applied: a later one may change a
-  // key an earlier one created, which the table does not hold (no row to locate).
-  const batchesOf = Array.from({ length: batches }, () => stream.nextChanges());
-  const uncommitted = batchesOf.map((_, b) => new Set(batchesOf.slice(0, b).flatMap((c) => c.inserted)));
-  const out: LocateFigures[] = [];
-  for (const name of ['scan', 'index']) {
-    const s = { keys: [] as number[], lw: [] as number[], lc: [] as number[], bytes: [] as number[] };
-    const w = { wall: [] as number[], cpu: [] as number[], bytes: [] as number[], eq: [] as number[] };
-    for (const [b, { messages }] of batchesOf.entries()) {
-      const batch = await collapsedBatch(tables.position, routes.position[0], messages);
-      const keys = batch.finals.filter((f) => f.deleteExisting).map((f) => f.key);
-      const held = keys.filter((k) => !uncommitted[b].has(Number(k.values[0]))).length;
+  ingest: (messages: OrderMessage[]) => Promise<unknown>,
+): Promise<{ locate: LocateFigures[]; view: IndexViewFigures }> {
+  const incremental: LocatorCaches = { views: new IndexViewCache(), files: new LiveFilesCache() };
+  const samples = new Map<string, { keys: number[]; lw: number[]; lc: number[]; bytes: number[] }>();
+  const w = { wall: [] as number[], cpu: [] as number[], bytes: [] as number[], eq: [] as number[] };
+  let tables = start;
+  // The incremental view starts where the process's own is: made once, untimed, its memory measured.
+  const index = await loadIndex(catalog, routes.position[0].table);
+  if (index === undefined) throw new Error('keyed-deletes: the position copy has no key index');
+  collectGarbage();
+  const before = heapBytes();
+  if ((await incremental.views.view(index)) === undefined)
+    throw new Error('keyed-deletes: the key index is too large for a view in this process');
+  await incremental.files.filesOf(tables.position);
+  collectGarbage();
+  const measured = heapBytes() - before;
+  for (let b = 0; b < batches; b++) {
+    const { messages } = stream.nextChanges();
+    const batch = await collapsedBatch(tables.position, routes.position[0], messages);
+    const keys = batch.finals.filter((f) => f.deleteExisting).map((f) => f.key);
+    let positions: RowLocation[] = [];
+    for (const name of LOCATORS) {
       const counting = new CountingFileIO(tables.position.io);
-      const locator = locatorsFor(catalog, counting)[name];
+      const locator = locatorsFor(catalog, counting, incremental)[name];
       const located = await timedWarm(() =>
         locator.locate({ ...tables.position, io: counting }, batch.columns, keys),
       );
-      if (located.result.rows.length !== held)
+      if (located.result.rows.length !== keys.length)
         throw new Error(
-          `keyed-deletes: ${name} located ${located.result.rows.length} rows for ${held} keys the table holds`,
+          `keyed-deletes: ${name} located ${located.result.rows.length} rows for ${keys.length} keys the table holds`,
         );
-      const written = await timedWarm(() =>
-        writeChanges(tables.position, batch.finals, batch.columns, batch.scope, {
-          filePrefix: `bench-${name}-${b}`,
-          schema: batch.schema,
-          positions: located.result.rows,
-        }),
-      );
-      const eq = await collapsedBatch(tables.equality, routes.equality[0], messages);
-      const eqWritten = await timedWarm(() =>
-        writeChanges(tables.equality, eq.finals, eq.columns, eq.scope, {
-          filePrefix: `bench-${name}-${b}`,
-          schema: eq.schema,
-        }),
-      );
-      s.keys.push(held);
+      const s = samples.get(name) ?? { keys: [], lw: [], lc: [], bytes: [] };
+      samples.set(name, s);
+      s.keys.push(keys.length);
       s.lw.push(located.wallMs);
       s.lc.push(located.cpuMs);
       s.bytes.push(counting.bytesRead);
-      w.wall.push(written.wallMs);
-      w.cpu.push(written.cpuMs);
-      w.bytes.push(
-        [...written.result.dataFiles, ...written.result.deleteFiles].reduce(
-          (n, f) => n + Number(f.file_size_in_bytes),
-          0,
-        ),
-      );
-      w.eq.push(eqWritten.cpuMs);
+      positions = located.result.rows;
     }
-    out.push({
+    const written = await timedWarm(() =>
+      writeChanges(tables.position, batch.finals, batch.columns, batch.scope, {
+        filePrefix: `bench-${b}`,
+        schema: batch.schema,
+        positions,
+      }),
+    );
+    const eq = await collapsedBatch(tables.equality, routes.equality[0], messages);
+    const eqWritten = await timedWarm(() =>
+      writeChanges(tables.equality, eq.finals, eq.columns, eq.scope, {
+        filePrefix: `bench-${b}`,
+        schema: eq.schema,
+      }),
+    );
+    w.wall.push(written.wallMs);
+    w.cpu.push(written.cpuMs);
+    w.bytes.push(
+      [...written.result.dataFiles, ...written.result.deleteFiles].reduce(
+        (n, f) => n + Number(f.file_size_in_bytes),
+        0,
+      ),
+    );
+    w.eq.push(eqWritten.cpuMs);
+    await ingest(messages);
+    tables = {
+      position: await catalog.loadTable(routes.position[0].table),
+      equality: await catalog.loadTable(routes.equality[0].table),
+    };
+  }
+  const locate = LOCATORS.map((name): LocateFigures => {
+    const s = samples.get(name)!;
+    return {
       locator: name,
       keys_located: median(s.keys),
       locate_wall_ms: median(s.lw),
@@ -414,7 +498,16 @@ async function locateFigures(
       write_bytes: median(w.bytes),
       equality_write_cpu_ms: median(w.eq),
       locate_write_ratio: median(s.lc) / median(w.cpu),
-    });
-  }
-  return out;
+    };
+  });
+  const stats = sharedIndexViews.stats();
+  return {
+    locate,
+    view: {
+      keys: stats.keys,
+      estimated_mb: mb(stats.bytes),
+      measured_mb: mb(measured),
+      bound_mb: mb(sharedIndexViews.maxBytes),
+    },
+  };
 }

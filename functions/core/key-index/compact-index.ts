@@ -19,6 +19,7 @@ import { entryRow, type IndexEntry, rowEntry, viewOf } from './index-entries.js'
 import { coverageSummary, readCoverage } from './index-table.js';
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import { INDEX_SCHEMA } from './index-table.js';
+import { sharedIndexViews } from './view-cache.js';
 
 /** An index with more data files than this is compacted after a batch's catch-up. */
 export const COMPACT_FILES = 256;
@@ -28,20 +29,10 @@ export function indexFiles(index: LoadedTable): number {
   return Number(currentSnapshot(index.metadata)?.summary['total-data-files'] ?? '0');
 }
 
-/**
- * Rewrites the index from its view; returns the index as committed, or undefined when another writer
- * replaced its files meanwhile (nothing to do then: that writer compacted or rebuilt it).
- * @throws NotFoundError / TransientIOError / ValidationError from reading; the commit loop's errors
- */
-export async function compactIndex(catalog: Catalog, index: LoadedTable): Promise<LoadedTable | undefined> {
-  const snapshot = currentSnapshot(index.metadata);
-  if (snapshot === undefined) return index;
-  const manifests = await readSnapshotManifests(index.io, snapshot);
-  const read = manifests.flatMap((m) =>
-    m.entries.filter((e) => e.status !== 2 && e.data_file.content === 0).map((e) => e.data_file.file_path),
-  );
+/** Per key with a live row, its newest live entry, by reading `paths`. @throws as readDataFile */
+async function keptEntries(index: LoadedTable, paths: readonly string[]): Promise<IndexEntry[]> {
   const entries: IndexEntry[] = [];
-  for (const path of read) {
+  for (const path of paths) {
     for (const row of await readDataFile(index.io, path, INDEX_SCHEMA)) {
       const entry = rowEntry(row);
       if (entry) entries.push(entry);
@@ -61,6 +52,23 @@ export async function compactIndex(catalog: Catalog, index: LoadedTable): Promis
         version: row.version,
       });
   }
+  return kept;
+}
+
+/**
+ * Rewrites the index from its view (the process's own when it holds one of this snapshot); returns the index as committed, or undefined when another writer
+ * replaced its files meanwhile (nothing to do then: that writer compacted or rebuilt it).
+ * @throws NotFoundError / TransientIOError / ValidationError from reading; the commit loop's errors
+ */
+export async function compactIndex(catalog: Catalog, index: LoadedTable): Promise<LoadedTable | undefined> {
+  const snapshot = currentSnapshot(index.metadata);
+  if (snapshot === undefined) return index;
+  const manifests = await readSnapshotManifests(index.io, snapshot);
+  const read = manifests.flatMap((m) =>
+    m.entries.filter((e) => e.status !== 2 && e.data_file.content === 0).map((e) => e.data_file.file_path),
+  );
+  // The process's view of this very snapshot already says what to keep: nothing to read then.
+  const kept = (await sharedIndexViews.held(index))?.liveEntries() ?? (await keptEntries(index, read));
   const files = kept.length > 0 ? await writeRows(index, kept.map(entryRow), { filePrefix: 'keys' }) : [];
   const outcome = await commitAction<Stale>(catalog, index.identifier, {
     prepare: async (base) => {
@@ -84,7 +92,10 @@ export async function compactIndex(catalog: Catalog, index: LoadedTable): Promis
       });
     },
   });
-  if (outcome.kind === 'committed') return outcome.result.table;
+  if (outcome.kind === 'committed') {
+    await sharedIndexViews.noteReplaced(outcome.result.table, snapshot['snapshot-id'], kept);
+    return outcome.result.table;
+  }
   await Promise.all(files.map((f) => index.io.delete(f.file_path).catch(() => undefined)));
   return undefined;
 }

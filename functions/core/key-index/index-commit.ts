@@ -20,6 +20,7 @@ import { writeRows } from '../table/write-rows.js';
 import { type Coverage, coverageSummary, readCoverage } from './index-table.js';
 import { entryRow, type IndexEntry } from './index-entries.js';
 import { pauseAt } from './pause-point.js';
+import { sharedIndexViews } from './view-cache.js';
 
 /** How an append judges the index's coverage on a commit attempt's base. */
 export type CoverageCheck = (covered: Coverage | null) => 'append' | 'noop' | 'stale';
@@ -69,7 +70,11 @@ export async function appendEntries(
     if (error instanceof CommitFailedError) await dropFiles(index, files);
     throw error;
   }
-  if (outcome.kind === 'committed') return { kind: 'committed', index: outcome.result.table };
+  if (outcome.kind === 'committed') {
+    // The process's view of the index takes the entries in: the next lookup reads nothing of them.
+    await sharedIndexViews.noteAppended(outcome.result.table, entries);
+    return { kind: 'committed', index: outcome.result.table };
+  }
   await dropFiles(index, files);
   return outcome;
 }
@@ -107,6 +112,7 @@ export async function replaceEntries(
         });
       },
     });
+    await sharedIndexViews.noteReplaced(outcome.result.table, undefined, entries);
     return outcome.result.table;
   } catch (error) {
     if (error instanceof CommitFailedError) await dropFiles(index, files);

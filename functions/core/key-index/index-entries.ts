@@ -10,7 +10,7 @@
  * A dead entry names the row, not only the key, because a position delete may name a row that was
  * already dead (equality deletes converted to positions, another engine's delete, a dropped file of a
  * compaction): "key k is gone" would then hide k's live row elsewhere. Two live entries of one key at
- * one seq would mean the snapshot holds the key twice; the tie is broken by path and position only so
+ * one seq would mean the snapshot holds the key twice; the tie is broken by path, position and version only so
  * the view is deterministic (verify-index.ts reports the table's duplicate).
  */
 import type { Row } from '../spec/types.js';
@@ -41,12 +41,29 @@ export interface KeyState {
 
 const at = (e: IndexEntry) => `${e.filePath}\u0000${e.pos}`;
 
-/** Whether live entry `a` supersedes live entry `b` (same key). Never throws. */
-function newerLive(a: IndexEntry, b: IndexEntry): boolean {
-  if (a.seq !== b.seq) return a.seq > b.seq;
-  if (a.filePath !== b.filePath) return a.filePath > b.filePath;
-  return a.pos > b.pos;
+function compareVersions(a: EntryVersion | null, b: EntryVersion | null): number {
+  if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;
+  if (a.topic !== b.topic) return a.topic < b.topic ? -1 : 1;
+  if (a.partition !== b.partition) return a.partition - b.partition;
+  return a.offset === b.offset ? 0 : a.offset < b.offset ? -1 : 1;
 }
+
+type LiveFact = Pick<IndexEntry, 'filePath' | 'pos' | 'seq' | 'version'>;
+
+/**
+ * The order of one key's live entries: by seq, then path, position and version. A total order, so the
+ * newest is the same whatever order the entries come in (a view kept across batches sees them in
+ * another order than a read of the whole index). Never throws.
+ */
+export function compareLive(a: LiveFact, b: LiveFact): number {
+  if (a.seq !== b.seq) return a.seq < b.seq ? -1 : 1;
+  if (a.filePath !== b.filePath) return a.filePath < b.filePath ? -1 : 1;
+  if (a.pos !== b.pos) return a.pos < b.pos ? -1 : 1;
+  return compareVersions(a.version, b.version);
+}
+
+/** Whether live entry `a` supersedes live entry `b` (same key). Never throws. */
+const newerLive = (a: IndexEntry, b: IndexEntry): boolean => compareLive(a, b) > 0;
 
 /** Per key: its newest live entry and the newest seq each of its rows died at. */
 export class IndexView {

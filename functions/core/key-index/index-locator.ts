@@ -1,7 +1,9 @@
 /**
  * The key index as a RowLocator (cdc/locate-rows.ts): bring the index up to the snapshot the batch is
- * planned on (catch-up.ts), read the entries of the batch's keys (only the buckets they hash to), and
- * turn each key's live row into the snapshot's DataFile and position. An entry naming a file that is
+ * planned on (catch-up.ts), look the batch's keys up in the process's view of the whole index
+ * (view-cache.ts: only what the index gained since the last batch is read; an index too large for a
+ * view is read by the buckets the keys hash to instead), and turn each key's live row into the
+ * snapshot's DataFile and position (live-files.ts). An entry naming a file that is
  * not live in the snapshot, or a position past its end, means the index is wrong: that is never
  * deleted by; the lookup fails with KeyIndexMismatchError and the caller scans instead.
  *
@@ -11,16 +13,17 @@
  * accelerator, never a reason for a batch to fail.
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
-import { keysFilter } from '../cdc/key-versions.js';
 import { type RowLocation, type RowLocator, scanRowLocator } from '../cdc/locate-rows.js';
 import { LakeError } from '../errors.js';
 import type { Expression } from '../scan/expression.js';
 import { planScan } from '../scan/plan-scan.js';
 import { readScan } from '../scan/read-scan.js';
-import type { FileScanTask } from '../scan/scan-plan.js';
 import { currentSnapshot } from '../spec/metadata.js';
 import { catchUpIndex } from './catch-up.js';
 import { type IndexView, rowEntry, viewOf } from './index-entries.js';
+import type { KeyStates } from './key-view.js';
+import { type LiveFilesCache, sharedLiveFiles } from './live-files.js';
+import { type IndexViewCache, sharedIndexViews } from './view-cache.js';
 
 /**
  * The most rows a batch scans to rebuild an index (a new table's first batches, a small table): a larger
@@ -60,22 +63,20 @@ export async function readIndexView(index: LoadedTable, keys?: readonly string[]
 /**
  * The live rows of `keys` by `view`, as locations in `table`'s loaded snapshot.
  * @throws KeyIndexMismatchError when the view names a row the snapshot does not have
- * @throws as planScan
+ * @throws as LiveFilesCache.filesOf
  */
 async function locationsIn(
   table: LoadedTable,
   keys: readonly string[],
-  view: IndexView,
-  filter: Expression | undefined,
+  view: KeyStates,
+  liveFiles: LiveFilesCache,
 ): Promise<RowLocation[]> {
   const live = keys.flatMap((key) => {
     const { row } = view.state(key);
     return row ? [{ key, ...row }] : [];
   });
   if (live.length === 0) return [];
-  // The files that may hold the keys: every file the index names for them must be among them.
-  const plan = await planScan(table, { filter });
-  const files = new Map<string, FileScanTask>(plan.tasks.map((t) => [t.file.file_path, t]));
+  const files = await liveFiles.filesOf(table);
   return live.map((row) => {
     const task = files.get(row.filePath);
     if (task === undefined)
@@ -86,14 +87,22 @@ async function locationsIn(
   });
 }
 
+/** Where a locator keeps what it learnt between batches. */
+export interface LocatorCaches {
+  views: IndexViewCache;
+  files: LiveFilesCache;
+}
+
 /**
  * A RowLocator reading the key index of the located table (kept by `catalog`).
- * `onFallback` hears why a lookup used the scan instead. Never throws (its `locate` throws what
- * scanRowLocator throws when the fallback scan fails too).
+ * `onFallback` hears why a lookup used the scan instead; `caches`: the views and files kept between
+ * batches (@default the process's own). Never throws (its `locate` throws what scanRowLocator throws
+ * when the fallback scan fails too).
  */
 export function keyIndexLocator(
   catalog: Catalog,
   onFallback?: (reason: string, kind: 'ahead' | 'failed') => void,
+  caches: LocatorCaches = { views: sharedIndexViews, files: sharedLiveFiles },
 ): RowLocator {
   return {
     async locate(table, columns, keys) {
@@ -102,14 +111,14 @@ export function keyIndexLocator(
       let reason: string;
       let kind: 'ahead' | 'failed' = 'failed';
       try {
+        const texts = [...new Set(keys.map((k) => k.text))];
+        // The view this process's own commit left covers the snapshot: no index to load or catch up.
+        const held = await caches.views.covering(table.metadata['table-uuid'], snapshotId);
+        if (held) return { snapshotId, rows: await locationsIn(table, texts, held, caches.files) };
         const up = await catchUpIndex(catalog, table, columns, { maxRebuildRows: BATCH_REBUILD_ROWS });
         if (up.kind === 'covered') {
-          const texts = [...new Set(keys.map((k) => k.text))];
-          const view = await readIndexView(up.index, texts);
-          return {
-            snapshotId,
-            rows: await locationsIn(table, texts, view, keysFilter(columns, keys)),
-          };
+          const view = (await caches.views.view(up.index)) ?? (await readIndexView(up.index, texts));
+          return { snapshotId, rows: await locationsIn(table, texts, view, caches.files) };
         }
         reason = 'the key index covers a newer snapshot than the batch was planned on';
         kind = 'ahead';

@@ -9,7 +9,9 @@ import { keyFromRow } from '../../../functions/core/cdc/record-key.js';
 import { appendEntries } from '../../../functions/core/key-index/index-commit.js';
 import { indexIdentifier, readCoverage } from '../../../functions/core/key-index/index-table.js';
 import { keyIndexLocator } from '../../../functions/core/key-index/index-locator.js';
+import { LiveFilesCache } from '../../../functions/core/key-index/live-files.js';
 import { keyColumnsOf, verifyIndex } from '../../../functions/core/key-index/verify-index.js';
+import { IndexViewCache } from '../../../functions/core/key-index/view-cache.js';
 import { tempWarehouse } from '../../support/tables.js';
 import { feed, upsertRoute } from '../../support/upsert-table.js';
 
@@ -64,6 +66,50 @@ describe('the key index locator', () => {
     expect(indexed.snapshotId).toBe(scanned.snapshotId);
     expect(where(indexed.rows)).toEqual(where(scanned.rows));
     expect(indexed.rows.map((r) => r.key).sort()).toEqual(['i1', 'i2', 'i5'].sort());
+  });
+
+  it("loads nothing of the index on the snapshot this process's own commit left", async () => {
+    // Prepare: the beforeEach batches ran here, so the process's view covers the table's snapshot.
+    const main = await wh.catalog.loadTable(route.table);
+    const columns = keyColumnsOf(main);
+    const loaded: string[] = [];
+    const watched = new Proxy(wh.catalog, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (property !== 'loadTable' || typeof value !== 'function') return value;
+        return (id: { name: string }) => {
+          loaded.push(id.name);
+          return value.call(target, id);
+        };
+      },
+    });
+
+    // Act
+    const indexed = await keyIndexLocator(watched).locate(main, columns, keys);
+
+    // Assess
+    expect(loaded).toEqual([]);
+    expect(where(indexed.rows)).toEqual(where((await scanRowLocator.locate(main, columns, keys)).rows));
+  });
+
+  it('finds the same rows reading the index by keys when its view is too large to keep', async () => {
+    // Prepare
+    const main = await wh.catalog.loadTable(route.table);
+    const columns = keyColumnsOf(main);
+    const caches = { views: new IndexViewCache({ maxBytes: 1 }), files: new LiveFilesCache() };
+    const fallbacks: string[] = [];
+
+    // Act
+    const indexed = await keyIndexLocator(wh.catalog, (r) => fallbacks.push(r), caches).locate(
+      main,
+      columns,
+      keys,
+    );
+
+    // Assess
+    expect(fallbacks).toEqual([]);
+    expect(caches.views.stats().unkept).toBe(1);
+    expect(where(indexed.rows)).toEqual(where((await scanRowLocator.locate(main, columns, keys)).rows));
   });
 
   it('never deletes by an index naming a row the table does not have: it scans and says why', async () => {
