@@ -22,7 +22,7 @@ import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import { KAFKA_FIELD } from '../records/kafka-lineage.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { readPath } from '../scan/read-columns.js';
-import { isKeyVersionsFile, KEY_VERSIONS_NAME } from '../scan/delete-index.js';
+import { isKeyVersionsFile, isVersionCarrierFile, KEY_VERSIONS_NAME } from '../scan/delete-index.js';
 import { loadDeletionVector } from '../scan/deletion-vectors.js';
 import { tupleKey } from '../scan/value-key.js';
 import { currentSchema } from '../spec/metadata.js';
@@ -116,11 +116,6 @@ async function deletedPositions(main: LoadedTable, file: DataFile): Promise<[str
   );
 }
 
-/** An equality delete floe wrote on a v3 table only to carry deleted keys' versions (write-changes.ts). */
-function isVersionCarrier(main: LoadedTable, file: DataFile): boolean {
-  return main.metadata['format-version'] >= 3 && /\/[^/]*key-versions-[^/]*$/.test(file.file_path);
-}
-
 /**
  * The entries `snapshot` of `main` makes true (see the file comment), or why they cannot be read.
  * @throws NotFoundError / TransientIOError / ValidationError from reading manifests and files
@@ -142,7 +137,7 @@ export async function snapshotFacts(
       if (entry.snapshot_id !== id || entry.status === 0) continue;
       const file = entry.data_file;
       if (file.content === 0) (entry.status === 1 ? added : removed).push(file);
-      else if (entry.status === 1 && file.content === 2 && !isVersionCarrier(main, file))
+      else if (entry.status === 1 && file.content === 2 && !isVersionCarrierFile(main.metadata, file))
         return { kind: 'unreadable', reason: `snapshot ${id} added equality deletes (${file.file_path})` };
       else if (entry.status === 1 && file.content === 1 && file.file_format === 'PUFFIN') vectors.push(file);
       else if (entry.status === 1 && file.content !== 2 && file.file_format !== 'PARQUET')
