@@ -1,6 +1,6 @@
 /**
  * One magic-v2 record batch (uncompressed) written in one pass into one buffer: sizes first, then
- * every field at its place, then the CRC-32C over attributes..end (kafkajs's CRC table).
+ * every field at its place, then the CRC-32C over attributes..end (crc32c.ts).
  *
  * Written by hand: kafkajs's record and batch encoders take headers keyed by name, so a header list
  * that interleaves names (a, b, a) came out grouped (a, a, b), and they allocate a buffer per field and
@@ -13,7 +13,7 @@
  * (varint length, -1 for null), value (the same), header count varint, and per header its key (varint
  * length + UTF-8) and value (varint length, -1 for null). Varints are zigzag, as Kafka's.
  */
-import { crc32C } from './kafkajs-protocol.js';
+import { crc32c } from './crc32c.js';
 
 export interface BatchRecord {
   offsetDelta: number;
@@ -145,6 +145,6 @@ export function encodeBatch(fields: BatchFields, records: readonly BatchRecord[]
       at = writeBytes(out, at, h.value);
     });
   });
-  out.writeUInt32BE(crc32C(out.subarray(CRC_FROM)), 17);
+  out.writeUInt32BE(crc32c(out.subarray(CRC_FROM)), 17);
   return out;
 }

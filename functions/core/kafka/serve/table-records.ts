@@ -12,20 +12,15 @@
  * (withLetters); an offset both hold (a letter redriven into the table) is served from the table.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
-import {
-  KAFKA_FIELD,
-  KAFKA_VALUE_FIELD,
-  offsetFieldId,
-  offsetLowerBound,
-} from '../../records/kafka-lineage.js';
-import { lineageOf } from '../../records/replay-records.js';
+import { KAFKA_FIELD, offsetFieldId, offsetLowerBound } from '../../records/kafka-lineage.js';
 import type { Expression } from '../../scan/expression.js';
 import { planScan } from '../../scan/plan-scan.js';
-import { readScan } from '../../scan/read-scan.js';
+import { readScanBatches } from '../../scan/read-scan-batches.js';
 import type { FileScanTask, ScanPlan } from '../../scan/scan-plan.js';
 import { currentSchema, currentSnapshot } from '../../spec/metadata.js';
 import { decodeValue } from '../../spec/conversions.js';
-import type { DataFile, Row } from '../../spec/types.js';
+import type { DataFile } from '../../spec/types.js';
+import { appendColdRecords, type ValueEncoder } from './cold-records.js';
 import type { DeadLetterRecords } from './dead-letter-records.js';
 import type { ColdRecord } from './record-batches.js';
 
@@ -45,11 +40,12 @@ export interface OffsetPlan {
 
 export class TableRecords {
   /**
-   * @param valueEncoder the record value of a table's row without `_kafka.value` (the row without `_kafka`, as JSON)
+   * @param valueEncoder the record value of a table's row without `_kafka.value`, given the row's value
+   *   columns (every column but `_kafka`)
    * @param deadLetters where the table's dead letters are read from; without it, they are not served
    */
   constructor(
-    private readonly valueEncoder: (table: LoadedTable) => (row: Row) => Buffer,
+    private readonly valueEncoder: (table: LoadedTable) => ValueEncoder,
     private readonly deadLetters?: DeadLetterRecords,
   ) {}
 
@@ -115,8 +111,8 @@ export class TableRecords {
     const encodeValue = this.valueEncoder(table);
     const tasks = files.map((f) => f.task);
     const filter = rangeFilter(topic, partition, from, to);
-    for await (const row of readScan(table, { ...plan, tasks }, { filter }))
-      out.push(toRecord(row, encodeValue));
+    for await (const live of readScanBatches(table, { ...plan, tasks }, { filter }))
+      appendColdRecords(live, encodeValue, out);
     out.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
     // A table holding one record twice (written by another engine) serves it once.
     return out.filter((r, i) => i === 0 || r.offset !== out[i - 1].offset);
@@ -207,24 +203,4 @@ function offsetUpperBound(file: DataFile, fieldId: number | undefined): bigint |
 
 function sizeOf(r: ColdRecord): number {
   return (r.key?.length ?? 0) + (r.value?.length ?? 0) + 16;
-}
-
-/** `_kafka.value`: the record's bytes as produced, when the table kept them. */
-function originalValue(row: Row): Buffer | undefined {
-  const value = (row[KAFKA_FIELD] as Row | null | undefined)?.[KAFKA_VALUE_FIELD];
-  return value instanceof Uint8Array ? Buffer.from(value) : undefined;
-}
-
-function toRecord(row: Row, encodeValue: (row: Row) => Buffer): ColdRecord {
-  const lineage = lineageOf(row);
-  return {
-    offset: lineage.offset,
-    timestampMs: lineage.timestampMs === undefined ? -1n : BigInt(lineage.timestampMs),
-    key: lineage.key === null ? null : Buffer.from(lineage.key),
-    value: originalValue(row) ?? encodeValue(row),
-    headers: lineage.headers.map((h) => ({
-      key: h.key,
-      value: h.value === null ? null : Buffer.from(h.value),
-    })),
-  };
 }
