@@ -3,7 +3,8 @@
  * generated tables (append and upsert with either delete mode, `_kafka.value` on from the start, later
  * or never; keys, headers and timestamps of every shape) they are the records the row path gives
  * (readScan's rows, read by lineageOf, the value kept or re-encoded), and encode to the same batches
- * byte for byte. The value writer compiled per schema writes what the display row's JSON did.
+ * byte for byte. The value writer compiled per schema writes what the display row's JSON did, and the
+ * batches' checksum is CRC-32C.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +17,8 @@ import {
   type ColdRecord,
   groupIntoBatches,
 } from '../../../functions/core/kafka/serve/record-batches.js';
+import { crc32c } from '../../../functions/core/kafka/serve/crc32c.js';
+import { crc32C } from '../../../functions/core/kafka/serve/kafkajs-protocol.js';
 import { rangeFilter, TableRecords } from '../../../functions/core/kafka/serve/table-records.js';
 import { KAFKA_FIELD, KAFKA_VALUE_FIELD } from '../../../functions/core/records/kafka-lineage.js';
 import { lineageOf } from '../../../functions/core/records/replay-records.js';
@@ -216,6 +219,19 @@ describe('kafka-serve cold records from columns', () => {
         expect(write(row as Row)).toBe(stringifyJson(toDisplayRow(type, row as Row)));
       }),
       { seed: 3304, numRuns: 300 },
+    );
+  });
+
+  it('checksums as CRC-32C: the check value, and kafkajs’s bytewise table on any bytes at any alignment', () => {
+    // Act + Assess
+    expect(crc32c(Buffer.from('123456789'))).toBe(0xe3069283);
+    expect(crc32c(new Uint8Array(0))).toBe(0);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 100 }), fc.nat({ max: 7 }), (bytes, skip) => {
+        const view = bytes.subarray(Math.min(skip, bytes.length));
+        expect(crc32c(view)).toBe(crc32C(Buffer.from(view)));
+      }),
+      { seed: 3305, numRuns: 300 },
     );
   });
 });
