@@ -6,6 +6,7 @@
  * byte for byte. The value writer compiled per schema writes what the display row's JSON did, and the
  * batches' checksum is CRC-32C.
  */
+import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatReplayValue } from '../../../functions/cli/commands/replay.js';
@@ -29,6 +30,8 @@ import { stringifyJson } from '../../../functions/core/spec/json-codec.js';
 import { currentSchema, currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { Row, StructType } from '../../../functions/core/spec/types.js';
 import { tempWarehouse } from '../../support/tables.js';
+
+const require = createRequire(import.meta.url);
 
 interface GenRecord {
   name: string;
@@ -232,6 +235,86 @@ describe('kafka-serve cold records from columns', () => {
         expect(crc32c(view)).toBe(crc32C(Buffer.from(view)));
       }),
       { seed: 3305, numRuns: 300 },
+    );
+  });
+
+  it('encode to kafkajs’s batch for any offsets, timestamps, keys and headers (deltas past 2^52 too)', async () => {
+    // Prepare: kafkajs's record and batch encoders (headers keyed by name, no null values: distinct
+    // names with bytes here; interleaved names and null values are the protocol test's)
+    const encodeRecord = require('kafkajs/src/protocol/recordBatch/record/v0') as (r: unknown) => unknown;
+    const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0') as {
+      RecordBatch: (b: unknown) => Promise<{ buffer: Buffer }>;
+    };
+    const bytesArb = fc.option(
+      fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b)),
+      { nil: null },
+    );
+    const recordsArb = fc.record({
+      base: fc.oneof(fc.bigInt({ min: 0n, max: 1000n }), fc.bigInt({ min: 2n ** 53n, max: 2n ** 62n })),
+      gaps: fc.array(fc.integer({ min: 1, max: 300 }), { minLength: 1, maxLength: 20 }),
+      stamps: fc.array(
+        fc.oneof(
+          fc.constant(-1n),
+          fc.bigInt({ min: 0n, max: 2n ** 41n }),
+          fc.bigInt({ min: 2n ** 53n, max: 2n ** 60n }),
+        ),
+        { minLength: 20, maxLength: 20 },
+      ),
+      keys: fc.array(bytesArb, { minLength: 20, maxLength: 20 }),
+      values: fc.array(bytesArb, { minLength: 20, maxLength: 20 }),
+      headers: fc.array(
+        fc.dictionary(
+          fc.string({ unit: 'grapheme', maxLength: 4 }),
+          fc.uint8Array({ maxLength: 8 }).map((b) => Buffer.from(b)),
+          { maxKeys: 3 },
+        ),
+        {
+          minLength: 20,
+          maxLength: 20,
+        },
+      ),
+    });
+    await fc.assert(
+      fc.asyncProperty(recordsArb, async (g) => {
+        let offset = g.base;
+        const records: ColdRecord[] = g.gaps.map((gap, i) => {
+          offset += BigInt(gap);
+          return {
+            offset,
+            timestampMs: g.stamps[i],
+            key: g.keys[i],
+            value: g.values[i],
+            headers: Object.entries(g.headers[i]).map(([key, value]) => ({ key, value })),
+          };
+        });
+        const first = records[0];
+        let maxTimestamp = first.timestampMs;
+        for (const r of records) if (r.timestampMs > maxTimestamp) maxTimestamp = r.timestampMs;
+        // Act
+        const ours = await buildBatch(records);
+        const theirs = await RecordBatch({
+          firstOffset: first.offset,
+          firstTimestamp: first.timestampMs,
+          maxTimestamp,
+          partitionLeaderEpoch: -1,
+          lastOffsetDelta: Number(records[records.length - 1].offset - first.offset),
+          producerId: -1n,
+          producerEpoch: -1,
+          firstSequence: -1,
+          records: records.map((r) =>
+            encodeRecord({
+              offsetDelta: Number(r.offset - first.offset),
+              timestampDelta: r.timestampMs - first.timestampMs,
+              key: r.key,
+              value: r.value,
+              headers: Object.fromEntries(r.headers.map((h) => [h.key, h.value])),
+            }),
+          ),
+        });
+        // Assess
+        expect(ours.toString('hex')).toBe(theirs.buffer.toString('hex'));
+      }),
+      { seed: 3306, numRuns: 150 },
     );
   });
 });

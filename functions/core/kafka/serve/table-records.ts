@@ -12,6 +12,7 @@
  * (withLetters); an offset both hold (a letter redriven into the table) is served from the table.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
+import { loadDecoders } from '../../data/parquet/read/read-data-file.js';
 import { KAFKA_FIELD, offsetFieldId, offsetLowerBound } from '../../records/kafka-lineage.js';
 import type { Expression } from '../../scan/expression.js';
 import { planScan } from '../../scan/plan-scan.js';
@@ -48,6 +49,14 @@ export class TableRecords {
     private readonly valueEncoder: (table: LoadedTable) => ValueEncoder,
     private readonly deadLetters?: DeadLetterRecords,
   ) {}
+
+  /**
+   * Loads the Parquet decoders, so that the first fetch does not wait while they compile.
+   * @throws Error when parquet-wasm cannot be loaded (an installation fault)
+   */
+  async prepare(): Promise<void> {
+    await loadDecoders();
+  }
 
   /**
    * The dead letters of `topic`/`partition` in [from, to], in offset order (none without a DLQ reader).
