@@ -99,7 +99,9 @@ function kafkaColumns(lineage: StructField, data: arrow.Data): KafkaColumns | un
     const field = type.fields.find((f) => f.name === name);
     if (!field) return undefined;
     const k = fileFields.findIndex((f) => getArrowFieldId(f) === field.id);
-    const child = k < 0 ? undefined : data.children[k];
+    // A field the file lacks reads as null (a file written before `_kafka.value` was added).
+    if (k < 0) return undefined;
+    const child = data.children[k];
     // A child that does not line up with its struct: the row path judges it.
     if (child === undefined || child.length !== data.length) return null;
     return { type: field.type, data: child };

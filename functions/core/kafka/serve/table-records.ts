@@ -3,10 +3,12 @@
  * filtered on `_kafka.partition` and `_kafka.offset` so files outside the range are pruned by their
  * column statistics (the lower-bound ordering is replay/read-in-offset-order.ts's, which this folder
  * cannot import: replay imports kafka), and the same filter prunes row groups and pages inside each
- * file. Nothing is cached here: cold-batches.ts keeps the encoded batches, which are what fetches reuse.
+ * file. The rows stay Arrow batches (read-scan-batches.ts) and records are taken from their `_kafka`
+ * columns (cold-records.ts). Nothing is cached here: cold-batches.ts keeps the encoded batches, which are
+ * what fetches reuse.
  *
  * A record's value is its original bytes when the row kept them (`_kafka.value`, a route's `kafkaValue`),
- * else the row re-encoded (the value encoder: exact JSON). A null `_kafka.value` is a row written before
+ * else the row's value columns re-encoded (the value encoder: exact JSON). A null `_kafka.value` is a row written before
  * the table kept values (a record with a null value leaves no row: append routes dead-letter it, keyed
  * ones delete). With dead letters, the DLQ table's records of a range are merged in at their offsets
  * (withLetters); an offset both hold (a letter redriven into the table) is served from the table.
