@@ -84,14 +84,15 @@ function writeUvarlong(buffer: Buffer, at: number, u: bigint): number {
 
 const writeVarint = (buffer: Buffer, at: number, n: number) => writeUvarint(buffer, at, zigzag32(n));
 
-function bytesSize(bytes: Uint8Array | null): number {
+function bytesSize(bytes: Buffer | null): number {
   return bytes === null ? 1 : varintSize(bytes.length) + bytes.length;
 }
 
-function writeBytes(buffer: Buffer, at: number, bytes: Uint8Array | null): number {
+function writeBytes(buffer: Buffer, at: number, bytes: Buffer | null): number {
   if (bytes === null) return writeVarint(buffer, at, -1);
   const after = writeVarint(buffer, at, bytes.length);
-  buffer.set(bytes, after);
+  // Buffer#copy: a third of TypedArray#set's cost per short value before V8 has optimized either.
+  bytes.copy(buffer, after);
   return after + bytes.length;
 }
 
