@@ -125,7 +125,7 @@ export async function runKafkaServe(args: string[]): Promise<number> {
     async (table, topic, partition, below) =>
       (await records.read(table, topic, partition, 0n, below - 1n, 1))[0]?.offset,
   );
-  await cold.load();
+  await Promise.all([cold.load(), records.prepare()]);
   const proxy = await startKafkaProxy({
     bootstrap,
     host,

@@ -18,12 +18,11 @@ import { KAFKA_FIELD, KAFKA_VALUE_FIELD } from '../../core/records/kafka-lineage
 import { checkReplayBounds } from '../../core/replay/check-bounds.js';
 import { type ReplaySummary, runReplay } from '../../core/replay/run-replay.js';
 import { parseExpression } from '../../core/scan/parse-expression.js';
-import { stringifyJson } from '../../core/spec/json-codec.js';
 import { currentSchema } from '../../core/spec/metadata.js';
 import type { Row, StructType } from '../../core/spec/types.js';
 import { readCommittedOffsets } from '../../core/table/source-offsets.js';
 import { openCatalog } from '../catalog-options.js';
-import { toDisplayRow } from '../format-value.js';
+import { compileDisplayJson } from '../format-value.js';
 import { parseInteger } from '../flag-values.js';
 import { OPTIONS, type ParsedOptions, UsageError } from '../options.js';
 import {
@@ -106,10 +105,10 @@ export function boundsFromOptions(values: ReplayValues): ReplayBounds {
  * past 2^53 and decimals keep every digit.
  */
 export function formatReplayValue(schema: StructType): (row: Row) => Uint8Array {
-  const value = valueSchema(schema);
+  const write = compileDisplayJson(valueSchema(schema));
   return (row) => {
     const kept = (row[KAFKA_FIELD] as Row | null | undefined)?.[KAFKA_VALUE_FIELD];
-    return kept instanceof Uint8Array ? kept : Buffer.from(stringifyJson(toDisplayRow(value, row)));
+    return kept instanceof Uint8Array ? kept : Buffer.from(write(row));
   };
 }
 

@@ -285,3 +285,52 @@ function isEqualityDeleted(row: Row, deletes: EqualityDeletes[], keyPaths: strin
   }
   return false;
 }
+
+/** What a task's deletes remove: positions (deletion vector, position deletes), and equality tuples. */
+export interface TaskDeletes {
+  positions: { has(position: number): boolean };
+  /** Field ids the equality deletes compare on ([] when the task has none). */
+  equalityIds: number[];
+  /** Whether an equality delete matches the row (a row holding at least `equalityIds`). */
+  equalityDeleted(row: Row): boolean;
+}
+
+/**
+ * The deletes of each task of a scan read with `readStruct` (as readScan applies them), each delete
+ * file loaded once per scan: for readers that keep rows as columns (read-scan-batches.ts).
+ * @throws as readScan, from the returned function
+ */
+export function taskDeletesOf(
+  table: LoadedTable,
+  readStruct: StructType,
+): (task: FileScanTask) => Promise<TaskDeletes> {
+  const paths = indexPaths(readStruct);
+  const positionCache = new Map<string, Promise<Map<string, number[]>>>();
+  const equalityCache = new Map<string, Promise<EqualityDeletes>>();
+  const vectorCache = new Map<string, Promise<DeletionVector>>();
+  return async (task) => {
+    const positions = await deletedPositions(
+      task,
+      (file) => cached(positionCache, file.file_path, () => readPositionDeletes(table, file)),
+      (file) =>
+        cached(vectorCache, `${file.file_path}@${file.content_offset}`, () =>
+          loadDeletionVector(table.io, file),
+        ),
+    );
+    const equality = await Promise.all(
+      task.deletes
+        .filter((ref) => ref.file.content === 2)
+        .map((ref) =>
+          cached(equalityCache, ref.file.file_path, () =>
+            readEqualityDeletes(table, ref.file, readStruct, paths),
+          ),
+        ),
+    );
+    const keyPaths = equality.map((d) => d.ids.map((id) => pathOf(paths, id)));
+    return {
+      positions,
+      equalityIds: [...new Set(equality.flatMap((d) => d.ids))],
+      equalityDeleted: (row) => isEqualityDeleted(row, equality, keyPaths),
+    };
+  };
+}

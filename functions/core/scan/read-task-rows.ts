@@ -10,6 +10,7 @@
  * file once only when a read needs more (most of its rows, a page index missing or failing its checks).
  */
 import { batchRows, type DataBatch } from '../data/parquet/read/data-batch.js';
+import { LakeError, ValidationError } from '../errors.js';
 import { openDataFile, type RowSpan } from '../data/parquet/read/read-data-file.js';
 import type { FileIO } from '../io/file-io.js';
 import type { Row, StructType } from '../spec/types.js';
@@ -50,6 +51,17 @@ const DENSE_SHARE = 0.5;
 export const RANGED_MIN_BYTES = 1024 * 1024;
 
 /**
+ * Batches read and, per batch, the rows of it kept (ascending, within the batch; undefined: every
+ * row), with the file position of each kept row, in order over the batches.
+ */
+export interface TaskBatches {
+  parts: { batch: DataBatch; rows: Int32Array | undefined }[];
+  positions: number[] | undefined; // undefined: kept row i is at position i
+  /** Whether the filter was applied exactly (else the caller still evaluates it on each row). */
+  filtered: boolean;
+}
+
+/**
  * Rows of `location` for `readStruct` that match `filter` (`filtered: true`), or every row when there
  * is no filter or pruning is off (`filtered: false`: the caller evaluates the filter per row).
  * `sizeHint` is the file's size as its manifest entry states it (file_size_in_bytes): from
@@ -65,6 +77,38 @@ export async function readTaskRows(
   prune: boolean,
   sizeHint?: number,
 ): Promise<TaskRows> {
+  const { parts, positions, filtered } = await readTaskBatches(
+    io,
+    location,
+    readStruct,
+    filter,
+    prune,
+    sizeHint,
+  );
+  const rows: Row[] = [];
+  try {
+    for (const { batch, rows: kept } of parts)
+      for (const row of batchRows(readStruct, batch, kept)) rows.push(row);
+  } catch (error) {
+    if (error instanceof LakeError) throw error;
+    throw new ValidationError(`cannot read ${location}: ${String(error)}`, { cause: error });
+  }
+  return { rows, positions, filtered };
+}
+
+/**
+ * The same read as readTaskRows, left as Arrow batches and the rows of each kept: no row objects, for
+ * readers that take the columns they need straight from the batches.
+ * @throws as readTaskRows
+ */
+export async function readTaskBatches(
+  io: FileIO,
+  location: string,
+  readStruct: StructType,
+  filter: BoundExpression | undefined,
+  prune: boolean,
+  sizeHint?: number,
+): Promise<TaskBatches> {
   const byRange = filter !== undefined && prune && sizeHint !== undefined && sizeHint >= RANGED_MIN_BYTES;
   const file = await openDataFile(io, location, byRange ? { rangedSize: sizeHint } : {});
   try {
@@ -75,11 +119,13 @@ export async function readTaskRows(
       if (id !== undefined) fileIds.add(id);
     }
     refuseMissingDefaults(readStruct, fileIds, location);
-    if (!filter || !prune)
-      return { rows: await file.read(readStruct), positions: undefined, filtered: false };
+    if (!filter || !prune) {
+      const parts = (await file.readBatches(readStruct)).map((batch) => ({ batch, rows: undefined }));
+      return { parts, positions: undefined, filtered: false };
+    }
     if (file.ranged) await file.fetch(pageIndexRanges(file.footer, filter));
     const spans = pruneRowSpans(file.source, filter, file.footer) ?? [{ from: 0, to: file.rowCount }];
-    if (spans.length === 0) return { rows: [], positions: [], filtered: true };
+    if (spans.length === 0) return { parts: [], positions: [], filtered: true };
     const filterStruct = pruneStruct(readStruct, collectFieldIds(filter));
     const candidates = spans.reduce((n, s) => n + s.to - s.from, 0);
     const dense = candidates > file.rowCount * DENSE_SHARE;
@@ -88,38 +134,38 @@ export async function readTaskRows(
     if (filterStruct.fields.length >= readStruct.fields.length || dense) {
       // One pass: the filter needs every column read anyway, or the statistics left most of the file,
       // where matches are likely spread over it and a second pass would decode nearly everything again.
-      return matchingRows(readStruct, filter, await file.readBatches(readStruct, spans), spans);
+      return matchingParts(readStruct, filter, await file.readBatches(readStruct, spans), spans);
     }
     const filterBatches = await file.readBatches(filterStruct, spans);
     const survivors = matchingPositions(filterStruct, filter, filterBatches, spans);
-    if (survivors.length === 0) return { rows: [], positions: [], filtered: true };
+    if (survivors.length === 0) return { parts: [], positions: [], filtered: true };
     const readSpans = spansOf(survivors);
-    return matchingRows(readStruct, filter, await file.readBatches(readStruct, readSpans), readSpans);
+    return matchingParts(readStruct, filter, await file.readBatches(readStruct, readSpans), readSpans);
   } finally {
     file.close();
   }
 }
 
 /** The batches' rows of `struct` for which the filter is true, with their file positions. */
-function matchingRows(
+function matchingParts(
   struct: StructType,
   filter: BoundExpression,
   batches: DataBatch[],
   spans: readonly RowSpan[],
-): TaskRows {
+): TaskBatches {
   const all = positionsOf(spans);
-  const rows: Row[] = [];
+  const parts: TaskBatches['parts'] = [];
   const positions: number[] = [];
   let base = 0;
   for (const batch of batches) {
     const selected = selectRows(filter, columnBatchOf(struct, batch));
     if (selected.length > 0) {
-      for (const row of batchRows(struct, batch, selected)) rows.push(row);
+      parts.push({ batch, rows: selected });
       for (const k of selected) positions.push(all[base + k]);
     }
     base += batch.length;
   }
-  return { rows, positions, filtered: true };
+  return { parts, positions, filtered: true };
 }
 
 /** File positions of the rows for which the filter is true. */

@@ -1,7 +1,7 @@
 /**
  * kafka-serve's cold batches: built once per chunk and shared by concurrent consumers (single flight),
- * read back by kafkajs's own Fetch decoder, a gap the table does not hold skipped, and the cache kept
- * within its byte bound whatever a read asks for. The table is a real one on the embedded catalog.
+ * read back by kafkajs's own Fetch decoder, a gap the table does not hold skipped, the cache kept
+ * within its byte bound whatever a read asks for, and a file going on past a chunk read once for both. The table is a real one on the embedded catalog.
  */
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { ColdBatches, chunkOffsets } from '../../../functions/core/kafka/serve/cold-batches.js';
 import { encodeFetchResponse } from '../../../functions/core/kafka/serve/fetch-messages.js';
 import { TableRecords } from '../../../functions/core/kafka/serve/table-records.js';
+import { CountingFileIO } from '../../../functions/core/scan/counting-file-io.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { jsonEvent } from '../../support/json-event.js';
 import { tempWarehouse } from '../../support/tables.js';
@@ -172,5 +173,31 @@ describe('kafka-serve cold batches', () => {
     expect(heldAfterFirst).toBeLessThanOrEqual(bound);
     expect(batches.cache.bytes).toBeLessThanOrEqual(bound);
     expect(batches.cache.builds).toBeGreaterThan(buildsAfterFirst);
+  });
+
+  it('reads a file going on past a chunk once for both chunks, into the same batches as chunk by chunk', async () => {
+    // Prepare: one table read two ways, each through its own byte-counting IO
+    const size = chunkOffsets(table, CHUNK_FILE_BYTES);
+    const chunks = [...new Set(HELD.map((o) => BigInt(o) / size))];
+    const sequential = { ...table, io: new CountingFileIO(table.io) };
+    const oneByOne = { ...table, io: new CountingFileIO(table.io) };
+    const alone = new ColdBatches(records, 64 * 1024 * 1024, CHUNK_FILE_BYTES);
+    // Act: in order (each chunk's build leaves the next the rest of its files), and last chunk first
+    // (no build finds the records of the chunk before: it is built after)
+    const inOrder = await new ColdBatches(records, 64 * 1024 * 1024, CHUNK_FILE_BYTES).read(
+      sequential,
+      'ev',
+      0,
+      0n,
+      LAST,
+      2 ** 31,
+    );
+    for (const k of [...chunks].reverse()) await alone.read(oneByOne, 'ev', 0, k * size, LAST, 1);
+    const fromCache = await alone.read(oneByOne, 'ev', 0, 0n, LAST, 2 ** 31);
+    // Assess
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(Buffer.concat(inOrder).equals(Buffer.concat(fromCache))).toBe(true);
+    expect(await offsetsOf(inOrder, 0n)).toEqual(HELD.map(BigInt));
+    expect(sequential.io.bytesRead).toBeLessThan(oneByOne.io.bytesRead);
   });
 });

@@ -11,14 +11,18 @@
  * row groups and pages that may (table-records.ts), never the whole table: a consumer far behind costs
  * the files of its offsets. The chunk remembers where the next held offset may be (the next file's lower
  * bound when there is a gap), so a run of offsets the table does not hold is skipped in one step.
+ * A file that goes on past the chunk is read on through the next chunk's offsets in the same pass, and
+ * those records are left for the next chunk's build (a spill): files seldom end where chunks do, and
+ * reading the rest of a file again for the next chunk decoded its pages and its filter columns twice.
  *
  * Memory: the cache bound (`--cache-mb`), plus the chunks being built (at most BUILDS_AT_ONCE), plus
- * the answers in flight, each capped at MAX_COLD_RESPONSE_BYTES whatever max bytes a client asks for.
+ * the spills waiting (at most MAX_SPILLS, each the records of at most one chunk), plus the answers in
+ * flight, each capped at MAX_COLD_RESPONSE_BYTES whatever max bytes a client asks for.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
 import { currentSnapshot } from '../../spec/metadata.js';
 import { ByteLru, type Sized } from './byte-lru.js';
-import { buildBatch, groupIntoBatches } from './record-batches.js';
+import { buildBatch, type ColdRecord, groupIntoBatches } from './record-batches.js';
 import { type TableRecords, withLetters } from './table-records.js';
 
 /** The default cache bound (`--cache-mb`). */
@@ -36,6 +40,17 @@ const MIN_CHUNK_OFFSETS = 64n;
 const MAX_CHUNK_OFFSETS = 8192n;
 /** Per batch beyond its bytes, for the cache's accounting (the Buffer and the entry's fields). */
 const BATCH_OVERHEAD = 96;
+/** Spills kept for chunks not built yet; the oldest goes first (its chunk then reads its files again). */
+const MAX_SPILLS = 8;
+
+/**
+ * Records a chunk's build read past its end for the next chunk: of `files` (data file paths), every
+ * record with an offset in the next chunk, ascending, each offset once.
+ */
+interface Spill {
+  files: Set<string>;
+  records: ColdRecord[];
+}
 
 /** One encoded batch and the offsets it spans. */
 export interface CachedBatch {
@@ -89,6 +104,7 @@ export class ColdBatches {
   readonly cache: ByteLru<Chunk>;
   private building = 0;
   private readonly queue: (() => void)[] = [];
+  private readonly spills = new Map<string, Spill>();
 
   /**
    * @param cacheBytes the cache bound
@@ -126,7 +142,7 @@ export class ColdBatches {
     for (;;) {
       const index = k;
       const chunk = await this.cache.get(`${prefix}\u0000${index}`, () =>
-        this.limited(() => this.build(table, topic, partition, index * size, size, last)),
+        this.limited(() => this.build(table, topic, partition, index * size, size, last, prefix)),
       );
       const full = sliceBatches(chunk.batches, from, maxBytes, out).full;
       const next = chunk.next;
@@ -134,7 +150,7 @@ export class ColdBatches {
       if (full) {
         const ahead = next / size;
         this.readAhead(`${prefix}\u0000${ahead}`, () =>
-          this.build(table, topic, partition, ahead * size, size, last),
+          this.build(table, topic, partition, ahead * size, size, last, prefix),
         );
         return out;
       }
@@ -149,16 +165,38 @@ export class ColdBatches {
     lo: bigint,
     size: bigint,
     last: bigint,
+    prefix: string,
   ): Promise<Chunk> {
     const hi = lo + size - 1n < last ? lo + size - 1n : last;
+    const spill = this.takeSpill(`${prefix}\u0000${lo / size}`);
     // Dead letters of the rest of the range: the chunk's are served in it, the first past it bounds
     // the skip to the next chunk worth reading (a gap in the table may hold letters).
     const letters = await this.records.letters(table, topic, partition, lo, last);
     const planned = await this.records.plan(table, topic, partition, lo, last);
-    const files = planned ? planned.files.filter((f) => f.lower <= hi) : [];
-    const held = planned
-      ? await this.records.readFiles(table, planned.plan, files, topic, partition, lo, hi)
+    const files = planned
+      ? planned.files.filter((f) => f.lower <= hi && !spill?.files.has(f.task.file.file_path))
       : [];
+    // A file going on past the chunk is read through the next chunk too: one range for all the files
+    // read, so their records stay in one offset-ordered list, each offset once.
+    const through = files.some((f) => f.upper === undefined || f.upper > hi)
+      ? hi + size < last
+        ? hi + size
+        : last
+      : hi;
+    const read = planned
+      ? await this.records.readFiles(table, planned.plan, files, topic, partition, lo, through)
+      : [];
+    if (through > hi) {
+      this.putSpill(`${prefix}\u0000${lo / size + 1n}`, {
+        files: new Set(files.map((f) => f.task.file.file_path)),
+        records: read.filter((r) => r.offset > hi),
+      });
+    }
+    // An offset both hold (two files holding one record, written by another engine) is served once.
+    const held = withLetters(
+      spill ? spill.records.filter((r) => r.offset >= lo && r.offset <= hi) : [],
+      read.filter((r) => r.offset <= hi),
+    );
     const records = withLetters(
       held,
       letters.filter((r) => r.offset <= hi),
@@ -179,6 +217,21 @@ export class ColdBatches {
         if (at !== undefined && at <= last && (next === undefined || at < next)) next = at;
       }
     return { batches, next, bytes };
+  }
+
+  private takeSpill(key: string): Spill | undefined {
+    const spill = this.spills.get(key);
+    this.spills.delete(key);
+    return spill;
+  }
+
+  private putSpill(key: string, spill: Spill): void {
+    this.spills.delete(key);
+    this.spills.set(key, spill);
+    for (const oldest of this.spills.keys()) {
+      if (this.spills.size <= MAX_SPILLS) break;
+      this.spills.delete(oldest);
+    }
   }
 
   /**

@@ -154,25 +154,45 @@ export function decodeFetchResponse(version: number, d: KafkaDecoder): FetchResp
   return { throttleMs, errorCode, sessionId, topics };
 }
 
+/**
+ * A Fetch v4–v11 response, written into one buffer of its exact size: its records are megabytes of
+ * cold batches, and kafkajs's encoder grew its buffer by doubling (a zero-filled copy per step).
+ * The layout is kafkajs's own (its decoder reads it back).
+ * @throws RangeError when a field does not fit its Kafka type
+ */
 export function encodeFetchResponse(version: number, f: FetchResponse): Buffer {
-  const e = new Encoder().writeInt32(f.throttleMs);
-  if (version >= 7) e.writeInt16(f.errorCode).writeInt32(f.sessionId);
-  writeArray(e, f.topics, (w, t) => {
-    w.writeString(t.topic);
-    writeArray(w, t.partitions, (pw, p) => {
-      pw.writeInt32(p.partition)
-        .writeInt16(p.errorCode)
-        .writeInt64(p.highWatermark)
-        .writeInt64(p.lastStableOffset);
-      if (version >= 5) pw.writeInt64(p.logStartOffset);
-      if (p.abortedTransactions === null) pw.writeInt32(-1);
-      else
-        writeArray(pw, p.abortedTransactions, (aw, a) =>
-          aw.writeInt64(a.producerId).writeInt64(a.firstOffset),
-        );
-      if (version >= 11) pw.writeInt32(p.preferredReadReplica);
-      pw.writeBytes(p.records);
-    });
-  });
-  return e.buffer;
+  let size = 4 + (version >= 7 ? 6 : 0) + 4;
+  for (const t of f.topics) {
+    size += 2 + Buffer.byteLength(t.topic, 'utf8') + 4;
+    for (const p of t.partitions) {
+      size += 4 + 2 + 8 + 8 + (version >= 5 ? 8 : 0) + 4 + 16 * (p.abortedTransactions?.length ?? 0);
+      size += (version >= 11 ? 4 : 0) + 4 + (p.records?.length ?? 0);
+    }
+  }
+  const out = Buffer.allocUnsafe(size);
+  let at = out.writeInt32BE(f.throttleMs, 0);
+  if (version >= 7) at = out.writeInt32BE(f.sessionId, out.writeInt16BE(f.errorCode, at));
+  at = out.writeInt32BE(f.topics.length, at);
+  for (const t of f.topics) {
+    const length = Buffer.byteLength(t.topic, 'utf8');
+    at = out.writeInt16BE(length, at);
+    at += out.write(t.topic, at, length, 'utf8');
+    at = out.writeInt32BE(t.partitions.length, at);
+    for (const p of t.partitions) {
+      at = out.writeInt32BE(p.partition, at);
+      at = out.writeInt16BE(p.errorCode, at);
+      at = out.writeBigInt64BE(p.highWatermark, at);
+      at = out.writeBigInt64BE(p.lastStableOffset, at);
+      if (version >= 5) at = out.writeBigInt64BE(p.logStartOffset, at);
+      at = out.writeInt32BE(p.abortedTransactions === null ? -1 : p.abortedTransactions.length, at);
+      for (const a of p.abortedTransactions ?? []) {
+        at = out.writeBigInt64BE(a.producerId, at);
+        at = out.writeBigInt64BE(a.firstOffset, at);
+      }
+      if (version >= 11) at = out.writeInt32BE(p.preferredReadReplica, at);
+      at = out.writeInt32BE(p.records === null ? -1 : p.records.length, at);
+      if (p.records !== null) at += p.records.copy(out, at);
+    }
+  }
+  return out;
 }

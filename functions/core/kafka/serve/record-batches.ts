@@ -5,14 +5,10 @@
  * compaction. Producer fields say "not idempotent, not transactional" (id -1, epoch -1, sequence -1).
  * The bytes are batch-encoder.ts's; headers keep their order, repeated and interleaved names included.
  */
-import { encodeBatch } from './batch-encoder.js';
+import { type BatchRecord, encodeBatch } from './batch-encoder.js';
 
-export interface ColdRecord {
-  offset: bigint;
-  /** CreateTime in epoch ms; -1 when the row has none (as Kafka writes for no timestamp). */
-  timestampMs: bigint;
-  key: Buffer | null;
-  value: Buffer | null;
+/** A record served from the table; its timestamp is -1 when the row has none (as Kafka writes for no timestamp). */
+export interface ColdRecord extends BatchRecord {
   headers: { key: string; value: Buffer | null }[];
 }
 
@@ -27,18 +23,11 @@ export async function buildBatch(records: ColdRecord[]): Promise<Buffer> {
   const firstTimestamp = records[0].timestampMs;
   let maxTimestamp = firstTimestamp;
   let previous = base - 1n;
-  const encoded = records.map((r) => {
+  for (const r of records) {
     if (r.offset <= previous) throw new RangeError(`offset ${r.offset} after ${previous}: not ascending`);
     previous = r.offset;
     if (r.timestampMs > maxTimestamp) maxTimestamp = r.timestampMs;
-    return {
-      offsetDelta: Number(r.offset - base),
-      timestampDelta: r.timestampMs - firstTimestamp,
-      key: r.key,
-      value: r.value,
-      headers: r.headers,
-    };
-  });
+  }
   return encodeBatch(
     {
       baseOffset: base,
@@ -51,7 +40,7 @@ export async function buildBatch(records: ColdRecord[]): Promise<Buffer> {
       producerEpoch: -1,
       baseSequence: -1,
     },
-    encoded,
+    records,
   );
 }
 

@@ -3,29 +3,27 @@
  * filtered on `_kafka.partition` and `_kafka.offset` so files outside the range are pruned by their
  * column statistics (the lower-bound ordering is replay/read-in-offset-order.ts's, which this folder
  * cannot import: replay imports kafka), and the same filter prunes row groups and pages inside each
- * file. Nothing is cached here: cold-batches.ts keeps the encoded batches, which are what fetches reuse.
+ * file. The rows stay Arrow batches (read-scan-batches.ts) and records are taken from their `_kafka`
+ * columns (cold-records.ts). Nothing is cached here: cold-batches.ts keeps the encoded batches, which are
+ * what fetches reuse.
  *
  * A record's value is its original bytes when the row kept them (`_kafka.value`, a route's `kafkaValue`),
- * else the row re-encoded (the value encoder: exact JSON). A null `_kafka.value` is a row written before
+ * else the row's value columns re-encoded (the value encoder: exact JSON). A null `_kafka.value` is a row written before
  * the table kept values (a record with a null value leaves no row: append routes dead-letter it, keyed
  * ones delete). With dead letters, the DLQ table's records of a range are merged in at their offsets
  * (withLetters); an offset both hold (a letter redriven into the table) is served from the table.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
-import {
-  KAFKA_FIELD,
-  KAFKA_VALUE_FIELD,
-  offsetFieldId,
-  offsetLowerBound,
-} from '../../records/kafka-lineage.js';
-import { lineageOf } from '../../records/replay-records.js';
+import { loadDecoders } from '../../data/parquet/read/read-data-file.js';
+import { KAFKA_FIELD, offsetFieldId, offsetLowerBound } from '../../records/kafka-lineage.js';
 import type { Expression } from '../../scan/expression.js';
 import { planScan } from '../../scan/plan-scan.js';
-import { readScan } from '../../scan/read-scan.js';
+import { readScanBatches } from '../../scan/read-scan-batches.js';
 import type { FileScanTask, ScanPlan } from '../../scan/scan-plan.js';
 import { currentSchema, currentSnapshot } from '../../spec/metadata.js';
 import { decodeValue } from '../../spec/conversions.js';
-import type { DataFile, Row } from '../../spec/types.js';
+import type { DataFile } from '../../spec/types.js';
+import { appendColdRecords, type ValueEncoder } from './cold-records.js';
 import type { DeadLetterRecords } from './dead-letter-records.js';
 import type { ColdRecord } from './record-batches.js';
 
@@ -45,15 +43,23 @@ export interface OffsetPlan {
 
 export class TableRecords {
   /**
-   * @param valueEncoder the record value of a table's row without `_kafka.value` (value-encoding.ts: the
-   *   frame its registry schema id gives, else the row without `_kafka` as JSON); a promise while a schema
-   *   is fetched
+   * @param valueEncoder the record value of a table's row without `_kafka.value`, given the row's value
+   *   columns (every column but `_kafka`) and its `_kafka.schema_id` (value-encoding.ts: the frame that
+   *   registry schema gives, else JSON); a promise while a schema is fetched
    * @param deadLetters where the table's dead letters are read from; without it, they are not served
    */
   constructor(
-    private readonly valueEncoder: (table: LoadedTable) => (row: Row) => Buffer | Promise<Buffer>,
+    private readonly valueEncoder: (table: LoadedTable) => ValueEncoder,
     private readonly deadLetters?: DeadLetterRecords,
   ) {}
+
+  /**
+   * Loads the Parquet decoders, so that the first fetch does not wait while they compile.
+   * @throws Error when parquet-wasm cannot be loaded (an installation fault)
+   */
+  async prepare(): Promise<void> {
+    await loadDecoders();
+  }
 
   /**
    * The dead letters of `topic`/`partition` in [from, to], in offset order (none without a DLQ reader).
@@ -117,12 +123,8 @@ export class TableRecords {
     const encodeValue = this.valueEncoder(table);
     const tasks = files.map((f) => f.task);
     const filter = rangeFilter(topic, partition, from, to);
-    for await (const row of readScan(table, { ...plan, tasks }, { filter })) {
-      const record = toRecord(row, encodeValue);
-      out.push(
-        record.value instanceof Promise ? { ...record, value: await record.value } : (record as ColdRecord),
-      );
-    }
+    for await (const live of readScanBatches(table, { ...plan, tasks }, { filter }))
+      await appendColdRecords(live, encodeValue, out);
     out.sort((a, b) => (a.offset < b.offset ? -1 : a.offset > b.offset ? 1 : 0));
     // A table holding one record twice (written by another engine) serves it once.
     return out.filter((r, i) => i === 0 || r.offset !== out[i - 1].offset);
@@ -213,27 +215,4 @@ function offsetUpperBound(file: DataFile, fieldId: number | undefined): bigint |
 
 function sizeOf(r: ColdRecord): number {
   return (r.key?.length ?? 0) + (r.value?.length ?? 0) + 16;
-}
-
-/** `_kafka.value`: the record's bytes as produced, when the table kept them. */
-function originalValue(row: Row): Buffer | undefined {
-  const value = (row[KAFKA_FIELD] as Row | null | undefined)?.[KAFKA_VALUE_FIELD];
-  return value instanceof Uint8Array ? Buffer.from(value) : undefined;
-}
-
-function toRecord(
-  row: Row,
-  encodeValue: (row: Row) => Buffer | Promise<Buffer>,
-): Omit<ColdRecord, 'value'> & { value: ColdRecord['value'] | Promise<Buffer> } {
-  const lineage = lineageOf(row);
-  return {
-    offset: lineage.offset,
-    timestampMs: lineage.timestampMs === undefined ? -1n : BigInt(lineage.timestampMs),
-    key: lineage.key === null ? null : Buffer.from(lineage.key),
-    value: originalValue(row) ?? encodeValue(row),
-    headers: lineage.headers.map((h) => ({
-      key: h.key,
-      value: h.value === null ? null : Buffer.from(h.value),
-    })),
-  };
 }

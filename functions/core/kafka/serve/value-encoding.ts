@@ -21,12 +21,10 @@ import { LruCache } from '../../formats/lru-cache.js';
 import { compileProtobufRowEncoder } from '../../formats/protobuf-encoder.js';
 import { resolveReferences } from '../../formats/registry-references.js';
 import type { SchemaRegistryClient } from '../../formats/schema-registry-client.js';
-import { hasKafkaSchemaId, KAFKA_FIELD, KAFKA_SCHEMA_ID_FIELD } from '../../records/kafka-lineage.js';
+import { hasKafkaSchemaId, KAFKA_FIELD } from '../../records/kafka-lineage.js';
+import type { ValueEncoder } from './cold-records.js';
 import { currentSchema } from '../../spec/metadata.js';
 import type { Row, StructType, TableIdentifier } from '../../spec/types.js';
-
-/** A row's record value: synchronous once its schema is compiled, a promise while it is fetched. */
-export type ValueEncoder = (row: Row) => Buffer | Promise<Buffer>;
 
 /** The payload after the 5-byte frame header, or undefined to serve the row as JSON. */
 type FramedEncoder = (row: Row) => Buffer | undefined;
@@ -68,10 +66,9 @@ export class RegistryValueEncoding {
     const name = formatIdentifier(table.identifier);
     // This read's compiled encoders by id: the shared LRU is asked once per id, not once per row.
     const ready = new Map<number, FramedEncoder>();
-    return (row) => {
-      const id = (row[KAFKA_FIELD] as Row | null | undefined)?.[KAFKA_SCHEMA_ID_FIELD];
+    return (row, id) => {
       // A Confluent id is a non-negative int32; anything else in the column was not written by floe.
-      if (typeof id !== 'number' || !Number.isInteger(id) || id < 0) return json(row);
+      if (id === null || !Number.isInteger(id) || id < 0) return json(row);
       const known = ready.get(id);
       if (known) return framed(id, known, json, row);
       const key = `${prefix}${id}`;

@@ -28,6 +28,14 @@ function floeDecoder(): Promise<FloeDecoder> {
   return floeDecoderModule;
 }
 
+/**
+ * Loads both decoders now: for a server about to read data files, so that its first read does not
+ * compile parquet-wasm's WebAssembly (~200 ms) while a client waits.
+ */
+export async function loadDecoders(): Promise<void> {
+  await Promise.all([loadParquetWasm(), floeDecoder()]);
+}
+
 /** A page slice and, once a read of some of its columns needed it, parquet-wasm's parse of it. */
 type OpenSlice = PageSlice & { file?: ParquetFile };
 
