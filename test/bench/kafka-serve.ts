@@ -7,7 +7,13 @@
  * - anchor: `kcat -C -o beginning -e` reading them from the mock broker directly;
  * - first: the same kcat through a fresh `floe kafka-serve` (every offset cold: the table's committed
  *   ranges hold them all), so every batch is built from the table on the way;
- * - cached: the same again on that process, the batches already in its cache.
+ * - warm_first: the same kcat, on that process, reading a second topic it has never served (a second
+ *   table of the same records): the uncached read of a warm process, which is what a long-running
+ *   endpoint's consumer sees for a range no one has read yet. A first read also pays the fresh
+ *   process's first run of the decode/encode code (JIT warm-up). A second table rather than a tiny
+ *   `--cache-mb`: the cache key holds the table's uuid, so nothing the warm-up built can answer it,
+ *   while a cache too small for one partition's chunks would rebuild chunks mid-read and measure that;
+ * - cached: the first topic again on that process, the batches already in its cache.
  *
  * Records/s and MB/s (the payload bytes kcat prints with %S, summed), wall time, and CPU: the server
  * side (the mock broker's kcat process, or the kafka-serve process, from /proc/<pid>/stat) and the
@@ -38,6 +44,10 @@ export interface KafkaServeFigures {
   first_records_per_s: number;
   first_mb_per_s: number;
   first_server_cpu_ms: number;
+  warm_first_wall_ms: number;
+  warm_first_records_per_s: number;
+  warm_first_mb_per_s: number;
+  warm_first_server_cpu_ms: number;
   cached_wall_ms: number;
   cached_records_per_s: number;
   cached_mb_per_s: number;
@@ -48,6 +58,8 @@ export interface KafkaServeFigures {
   ratio: number;
   /** first-read records/s ÷ anchor records/s. */
   ratio_first: number;
+  /** uncached records/s in a process that has served a full read ÷ anchor records/s. */
+  ratio_warm_first: number;
   /** The kafka-serve process's peak RSS (VmHWM) at the end. */
   serve_peak_rss_mb: number;
 }
@@ -132,6 +144,8 @@ export async function runKafkaServeBench(
   const folder = await mkdtemp(join(tmpdir(), 'floe-bench-kafka-serve-'));
   const warehouse = join(folder, 'wh');
   const topic = `bench-serve-${Date.now()}`;
+  // The same records on a second topic and table, which the warm process reads uncached.
+  const unreadTopic = `${topic}-unread`;
   const perPartition = Math.ceil(settings.records / PARTITIONS);
   const n = perPartition * PARTITIONS;
   const recordValue = (partition: number, offset: number) => ({
@@ -139,9 +153,9 @@ export async function runKafkaServeBench(
     name: `customer-${offset % 997}`,
     note: `order ${offset} of partition ${partition} ${'x'.repeat(120 + (offset % 40))}`,
   });
-  const route = {
-    table: { namespace: ['bench'], name: 'serve' },
-    topics: [topic],
+  const routeFor = (name: string, routeTopic: string) => ({
+    table: { namespace: ['bench'], name },
+    topics: [routeTopic],
     kafkaLineage: true,
     properties: {},
     schema: {
@@ -153,8 +167,9 @@ export async function runKafkaServeBench(
         { id: 3, name: 'note', required: false, type: 'string' as const },
       ],
     },
-  };
-  progress(`kafka-serve: starting the mock broker, producing ${n} records and writing them to a table`);
+  });
+  const routes = [routeFor('serve', topic), routeFor('serve_unread', unreadTopic)];
+  progress(`kafka-serve: starting the mock broker, producing ${n} records to each of two topics and tables`);
   const broker = await startMockKafka(1);
   try {
     const producer = kafkaClient(broker.bootstrapServers).producer({ allowAutoTopicCreation: true });
@@ -162,22 +177,24 @@ export async function runKafkaServeBench(
     const catalog = new EmbeddedCatalog({ warehouse });
     const STEP = 10_000;
     try {
-      for (let partition = 0; partition < PARTITIONS; partition++) {
+      for (const [written, partition] of routes.flatMap((r) =>
+        Array.from({ length: PARTITIONS }, (_, p) => [r.topics[0], p] as const),
+      )) {
         for (let start = 0; start < perPartition; start += STEP) {
           const count = Math.min(STEP, perPartition - start);
           const values = Array.from({ length: count }, (_, i) => recordValue(partition, start + i));
           const key = (_: unknown, i: number) => `key-${start + i}`;
           for (let b = 0; b < count; b += 2_000)
             await producer.send({
-              topic,
+              topic: written,
               acks: 1,
               messages: values
                 .slice(b, b + 2_000)
                 .map((v, i) => ({ partition, key: key(v, b + i), value: JSON.stringify(v) })),
             });
           await ingestEvent(
-            { catalog, routes: [route] },
-            jsonEvent(topic, values, { partition, firstOffset: start, key }),
+            { catalog, routes },
+            jsonEvent(written, values, { partition, firstOffset: start, key }),
           );
         }
       }
@@ -191,6 +208,8 @@ export async function runKafkaServeBench(
         warehouse,
         '--table',
         'bench.serve',
+        '--table',
+        'bench.serve_unread',
         '--bootstrap-servers',
         broker.bootstrapServers,
         '--port',
@@ -207,31 +226,33 @@ export async function runKafkaServeBench(
         },
       };
     };
-    const timed = async (bootstrap: string, serverPid: number) => {
+    const timed = async (bootstrap: string, serverPid: number, readTopic = topic) => {
       const server0 = cpuOf(serverPid);
       const t0 = performance.now();
-      const read = await kcatRead(bootstrap, topic, join(folder, 'kcat-cpu'));
+      const read = await kcatRead(bootstrap, readTopic, join(folder, 'kcat-cpu'));
       const wall = performance.now() - t0;
       if (read.records !== n)
-        throw new Error(`kcat read ${read.records} records through ${bootstrap}, not ${n}`);
+        throw new Error(`kcat read ${read.records} records of ${readTopic} through ${bootstrap}, not ${n}`);
       return { wall, bytes: read.bytes, server: cpuOf(serverPid) - server0, client: read.cpuMs };
     };
     const brokerPid = broker.pid;
     if (brokerPid === undefined) throw new Error('the mock broker has no PID');
     const anchor: Awaited<ReturnType<typeof timed>>[] = [];
     const first: Awaited<ReturnType<typeof timed>>[] = [];
+    const warmFirst: Awaited<ReturnType<typeof timed>>[] = [];
     const cached: Awaited<ReturnType<typeof timed>>[] = [];
     let peak = 0;
     await timed(broker.bootstrapServers, brokerPid); // warm the broker's pages and kcat
     for (let r = 0; r < settings.repeats; r++) {
       progress(
-        `kafka-serve: round ${r + 1}/${settings.repeats} (broker, kafka-serve first read, cached read)`,
+        `kafka-serve: round ${r + 1}/${settings.repeats} (broker; kafka-serve first read, warm uncached read, cached read)`,
       );
       anchor.push(await timed(broker.bootstrapServers, brokerPid));
       const s = await serveOnce();
       try {
         const pid = s.serve.child.pid!;
         first.push(await timed(s.endpoint, pid));
+        warmFirst.push(await timed(s.endpoint, pid, unreadTopic));
         cached.push(await timed(s.endpoint, pid));
         const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
         peak = Math.max(peak, Number(m?.[1]) / 1024);
@@ -246,6 +267,7 @@ export async function runKafkaServeBench(
     };
     const a = rate(anchor);
     const f = rate(first);
+    const w = rate(warmFirst);
     const c = rate(cached);
     return {
       records: n,
@@ -260,6 +282,10 @@ export async function runKafkaServeBench(
       first_records_per_s: f.perS,
       first_mb_per_s: f.mbPerS,
       first_server_cpu_ms: median(first.map((x) => x.server)),
+      warm_first_wall_ms: w.wall,
+      warm_first_records_per_s: w.perS,
+      warm_first_mb_per_s: w.mbPerS,
+      warm_first_server_cpu_ms: median(warmFirst.map((x) => x.server)),
       cached_wall_ms: c.wall,
       cached_records_per_s: c.perS,
       cached_mb_per_s: c.mbPerS,
@@ -267,6 +293,7 @@ export async function runKafkaServeBench(
       cached_client_cpu_ms: median(cached.map((x) => x.client)),
       ratio: c.perS / a.perS,
       ratio_first: f.perS / a.perS,
+      ratio_warm_first: w.perS / a.perS,
       serve_peak_rss_mb: peak,
     };
   } finally {
@@ -307,7 +334,15 @@ export function kafkaServeText(
           f.first_records_per_s,
           f.first_mb_per_s,
           f.first_server_cpu_ms,
-          `batches built from the table; ratio ${f.ratio_first.toFixed(2)}`,
+          `fresh process, batches built from the table; ratio ${f.ratio_first.toFixed(2)}`,
+        ),
+        row(
+          'kcat ← kafka-serve, warm uncached',
+          f.warm_first_wall_ms,
+          f.warm_first_records_per_s,
+          f.warm_first_mb_per_s,
+          f.warm_first_server_cpu_ms,
+          `a topic this process never served, after a full read; ratio ${f.ratio_warm_first.toFixed(2)}`,
         ),
         row(
           'kcat ← kafka-serve, cached',
