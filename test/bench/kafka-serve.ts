@@ -201,6 +201,11 @@ export async function runKafkaServeBench(
     } finally {
       await producer.disconnect();
     }
+    // warm_first is uncached only because the cache key starts with the table's uuid: check they differ.
+    const uuids = await Promise.all(
+      routes.map(async (r) => (await catalog.loadTable(r.table)).metadata['table-uuid']),
+    );
+    if (uuids[0] === uuids[1]) throw new Error(`the two bench tables share the table uuid ${uuids[0]}`);
     const serveOnce = async () => {
       const serve = spawnFloe([
         'kafka-serve',
