@@ -15,7 +15,7 @@ import type { Stale } from '../table/actions/table-action.js';
 import { commitAction } from '../table/commit-loop.js';
 import { readSnapshotManifests } from '../table/snapshot-manifests.js';
 import { writeRows } from '../table/write-rows.js';
-import { entryRow, type IndexEntry, rowEntry, viewOf } from './index-entries.js';
+import { entryRow, type IndexEntry, liveEntriesOf, rowEntry, viewOf } from './index-entries.js';
 import { coverageSummary, readCoverage } from './index-table.js';
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import { INDEX_SCHEMA } from './index-table.js';
@@ -39,20 +39,7 @@ async function keptEntries(index: LoadedTable, paths: readonly string[]): Promis
     }
   }
   const view = viewOf(entries);
-  const kept: IndexEntry[] = [];
-  for (const key of view.keys()) {
-    const { row } = view.state(key);
-    if (row)
-      kept.push({
-        key,
-        filePath: row.filePath,
-        pos: row.pos,
-        live: true,
-        seq: row.seq,
-        version: row.version,
-      });
-  }
-  return kept;
+  return liveEntriesOf(view.keys(), (key) => view.state(key));
 }
 
 /**

@@ -98,6 +98,20 @@ export class IndexView {
   }
 }
 
+/**
+ * Per key of `keys` with a live row by `state`, that row's newest live entry: what a compacted index
+ * holds (IndexView's and KeyView's). Never throws.
+ */
+export function liveEntriesOf(keys: Iterable<string>, state: (key: string) => KeyState): IndexEntry[] {
+  const out: IndexEntry[] = [];
+  for (const key of keys) {
+    const { row } = state(key);
+    if (row)
+      out.push({ key, filePath: row.filePath, pos: row.pos, live: true, seq: row.seq, version: row.version });
+  }
+  return out;
+}
+
 /** The view of `entries`. Never throws. */
 export function viewOf(entries: Iterable<IndexEntry>): IndexView {
   const view = new IndexView();

@@ -16,7 +16,13 @@
  * Numbers live in typed arrays (seqs and positions as 32-bit ints, offsets as doubles): an entry past
  * those ranges makes `fold` refuse the view (`'unkept'`), and the caller reads as without a view.
  */
-import { compareLive, type EntryVersion, type IndexEntry, type KeyState } from './index-entries.js';
+import {
+  compareLive,
+  type EntryVersion,
+  type IndexEntry,
+  type KeyState,
+  liveEntriesOf,
+} from './index-entries.js';
 
 /** Whether `fold` kept the view exact (true), or could not (false: read whole; 'unkept': no view). */
 export type FoldResult = true | false | 'unkept';
@@ -78,20 +84,7 @@ export class KeyView implements KeyStates {
 
   /** Per key with a live row, that row's newest live entry (what a compacted index holds). Never throws. */
   liveEntries(): IndexEntry[] {
-    const out: IndexEntry[] = [];
-    for (const key of this.slots.keys()) {
-      const { row } = this.state(key);
-      if (row)
-        out.push({
-          key,
-          filePath: row.filePath,
-          pos: row.pos,
-          live: true,
-          seq: row.seq,
-          version: row.version,
-        });
-    }
-    return out;
+    return liveEntriesOf(this.slots.keys(), (key) => this.state(key));
   }
 
   /**
