@@ -30,8 +30,8 @@ import {
   esmEvent,
   ITEMS_SCHEMA,
   itemKey,
-  type Stream,
   stepArb,
+  modelAfter,
 } from '../../support/cdc-stream.js';
 import { type HttpWarehouse, startHttpWarehouse } from '../../support/http-warehouse.js';
 import { duckdbLiveRows, liveEntries } from '../../support/readers.js';
@@ -58,29 +58,6 @@ function cut(total: number, points: number[]): { from: number; to: number }[] {
   const inner = [...new Set(points.map((p) => p % total))].filter((p) => p > 0).sort((a, b) => a - b);
   const bounds = [0, ...inner, total];
   return bounds.slice(1).map((to, i) => ({ from: bounds[i], to }));
-}
-
-/** Whether a record changes its key: Debezium's tombstones and heartbeat-shaped values do not. */
-function isChange(mode: CdcTestMode, value: string | null): boolean {
-  if (mode === 'upsert') return true;
-  return value !== null && 'op' in (JSON.parse(value) as object);
-}
-
-/** The model after the records of `delivered`: per key, the state its newest delivered change left. */
-function modelOf(stream: Stream, mode: CdcTestMode, delivered: ReadonlySet<number>): string[] {
-  const newest = new Map<number, number>();
-  for (const i of delivered) {
-    const { key, value } = stream.records[i];
-    if (key === null || !isChange(mode, value)) continue;
-    const id = (JSON.parse(key) as { id: number }).id;
-    if ((newest.get(id) ?? -1) < i) newest.set(id, i);
-  }
-  return [...newest]
-    .flatMap(([id, i]) => {
-      const row = stream.states[i].get(id);
-      return row ? [itemKey({ ...row })] : [];
-    })
-    .sort();
 }
 
 describe('position deletes: every reader equals the model after every step', () => {
@@ -161,7 +138,7 @@ describe('position deletes: every reader equals the model after every step', () 
             }
 
             // Assess
-            const expected = modelOf(stream, mode, delivered);
+            const expected = modelAfter(stream, mode, delivered);
             const table = await wh.catalog.loadTable(route.table);
             const floe = await readScanRows(table, await planScan(table));
             expect(floe.map(itemKey).sort(), 'floe').toEqual(expected);
@@ -221,7 +198,7 @@ describe('position deletes: every reader equals the model after every step', () 
 
     // Assess: one row per key, the newest
     expect(rewritten).toBe(1);
-    const expected = modelOf(stream, 'upsert', new Set([0, 1, 2, 3, 4, 5]));
+    const expected = modelAfter(stream, 'upsert', new Set([0, 1, 2, 3, 4, 5]));
     const table = await wh.catalog.loadTable(route.table);
     expect((await readScanRows(table, await planScan(table))).map(itemKey).sort()).toEqual(expected);
     const local = (uri: string) => uri.replace(wh.url, wh.dir);
@@ -275,7 +252,7 @@ describe('position deletes: every reader equals the model after every step', () 
     // second attempt of one round, not a round written again), and every reader shows the newest rows
     expect(stream.records[2].partition).not.toBe(stream.records[3].partition);
     expect(report.tables[0].attempts).toBe(2);
-    const expected = modelOf(stream, 'upsert', new Set([0, 1, 2, 3]));
+    const expected = modelAfter(stream, 'upsert', new Set([0, 1, 2, 3]));
     const table = await wh.catalog.loadTable(route.table);
     expect((await readScanRows(table, await planScan(table))).map(itemKey).sort()).toEqual(expected);
     const local = (uri: string) => uri.replace(wh.url, wh.dir);

@@ -32,8 +32,8 @@ import {
   ITEMS_SCHEMA,
   itemKey,
   type Step,
-  type Stream,
   stepArb,
+  modelAfter,
 } from '../../support/cdc-stream.js';
 import { duckdbLiveRows, liveEntries } from '../../support/readers.js';
 import { duckdbRowLineage } from '../../support/row-lineage.js';
@@ -71,24 +71,6 @@ async function maintain(catalog: EmbeddedCatalog, route: TableRoute, step: Maint
   const outcomes = [];
   for (const g of plan.groups) outcomes.push(await compactGroup(table, plan, g.index));
   expect((await commitRewrite(catalog, route.table, plan, outcomes)).status).toBe('committed');
-}
-
-/** Per key, the state its newest delivered change left (keys stay on one Kafka partition). */
-function modelOf(stream: Stream, mode: CdcTestMode, delivered: ReadonlySet<number>): string[] {
-  const newest = new Map<number, number>();
-  for (const i of delivered) {
-    const { key, value } = stream.records[i];
-    if (key === null) continue;
-    if (mode === 'debezium' && (value === null || !('op' in (JSON.parse(value) as object)))) continue;
-    const id = (JSON.parse(key) as { id: number }).id;
-    if ((newest.get(id) ?? -1) < i) newest.set(id, i);
-  }
-  return [...newest]
-    .flatMap(([id, i]) => {
-      const row = stream.states[i].get(id);
-      return row ? [itemKey({ ...row })] : [];
-    })
-    .sort();
 }
 
 /** The spec's v3 rules for what floe committed: vectors only, one per data file, row lineage kept. */
@@ -160,7 +142,7 @@ describe('deletion vectors on a format-version 3 table', () => {
     expect(deleted.map((f) => [f.file_path, f.content_offset])).toEqual([
       [first.file_path, first.content_offset],
     ]);
-    const expected = modelOf(stream, 'upsert', new Set([0, 1, 2, 3]));
+    const expected = modelAfter(stream, 'upsert', new Set([0, 1, 2, 3]));
     expect(await readers(table)).toEqual({ floe: expected, duck: expected });
   });
 
@@ -187,7 +169,7 @@ describe('deletion vectors on a format-version 3 table', () => {
     const table = await catalog.loadTable(route.table);
     const vectors = await checkV3Metadata(table);
     expect(vectors.map((e) => e.data_file.record_count).sort()).toEqual([2n]);
-    const expected = modelOf(stream, 'upsert', new Set([0, 1, 2, 3]));
+    const expected = modelAfter(stream, 'upsert', new Set([0, 1, 2, 3]));
     expect(await readers(table)).toEqual({ floe: expected, duck: expected });
   });
 
@@ -250,7 +232,7 @@ describe('deletion vectors on a format-version 3 table', () => {
             // Assess
             const table = await catalog.loadTable(route.table);
             await checkV3Metadata(table);
-            const expected = modelOf(stream, mode, delivered);
+            const expected = modelAfter(stream, mode, delivered);
             const { floe, duck } = await readers(table);
             expect(floe, 'floe').toEqual(expected);
             expect(duck, 'DuckDB').toEqual(expected);
