@@ -17,6 +17,7 @@ import type { ColdBoundary } from '../../core/kafka/serve/cold-view.js';
 import { ColdView } from '../../core/kafka/serve/cold-view.js';
 import { startKafkaProxy } from '../../core/kafka/serve/kafka-proxy.js';
 import { TableRecords } from '../../core/kafka/serve/table-records.js';
+import { firstAtOrAfter } from '../../core/kafka/serve/time-lookup.js';
 import { DeadLetterRecords } from '../../core/kafka/serve/dead-letter-records.js';
 import { RegistryValueEncoding } from '../../core/kafka/serve/value-encoding.js';
 import { upstreamSecurityOf } from '../../core/kafka/serve/upstream-auth.js';
@@ -124,6 +125,8 @@ export async function runKafkaServe(args: string[]): Promise<number> {
     boundary,
     async (table, topic, partition, below) =>
       (await records.read(table, topic, partition, 0n, below - 1n, 1))[0]?.offset,
+    (table, topic, partition, below, timestampMs) =>
+      firstAtOrAfter(records, table, topic, partition, below, timestampMs),
   );
   await Promise.all([cold.load(), records.prepare()]);
   const proxy = await startKafkaProxy({

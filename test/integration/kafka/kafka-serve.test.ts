@@ -260,6 +260,32 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
     }
   });
 
+  it('answers a lookup by time in the cold part from the table, whose timestamps the cluster does not have', async () => {
+    // Prepare: the second cluster's offsets 0-9 are filler stamped two hours before BASE_MS, so it
+    // answers every T in BASE_MS..BASE_MS+10 with offset 10; the table holds the records' own stamps.
+    const admin = kafkaClient(endpoint).admin();
+    const cluster = kafkaClient(second.bootstrapServers).admin();
+    await Promise.all([admin.connect(), cluster.connect()]);
+    try {
+      // Act
+      const byTime = async (ms: number) =>
+        new Map((await admin.fetchTopicOffsetsByTimestamp(topic, ms)).map((p) => [p.partition, p.offset]));
+      const [early, letter, p1, live] = await Promise.all(
+        [BASE_MS + 4, BASE_MS + P0_DEAD, BASE_MS + 1_005, BASE_MS + 15].map(byTime),
+      );
+      const clusterLive = await cluster.fetchTopicOffsetsByTimestamp(topic, BASE_MS + 15);
+      // Assess: partition 1's table starts at P1_SKIPPED; offset P0_DEAD is a dead letter; past the
+      // cold part the cluster's answer stands (the mock cluster answers a time lookup with "none",
+      // which kafkajs turns into the partition's end)
+      expect([early.get(0), early.get(1)]).toEqual(['4', String(P1_SKIPPED)]);
+      expect(letter.get(0)).toBe(String(P0_DEAD));
+      expect(p1.get(1)).toBe('5');
+      expect(live.get(0)).toBe(clusterLive.find((p) => p.partition === 0)?.offset);
+    } finally {
+      await Promise.all([admin.disconnect(), cluster.disconnect()]);
+    }
+  });
+
   it('a kafkajs consumer group reads the same timeline from the beginning', async () => {
     // Prepare
     const kafka = kafkaClient(endpoint);

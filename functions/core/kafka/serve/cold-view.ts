@@ -9,6 +9,7 @@ import type { LoadedTable } from '../../catalog/catalog.js';
 import { ValidationError } from '../../errors.js';
 import type { OffsetRange } from '../../table/offset-ranges.js';
 import { readCommittedOffsets } from '../../table/source-offsets.js';
+import type { TimeAnswer } from './time-lookup.js';
 
 export type ColdBoundary = { kind: 'committed' } | { kind: 'below'; offsets: Map<number, bigint> };
 
@@ -40,6 +41,14 @@ export class ColdView {
       partition: number,
       below: bigint,
     ) => Promise<bigint | undefined>,
+    /** The table's smallest offset of a partition in [0, below) with a timestamp ≥ T ms (time-lookup.ts). */
+    private readonly atTime: (
+      table: LoadedTable,
+      topic: string,
+      partition: number,
+      below: bigint,
+      timestampMs: bigint,
+    ) => Promise<TimeAnswer | undefined> = async () => undefined,
   ) {}
 
   private readonly firsts = new Map<string, bigint | undefined>();
@@ -126,5 +135,38 @@ export class ColdView {
     const first = state && (await this.firstBelow(state, topic, partition, below));
     if (first !== undefined) return first;
     return upstream >= below ? upstream : below;
+  }
+
+  /**
+   * The ListOffsets answer to a lookup by time T ≥ 0 given upstream's (undefined when upstream had
+   * none), or undefined to pass upstream's through. `committed`: the table's earliest match in its
+   * committed ranges when lower than upstream's. With a `--cold-below` offset: the table's earliest
+   * match below it; else, when upstream's answer lies below it (bytes not served), the boundary itself
+   * with no timestamp (the first offset served from the cluster); upstream's "none" stays none.
+   * @throws as load, and what the lookup throws (time-lookup.ts)
+   */
+  async byTime(
+    topic: string,
+    partition: number,
+    timestampMs: bigint,
+    upstream: bigint | undefined,
+  ): Promise<TimeAnswer | undefined> {
+    await this.fresh();
+    const state = this.topics.get(topic);
+    if (this.boundary.kind === 'committed') {
+      const last = state?.ranges.get(partition)?.at(-1)?.[1];
+      if (!state || last === undefined) return undefined;
+      const found = await this.atTime(state.table, topic, partition, last + 1n, timestampMs);
+      return found && (upstream === undefined || upstream < 0n || found.offset < upstream)
+        ? found
+        : undefined;
+    }
+    const below = this.boundary.offsets.get(partition);
+    if (below === undefined) return undefined;
+    const found = state && (await this.atTime(state.table, topic, partition, below, timestampMs));
+    if (found) return found;
+    return upstream !== undefined && upstream >= 0n && upstream < below
+      ? { offset: below, timestampMs: -1n }
+      : undefined;
   }
 }

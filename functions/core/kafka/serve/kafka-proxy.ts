@@ -305,7 +305,10 @@ async function answerRequest(
   });
 }
 
-/** ListOffsets split per leader; EARLIEST answers the table's first offset when it is lower. */
+/**
+ * ListOffsets split per leader; EARLIEST answers the table's first offset when it is lower, a lookup by
+ * time the table's earliest match in the cold part (ColdView.byTime); LATEST and the rest are upstream's.
+ */
 async function listOffsets(
   v: number,
   header: RequestHeader,
@@ -359,6 +362,12 @@ async function listOffsets(
         const earliest = await ctx.cold.earliest(t.name, p.partition, upstream);
         partitions.push(
           earliest === upstream ? answer : { ...answer, errorCode: 0, offset: earliest, timestamp: -1n },
+        );
+      } else if (p.timestamp >= 0n) {
+        const upstream = answer.errorCode === 0 ? answer.offset : undefined;
+        const found = await ctx.cold.byTime(t.name, p.partition, p.timestamp, upstream);
+        partitions.push(
+          found ? { ...answer, errorCode: 0, offset: found.offset, timestamp: found.timestampMs } : answer,
         );
       } else partitions.push(answer);
     }

@@ -77,7 +77,8 @@ export class TableRecords {
 
   /**
    * The files that may hold offsets [from, to] of `topic`/`partition` at the table's current snapshot,
-   * pruned by their `_kafka` statistics; undefined when the table has no snapshot.
+   * pruned by their `_kafka` statistics; undefined when the table has no snapshot. `filter` narrows
+   * the range filter further (a time lookup adds `_kafka.timestamp`).
    * @throws ValidationError / TransientIOError / NotFoundError from planning the scan
    */
   async plan(
@@ -86,11 +87,12 @@ export class TableRecords {
     partition: number,
     from: bigint,
     to: bigint,
+    filter: Expression = rangeFilter(topic, partition, from, to),
   ): Promise<OffsetPlan | undefined> {
     const snapshot = currentSnapshot(table.metadata);
     if (!snapshot) return undefined;
     const plan = await planScan(table, {
-      filter: rangeFilter(topic, partition, from, to),
+      filter,
       snapshotId: snapshot['snapshot-id'],
     });
     const offsetId = offsetFieldId(currentSchema(table.metadata));
