@@ -7,18 +7,10 @@
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { batchRows, type DataBatch } from '../data/parquet/read/data-batch.js';
-import { currentSchema } from '../spec/metadata.js';
 import type { StructType } from '../spec/types.js';
-import { bindExpression } from './bind-expression.js';
 import { evaluateRow } from './evaluate-row.js';
-import { collectFieldIds } from './expression-helpers.js';
-import {
-  buildReadStruct,
-  pruneStruct,
-  refuseUnreadableColumns,
-  withoutUnknownFields,
-} from './read-columns.js';
-import { type ReadScanOptions, taskDeletesOf } from './read-scan.js';
+import { pruneStruct } from './read-columns.js';
+import { type ReadScanOptions, scanRead, taskDeletesOf } from './read-scan.js';
 import { readTaskBatches } from './read-task-rows.js';
 import type { FileScanTask, ScanPlan } from './scan-plan.js';
 
@@ -47,15 +39,7 @@ export async function* readScanBatches(
   plan: ScanPlan,
   options: ReadScanOptions = {},
 ): AsyncGenerator<LiveBatch> {
-  const schema = currentSchema(table.metadata);
-  const projection = withoutUnknownFields(options.schema ?? schema).struct;
-  const filter = options.filter ? bindExpression(options.filter, schema) : undefined;
-  const extraIds = new Set<number>(filter ? collectFieldIds(filter) : []);
-  for (const task of plan.tasks)
-    for (const ref of task.deletes)
-      if (ref.file.content === 2) for (const id of ref.file.equality_ids ?? []) extraIds.add(id);
-  const struct = buildReadStruct(projection, extraIds, schema, table.metadata);
-  refuseUnreadableColumns(struct);
+  const { projection, filter, readStruct: struct } = scanRead(table, plan, options);
   const deletesOf = taskDeletesOf(table, struct);
   const projected = projection.fields.length;
   for (const task of plan.tasks) {

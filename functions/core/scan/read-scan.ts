@@ -20,7 +20,7 @@ import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import { POSITION_DELETE_FILE_PATH_ID, POSITION_DELETE_POS_ID } from './delete-index.js';
 import { loadDeletionVector } from './deletion-vectors.js';
 import { evaluateRow } from './evaluate-row.js';
-import type { Expression } from './expression.js';
+import type { BoundExpression, Expression } from './expression.js';
 import { collectFieldIds } from './expression-helpers.js';
 import {
   buildReadStruct,
@@ -116,35 +116,45 @@ export async function* readScanLocated(
   }
 }
 
-/** The read of a plan, one task at a time (one object per task, not per row: readScan is hot). */
-function scanTasks(
-  table: LoadedTable,
-  plan: ScanPlan,
-  options: ReadScanOptions,
-): { project: (row: Row) => Row; tasks: AsyncGenerator<LiveTaskRows> } {
+/** What a scan reads with: the columns returned, the bound filter, and the struct the files are read with. */
+export interface ScanRead {
+  /** The columns returned (a v3 `unknown` field left out: it reads as absent). */
+  projection: StructType;
+  /** The `unknown` fields of the requested schema, returned as null. */
+  nullNames: string[];
+  filter: BoundExpression | undefined;
+  /** The projection's fields first, then the columns the filter and the equality deletes need. */
+  readStruct: StructType;
+}
+
+/**
+ * The read of `plan` with `options`, for readScan and readers that keep rows as columns
+ * (read-scan-batches.ts).
+ * @throws ValidationError when the filter does not bind, or an equality delete has no equality_ids
+ * @throws UnsupportedFeatureError when a column read is a v3 variant, geometry or geography
+ */
+export function scanRead(table: LoadedTable, plan: ScanPlan, options: ReadScanOptions): ScanRead {
   const schema = currentSchema(table.metadata);
   const { struct: projection, nullNames } = withoutUnknownFields(options.schema ?? schema);
   const filter = options.filter ? bindExpression(options.filter, schema) : undefined;
-
   const extraIds = new Set<number>(filter ? collectFieldIds(filter) : []);
   for (const task of plan.tasks) {
     for (const ref of task.deletes) for (const id of equalityIds(ref.file)) extraIds.add(id);
   }
   const readStruct = buildReadStruct(projection, extraIds, schema, table.metadata);
   refuseUnreadableColumns(readStruct);
-  const paths = indexPaths(readStruct);
-  const outputNames = projection.fields.map((f) => f.name);
+  return { projection, nullNames, filter, readStruct };
+}
 
-  const positionCache = new Map<string, Promise<Map<string, number[]>>>();
-  const equalityCache = new Map<string, Promise<EqualityDeletes>>();
-  // Many vectors share one Puffin file: each is its blob's range of it.
-  const vectorCache = new Map<string, Promise<DeletionVector>>();
-  const loadPositions = (file: DataFile) =>
-    cached(positionCache, file.file_path, () => readPositionDeletes(table, file));
-  const loadVector = (file: DataFile) =>
-    cached(vectorCache, `${file.file_path}@${file.content_offset}`, () => loadDeletionVector(table.io, file));
-  const loadEquality = (file: DataFile) =>
-    cached(equalityCache, file.file_path, () => readEqualityDeletes(table, file, readStruct, paths));
+/** The read of a plan, one task at a time (one object per task, not per row: readScan is hot). */
+function scanTasks(
+  table: LoadedTable,
+  plan: ScanPlan,
+  options: ReadScanOptions,
+): { project: (row: Row) => Row; tasks: AsyncGenerator<LiveTaskRows> } {
+  const { projection, nullNames, filter, readStruct } = scanRead(table, plan, options);
+  const outputNames = projection.fields.map((f) => f.name);
+  const deletesOf = taskDeletesOf(table, readStruct);
 
   async function* tasks(): AsyncGenerator<LiveTaskRows> {
     for (const task of plan.tasks) {
@@ -156,16 +166,12 @@ function scanTasks(
         options.pruneInFiles !== false,
         Number(task.file.file_size_in_bytes),
       );
-      const deleted = await deletedPositions(task, loadPositions, loadVector);
-      const equality = await Promise.all(
-        task.deletes.filter((ref) => ref.file.content === 2).map((ref) => loadEquality(ref.file)),
-      );
-      const equalityPaths = equality.map((d) => d.ids.map((id) => pathOf(paths, id)));
+      const deletes = await deletesOf(task);
       const live: number[] = [];
       for (let i = 0; i < rows.length; i++) {
-        if (deleted.has(positions === undefined ? i : positions[i])) continue;
+        if (deletes.positions.has(positions === undefined ? i : positions[i])) continue;
         const row = rows[i];
-        if (isEqualityDeleted(row, equality, equalityPaths)) continue;
+        if (deletes.equalityDeleted(row)) continue;
         if (filter && !filtered && !evaluateRow(filter, row)) continue;
         live.push(i);
       }
@@ -296,8 +302,8 @@ export interface TaskDeletes {
 }
 
 /**
- * The deletes of each task of a scan read with `readStruct` (as readScan applies them), each delete
- * file loaded once per scan: for readers that keep rows as columns (read-scan-batches.ts).
+ * The deletes of each task of a scan read with `readStruct`, each delete file loaded once per scan
+ * (readScan's, and read-scan-batches.ts's for readers that keep rows as columns).
  * @throws as readScan, from the returned function
  */
 export function taskDeletesOf(
@@ -307,6 +313,7 @@ export function taskDeletesOf(
   const paths = indexPaths(readStruct);
   const positionCache = new Map<string, Promise<Map<string, number[]>>>();
   const equalityCache = new Map<string, Promise<EqualityDeletes>>();
+  // Many vectors share one Puffin file: each is its blob's range of it.
   const vectorCache = new Map<string, Promise<DeletionVector>>();
   return async (task) => {
     const positions = await deletedPositions(
