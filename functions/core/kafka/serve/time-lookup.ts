@@ -9,11 +9,10 @@
  * TableRecords.letters, whose files are cached, and are few next to the table's rows.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
-import { batchRows } from '../../data/parquet/read/data-batch.js';
 import { KAFKA_FIELD } from '../../records/kafka-lineage.js';
 import type { Expression } from '../../scan/expression.js';
 import { pruneStruct } from '../../scan/read-columns.js';
-import { readScanBatches } from '../../scan/read-scan-batches.js';
+import { readScan } from '../../scan/read-scan.js';
 import { currentSchema } from '../../spec/metadata.js';
 import type { Row, StructType } from '../../spec/types.js';
 import { rangeFilter, type TableRecords } from './table-records.js';
@@ -81,11 +80,9 @@ async function fromRows(
     // Files are in lower-bound order: none from here on holds an offset below the best found.
     if (best && file.lower >= best.offset) break;
     const plan = { ...planned.plan, tasks: [file.task] };
-    for await (const live of readScanBatches(table, plan, { filter, schema: projection })) {
-      for (const row of batchRows(live.struct, live.batch, live.rows)) {
-        const found = answerOf(row[KAFKA_FIELD]);
-        if (found && (!best || found.offset < best.offset)) best = found;
-      }
+    for await (const row of readScan(table, plan, { filter, schema: projection })) {
+      const found = answerOf(row[KAFKA_FIELD]);
+      if (found && (!best || found.offset < best.offset)) best = found;
     }
   }
   return best;
