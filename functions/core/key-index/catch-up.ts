@@ -16,7 +16,7 @@
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import { LakeError, NotFoundError } from '../errors.js';
 import type { KeyColumn } from '../routing/table-mode.js';
-import { currentSnapshot, snapshotById } from '../spec/metadata.js';
+import { ancestors, currentSnapshot, snapshotById } from '../spec/metadata.js';
 import type { Snapshot } from '../spec/types.js';
 import { appendEntries } from './index-commit.js';
 import type { IndexEntry } from './index-entries.js';
@@ -61,17 +61,12 @@ export function missedSnapshots(main: LoadedTable, covered: Coverage | null): Sn
   if (covered === null) return 'the index covers no snapshot';
   if (covered.tableUuid !== main.metadata['table-uuid'])
     return 'the index was built for another table of that name';
-  const out: Snapshot[] = [];
-  let at = currentSnapshot(main.metadata);
-  while (at && at['snapshot-id'] !== covered.snapshotId) {
-    out.push(at);
-    if (out.length > MAX_MISSED) return `the index is more than ${MAX_MISSED} snapshots behind`;
-    const parent = at['parent-snapshot-id'];
-    at = parent === undefined ? undefined : snapshotById(main.metadata, parent);
-  }
-  if (at === undefined)
-    return `the covered snapshot ${covered.snapshotId} is no longer an ancestor of the table`;
-  return out.reverse();
+  const chain = ancestors(main.metadata);
+  const missed = chain.findIndex((s) => s['snapshot-id'] === covered.snapshotId);
+  if (missed > MAX_MISSED || (missed < 0 && chain.length > MAX_MISSED))
+    return `the index is more than ${MAX_MISSED} snapshots behind`;
+  if (missed < 0) return `the covered snapshot ${covered.snapshotId} is no longer an ancestor of the table`;
+  return chain.slice(0, missed).reverse();
 }
 
 /** The facts of `snapshots`, or why they cannot be read. @throws as snapshotFacts, but NotFoundError */

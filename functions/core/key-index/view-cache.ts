@@ -17,7 +17,7 @@
 import { getHeapStatistics } from 'node:v8';
 import type { LoadedTable } from '../catalog/catalog.js';
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
-import { currentSnapshot, snapshotById } from '../spec/metadata.js';
+import { ancestors, currentSnapshot } from '../spec/metadata.js';
 import type { Snapshot } from '../spec/types.js';
 import { readSnapshotManifests } from '../table/snapshot-manifests.js';
 import { type IndexEntry, rowEntry } from './index-entries.js';
@@ -283,15 +283,11 @@ const coversOf = (index: LoadedTable) => readCoverage(index)?.snapshotId;
  * undefined when one is not, or `from` is not an ancestor within reach. Never throws.
  */
 function appendsSince(index: LoadedTable, from: bigint): Snapshot[] | undefined {
-  const out: Snapshot[] = [];
-  let at = currentSnapshot(index.metadata);
-  while (at !== undefined && at['snapshot-id'] !== from) {
-    if (at.summary.operation !== 'append' || out.length >= MAX_WALK) return undefined;
-    out.push(at);
-    const parent = at['parent-snapshot-id'];
-    at = parent === undefined ? undefined : snapshotById(index.metadata, parent);
-  }
-  return at === undefined ? undefined : out.reverse();
+  const chain = ancestors(index.metadata);
+  const since = chain.findIndex((s) => s['snapshot-id'] === from);
+  if (since < 0 || since > MAX_WALK) return undefined;
+  const out = chain.slice(0, since);
+  return out.every((s) => s.summary.operation === 'append') ? out.reverse() : undefined;
 }
 
 /** The views this process keeps (module state: it lives as long as a warm Lambda container). */
