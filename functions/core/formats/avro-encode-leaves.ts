@@ -8,6 +8,7 @@ import avro from 'avsc';
 import { decimalParams, fixedLength } from '../spec/conversions.js';
 import type { IcebergType, Value } from '../spec/types.js';
 import {
+  type Convert,
   toEpoch,
   toEpochDays,
   toInt32,
@@ -21,8 +22,6 @@ import {
   UNFIT,
   type Unfit,
 } from './encode-values.js';
-
-export type Convert = (v: Value) => unknown;
 
 /** Logical types kept as markers: the value written is the underlying one, which this file makes. */
 export class LogicalMarker extends avro.types.LogicalType {

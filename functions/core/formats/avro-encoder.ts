@@ -13,7 +13,6 @@ import avro from 'avsc';
 import { fixedLength } from '../spec/conversions.js';
 import type { IcebergType, Row, StructType, Value } from '../spec/types.js';
 import {
-  type Convert,
   describe,
   LOGICAL,
   LogicalMarker,
@@ -24,7 +23,17 @@ import {
   nonNull,
   primitiveOf,
 } from './avro-encode-leaves.js';
-import { ShapeMismatch, toBytes, toDouble, toFloat, toInt32, UNFIT, type Unfit } from './encode-values.js';
+import {
+  type Convert,
+  memoisedConverter,
+  ShapeMismatch,
+  toBytes,
+  toDouble,
+  toFloat,
+  toInt32,
+  UNFIT,
+  type Unfit,
+} from './encode-values.js';
 
 export { ShapeMismatch };
 
@@ -100,20 +109,7 @@ function converterFor(
   path: string,
   memo: Memo,
 ): Convert | ShapeMismatch {
-  // Recursive schemas meet the same (type, column) pair again: reuse the converter being built.
-  const known = memo.get(type)?.get(column);
-  if (known) return known;
-  let impl: Convert = () => UNFIT;
-  const convert: Convert = (v) => impl(v);
-  if (!memo.has(type)) memo.set(type, new Map());
-  memo.get(type)?.set(column, convert);
-  const built = buildConverter(type, column, path, memo);
-  if (built instanceof ShapeMismatch) {
-    memo.get(type)?.delete(column);
-    return built;
-  }
-  impl = built;
-  return convert;
+  return memoisedConverter(memo, type, column, () => buildConverter(type, column, path, memo));
 }
 
 function buildConverter(

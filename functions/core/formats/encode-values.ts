@@ -31,6 +31,36 @@ export class ShapeMismatch {
 export const UNFIT: unique symbol = Symbol('unfit');
 export type Unfit = typeof UNFIT;
 
+/** A column value as an encoder wants it, or UNFIT. */
+export type Convert = (v: Value) => unknown;
+
+/**
+ * The converter of a schema type for a column, built once per (type, column) by `build`: a recursive
+ * schema meets the same pair again while its converter is being built, and gets the one being built.
+ * A mismatch is not kept. Throws what `build` throws.
+ */
+export function memoisedConverter<T>(
+  memo: Map<T, Map<IcebergType, Convert>>,
+  type: T,
+  column: IcebergType,
+  build: () => Convert | ShapeMismatch,
+): Convert | ShapeMismatch {
+  const known = memo.get(type)?.get(column);
+  if (known) return known;
+  let impl: Convert = () => UNFIT;
+  const convert: Convert = (v) => impl(v);
+  const byColumn = memo.get(type) ?? new Map<IcebergType, Convert>();
+  memo.set(type, byColumn);
+  byColumn.set(column, convert);
+  const built = build();
+  if (built instanceof ShapeMismatch) {
+    byColumn.delete(column);
+    return built;
+  }
+  impl = built;
+  return convert;
+}
+
 const PER_SECOND: Record<EpochUnit, bigint> = { millis: 1_000n, micros: 1_000_000n, nanos: 1_000_000_000n };
 const INT_MIN = -(2n ** 31n);
 const INT_MAX = 2n ** 31n - 1n;

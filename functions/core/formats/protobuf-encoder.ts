@@ -13,6 +13,8 @@ import protobuf from 'protobufjs';
 import { decimalParams } from '../spec/conversions.js';
 import type { IcebergType, Row, StructType, Value } from '../spec/types.js';
 import {
+  type Convert,
+  memoisedConverter,
   toBytes,
   toDouble,
   toEpoch,
@@ -28,8 +30,6 @@ import {
   type Unfit,
 } from './encode-values.js';
 import { compileProtobufSchema } from './protobuf-schema.js';
-
-type Convert = (v: Value) => unknown;
 
 const nonNull =
   (convert: Convert): Convert =>
@@ -168,8 +168,7 @@ function messageConverter(
   path: string,
   memo: Memo,
 ): Convert | ShapeMismatch {
-  const known = memo.get(type)?.get(column);
-  if (known) return known;
+  // Well-known types and non-struct columns are never kept in `memo`, so they are decided first.
   const special = wellKnown(type.fullName.slice(1), column, path);
   if (special) return special;
   if (typeof column === 'string' || column.type !== 'struct')
@@ -177,10 +176,16 @@ function messageConverter(
       path,
       `message ${type.name} cannot come from a ${typeof column === 'string' ? column : column.type} column`,
     );
-  let impl: Convert = () => UNFIT;
-  const self: Convert = (v) => impl(v);
-  if (!memo.has(type)) memo.set(type, new Map());
-  memo.get(type)?.set(column, self);
+  return memoisedConverter(memo, type, column, () => buildMessageConverter(type, column, path, memo));
+}
+
+/** The converter of a message whose columns are `column`'s fields (messageConverter's). */
+function buildMessageConverter(
+  type: protobuf.Type,
+  column: StructType,
+  path: string,
+  memo: Memo,
+): Convert | ShapeMismatch {
   const fields: [string, string, Convert, boolean][] = [];
   for (const field of type.fieldsArray) {
     const at = path ? `${path}.${field.name}` : field.name;
@@ -189,20 +194,14 @@ function messageConverter(
       !field.repeated && !field.map && !field.hasPresence && !(field.resolvedType instanceof protobuf.Type);
     if (!target) {
       // A field never set gave the table no column; a proto3 scalar always has a value, so it must be there.
-      if (implicit) {
-        memo.get(type)?.delete(column);
-        return mismatch(at, 'the table has no column of that name');
-      }
+      if (implicit) return mismatch(at, 'the table has no column of that name');
       continue;
     }
     const convert = fieldConverter(field, target.type, at, memo);
-    if (convert instanceof ShapeMismatch) {
-      memo.get(type)?.delete(column);
-      return convert;
-    }
+    if (convert instanceof ShapeMismatch) return convert;
     fields.push([field.name, target.name, convert, implicit]);
   }
-  impl = nonNull((v) => {
+  return nonNull((v) => {
     const row = v as Row;
     const out: Record<string, unknown> = {};
     for (const [name, columnName, convert, implicit] of fields) {
@@ -218,7 +217,6 @@ function messageConverter(
     }
     return out;
   });
-  return self;
 }
 
 function valueConverter(
