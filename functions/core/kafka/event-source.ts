@@ -83,8 +83,12 @@ class EventSourceRun<T> {
   /** Where `at-timestamp` starts, by partition key: applied at the join that assigns the partition. */
   private readonly pendingSeeks = new Map<string, string>();
 
-  /** A status read is under way (the next tick skips rather than piles up). */
-  private ticking = false;
+  /**
+   * The status read under way (the next tick skips rather than piles up). A stop awaits it before the
+   * admin disconnects: a read still running would reconnect the admin's sockets, and the process would
+   * never exit.
+   */
+  private tick: Promise<void> | undefined;
   private lastTick = { at: Date.now(), records: 0 };
   /** The high watermarks at the first status: where a `latest` start began. */
   private highAtJoin: Map<string, bigint> | undefined;
@@ -111,6 +115,7 @@ class EventSourceRun<T> {
       await this.consumeUntilStopped();
     } finally {
       this.options.signal.removeEventListener('abort', this.onAbort);
+      await this.tick;
       await this.admin.disconnect();
     }
     if (this.fatal) throw this.fatal.error;
@@ -199,7 +204,7 @@ class EventSourceRun<T> {
         partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 4,
         eachBatch: (payload) => this.deliverFetch(payload),
       });
-      const timer = setInterval(() => void this.reportStatus(), this.options.statusIntervalMs ?? 1_000);
+      const timer = setInterval(() => this.startStatusRead(), this.options.statusIntervalMs ?? 1_000);
       try {
         if (!this.stopping) await Promise.race([this.stopped, crashed]);
       } finally {
@@ -331,9 +336,15 @@ class EventSourceRun<T> {
   }
 
   /** Status and idleness: taken every `statusIntervalMs` while this member holds partitions. */
+  private startStatusRead(): void {
+    if (this.tick || this.stopping || !this.joined) return;
+    this.tick = this.reportStatus().finally(() => {
+      this.tick = undefined;
+    });
+  }
+
+  /** One status read ({@link startStatusRead}). Never throws: a failed read is a warning. */
   private async reportStatus(): Promise<void> {
-    if (this.ticking || this.stopping || !this.joined) return;
-    this.ticking = true;
     try {
       const partitions = await this.groupProgress();
       const now = Date.now();
@@ -348,8 +359,6 @@ class EventSourceRun<T> {
       if (this.isIdle(partitions, now)) this.stop('idle');
     } catch (error) {
       this.warn(`could not read offsets for status: ${describeError(error)}`);
-    } finally {
-      this.ticking = false;
     }
   }
 
