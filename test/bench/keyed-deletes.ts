@@ -11,7 +11,7 @@
  * - Reads: a full scan of each copy (every live row, every column) by floe (plan + read) and by DuckDB
  *   (keyed-deletes-sql.ts: the spec's delete rules in SQL over the same files), alternating, after one
  *   warm-up each; medians of wall and process CPU. Every reader must return the stream's live keys.
- *   `read_ratio_*` = equality ÷ position (target ≥ 5 at 200 batches).
+ *   `read_ratio_*` = equality ÷ position (targets: floe ≥ 5 at 200 batches; DuckDB ≥ 0.8, targets.ts).
  * - Writes: for `locateBatches` further change batches (never committed), the keys a batch replaces or
  *   deletes are located through a `RowLocator` in the position copy (wall, CPU, bytes read through
  *   the table's FileIO), against writing the batch's Parquet files (data + position deletes,
@@ -154,7 +154,7 @@ export interface KeyedDeletesFigures {
   ingest_batch_cpu_ms: Record<DeleteMode, number>;
   ingest_batch_wall_ms: Record<DeleteMode, number>;
   read: Record<DeleteMode, ReadFigures>;
-  /** Full scan CPU with equality deletes ÷ with position deletes (target ≥ 5 at 200 batches). */
+  /** Full scan CPU with equality deletes ÷ with position deletes (targets.ts: floe ≥ 5, DuckDB ≥ 0.8). */
   read_ratio_floe: number;
   read_ratio_duckdb: number;
   read_ratio_floe_wall: number;
