@@ -18,6 +18,7 @@ import { parseDuration } from '../flag-values.js';
 import { kafkaFromOptions, kafkaTimeoutOf, liveRouteFor, parseLiveArgs } from '../live-options.js';
 import { UsageError } from '../options.js';
 import { serveSecurityFrom } from '../serve-security.js';
+import { waitForStopSignal } from '../stop-signal.js';
 
 /** `<ns...>/<table>/metadata/vN.metadata.json` below the warehouse: the embedded catalog's layout. */
 const EMBEDDED_TABLE = /^(.+)\/[^/]+\/metadata\/v\d+\.metadata\.json$/;
@@ -118,10 +119,14 @@ export async function runServe(args: string[]): Promise<number> {
   process.stdout.write(
     `floe serve: read-only Iceberg REST catalog (${catalog.name}${live ? ', live' : ''}${security.auth ? ', authenticated' : ''}) at ${url}\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => server.close(() => resolve());
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  const signal = waitForStopSignal('floe serve');
+  try {
+    process.stderr.write(
+      `floe serve: ${await signal.received}: stopping after the requests under way (again: at once)\n`,
+    );
+    await server.stop();
+  } finally {
+    signal.release();
+  }
   return 0;
 }

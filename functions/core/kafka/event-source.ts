@@ -85,8 +85,7 @@ class EventSourceRun<T> {
 
   /**
    * The status read under way (the next tick skips rather than piles up). A stop awaits it before the
-   * admin disconnects: a read still running would reconnect the admin's sockets, and the process would
-   * never exit.
+   * admin disconnects: a read still running would reconnect the admin's sockets (the process hangs).
    */
   private tick: Promise<void> | undefined;
   private lastTick = { at: Date.now(), records: 0 };
