@@ -27,9 +27,22 @@ export interface ExitGuardOptions {
   exit?: (code: number) => void;
 }
 
+/** What a command knowingly leaves running, said instead of the bug report ({@link dropLeftovers}). */
+let leftovers: string | undefined;
+
+/**
+ * For a command that stops with work it cannot end still running (a Kafka client's retries towards a
+ * broker that does not answer): the guard then exits as soon as the command returned (once its
+ * output is out), with `line` on stderr instead of a bug report, if that work still holds the process.
+ */
+export function dropLeftovers(line: string): void {
+  leftovers = line;
+}
+
 /** Arms the guard for a command that returned `code` (see the file comment). Never throws. */
 export function exitWhenStuck(code: number, options: ExitGuardOptions = {}): void {
-  const afterMs = options.afterMs ?? STUCK_AFTER_MS;
+  const known = leftovers;
+  const afterMs = known === undefined ? (options.afterMs ?? STUCK_AFTER_MS) : 0;
   const writing =
     options.writing ?? (() => process.stdout.writableLength > 0 || process.stderr.writableLength > 0);
   const resources = options.resources ?? (() => process.getActiveResourcesInfo());
@@ -40,7 +53,9 @@ export function exitWhenStuck(code: number, options: ExitGuardOptions = {}): voi
     if (writing()) return arm();
     const open = countOf(resources());
     report(
-      `floe: bug: the command finished ${afterMs / 1000} s ago but the process did not exit; still open: ${open || 'nothing named'}. Exiting with the command's code ${code}; please report this line.\n`,
+      known === undefined
+        ? `floe: bug: the command finished ${afterMs / 1000} s ago but the process did not exit; still open: ${open || 'nothing named'}. Exiting with the command's code ${code}; please report this line.\n`
+        : `${known}\n`,
       () => exit(code),
     );
   };

@@ -18,6 +18,7 @@ import { parseDuration } from '../flag-values.js';
 import { kafkaFromOptions, kafkaTimeoutOf, liveRouteFor, parseLiveArgs } from '../live-options.js';
 import { UsageError } from '../options.js';
 import { serveSecurityFrom } from '../serve-security.js';
+import { dropLeftovers } from '../exit-guard.js';
 import { waitForStopSignal } from '../stop-signal.js';
 
 /** `<ns...>/<table>/metadata/vN.metadata.json` below the warehouse: the embedded catalog's layout. */
@@ -125,6 +126,11 @@ export async function runServe(args: string[]): Promise<number> {
       `floe serve: ${await signal.received}: stopping after the requests under way (again: at once)\n`,
     );
     await server.stop();
+    const reads = live?.readsUnderWay() ?? 0;
+    if (reads > 0)
+      dropLeftovers(
+        `floe serve: stopped; ${reads} Kafka read(s) the broker has not answered (the Kafka client still retrying) are dropped`,
+      );
   } finally {
     signal.release();
   }

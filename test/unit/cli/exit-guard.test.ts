@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exitWhenStuck } from '../../../functions/cli/exit-guard.js';
+import { dropLeftovers, exitWhenStuck } from '../../../functions/cli/exit-guard.js';
 import { PINNED_NODE, REPO_ROOT } from '../../support/floe-cli.js';
 
 const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
@@ -68,6 +68,27 @@ describe('exitWhenStuck', () => {
     // Assess: its timer is not one that holds the event loop
     expect(timeouts()).toBe(before);
     expect(exitedWith).toBeUndefined();
+  });
+
+  // Last: what a command declares stays declared for the process.
+  it('says what a command knowingly left running instead of a bug report, and exits at once', async () => {
+    // Prepare: a command that dropped reads it could not end
+    dropLeftovers('floe serve: stopped; 1 Kafka read(s) are dropped');
+    let text = '';
+    const exited = new Promise<number>((resolve) => {
+      // Act: the guard as runCli arms it (its default wait would be seconds)
+      exitWhenStuck(0, {
+        report: (t, done) => {
+          text = t;
+          done();
+        },
+        exit: resolve,
+      });
+    });
+
+    // Assess
+    expect(await exited).toBe(0);
+    expect(text).toBe('floe serve: stopped; 1 Kafka read(s) are dropped\n');
   });
 
   it('in a real process: every byte of a large output through a pipe, then the report and the code', async () => {
