@@ -6,6 +6,7 @@
 import { describeError, LakeError } from '../core/errors.js';
 import { CATALOG_USAGE } from './catalog-options.js';
 import { hintFor } from './error-hints.js';
+import { exitWhenStuck } from './exit-guard.js';
 import { asksForHelp, HELP_COMMANDS, helpFor, takesCatalog } from './help.js';
 import { parseOptions, UsageError } from './options.js';
 
@@ -161,15 +162,19 @@ async function runCommand(command: string, rest: string[]): Promise<number> {
 
 /**
  * The process around `main`: the exit code, a reader closing the pipe early (`floe scan ... | head`:
- * its choice, not an error), and the producer an aggregate route's emit keeps connected for the process,
- * let go so the CLI exits. The `floe` bin (bin.mjs) and `tsx functions/cli/main.ts` both run this.
+ * its choice, not an error), the producer an aggregate route's emit keeps connected for the process,
+ * let go so the CLI exits, and the guard against a process that stays alive anyway (exit-guard.ts).
+ * The `floe` bin (bin.mjs) and `tsx functions/cli/main.ts` both run this.
  */
 export async function runCli(argv: string[]): Promise<void> {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
     throw error;
   });
-  process.exitCode = await main(argv);
+  const code = await main(argv);
+  process.exitCode = code;
+  // Armed before the producers close: a disconnect that never returns is a hang too.
+  exitWhenStuck(code);
   // help ran no command, so there is no producer (and no reason to load the aggregate code)
   const askedForHelp = argv.length === 0 || argv.some((arg) => ['help', '--help', '-h'].includes(arg));
   if (askedForHelp) return;

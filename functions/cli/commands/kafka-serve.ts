@@ -29,6 +29,7 @@ import { helpFor } from '../help.js';
 import { OPTIONS, UsageError } from '../options.js';
 import { KAFKA_SERVE_SECURITY_FLAGS, kafkaServeSecurityFrom } from '../kafka-serve-security.js';
 import { servedRoutesFrom } from '../kafka-serve-routes.js';
+import { waitForStopSignal } from '../stop-signal.js';
 import { formatReplayValue } from './replay.js';
 
 const KAFKA_SERVE_FLAGS = {
@@ -144,15 +145,14 @@ export async function runKafkaServe(args: string[]): Promise<number> {
   process.stdout.write(
     `floe kafka-serve: Kafka endpoint ${proxy.endpoint.host}:${proxy.endpoint.port} open to ${security.listenerText}, in front of ${values['bootstrap-servers']} (${security.upstreamText}); topics ${cold.topicNames().join(', ') || '(none yet)'} served from ${tables.join(', ')} (${boundary.kind === 'committed' ? 'committed offsets' : `below ${values['cold-below']}`})\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      proxy.close().then(resolve, (error) => {
-        process.stderr.write(`floe kafka-serve: ${describeError(error)}\n`);
-        resolve();
-      });
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  const signal = waitForStopSignal('floe kafka-serve');
+  try {
+    await signal.received;
+    await proxy.close();
+  } catch (error) {
+    process.stderr.write(`floe kafka-serve: ${describeError(error)}\n`);
+  } finally {
+    signal.release();
+  }
   return 0;
 }

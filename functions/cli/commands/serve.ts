@@ -18,6 +18,8 @@ import { parseDuration } from '../flag-values.js';
 import { kafkaFromOptions, kafkaTimeoutOf, liveRouteFor, parseLiveArgs } from '../live-options.js';
 import { UsageError } from '../options.js';
 import { serveSecurityFrom } from '../serve-security.js';
+import { dropLeftovers } from '../exit-guard.js';
+import { waitForStopSignal } from '../stop-signal.js';
 
 /** `<ns...>/<table>/metadata/vN.metadata.json` below the warehouse: the embedded catalog's layout. */
 const EMBEDDED_TABLE = /^(.+)\/[^/]+\/metadata\/v\d+\.metadata\.json$/;
@@ -118,10 +120,19 @@ export async function runServe(args: string[]): Promise<number> {
   process.stdout.write(
     `floe serve: read-only Iceberg REST catalog (${catalog.name}${live ? ', live' : ''}${security.auth ? ', authenticated' : ''}) at ${url}\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => server.close(() => resolve());
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  const signal = waitForStopSignal('floe serve');
+  try {
+    process.stderr.write(
+      `floe serve: ${await signal.received}: stopping after the requests under way (again: at once)\n`,
+    );
+    await server.stop();
+    const reads = live?.readsUnderWay() ?? 0;
+    if (reads > 0)
+      dropLeftovers(
+        `floe serve: stopped; ${reads} Kafka read(s) the broker has not answered (the Kafka client still retrying) are dropped`,
+      );
+  } finally {
+    signal.release();
+  }
   return 0;
 }

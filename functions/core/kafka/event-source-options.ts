@@ -2,9 +2,9 @@
  * What `runEventSource` (./event-source.ts) is given and what it reports: the settings of a local Kafka
  * event source mapping, named as the ESM's, and the callbacks a caller (`floe run`) watches it with.
  */
-import type { Kafka } from 'kafkajs';
+import type { ConsumerConfig, Kafka } from 'kafkajs';
 import type { RetryPolicy } from './deliver-with-retry.js';
-import type { FormedEvent } from './esm-batch.js';
+import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent } from './esm-batch.js';
 import type { PartitionProgress } from './partition-progress.js';
 
 export type StartingPosition = 'latest' | 'trim-horizon' | 'at-timestamp';
@@ -53,4 +53,22 @@ export interface EventSourceSummary {
   records: number;
   batches: number;
   stoppedBy: 'signal' | 'idle';
+}
+
+/** The consumer a run's options make (each consumer of the run, a fresh one after a crash too). */
+export function consumerConfigOf<T>(options: EventSourceOptions<T>): ConsumerConfig {
+  const sessionTimeout = options.sessionTimeoutMs ?? 30_000;
+  const window = options.batchingWindowMs;
+  return {
+    groupId: options.groupId,
+    sessionTimeout,
+    heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
+    // The broker holds a fetch until a full 6 MB batch or the window: the ESM's batching window.
+    // A window of 0 answers at once with whatever is there; an empty partition is held 100 ms, so an
+    // idle consumer does not spin.
+    minBytes: window > 0 ? ESM_MAX_PAYLOAD_BYTES : 1,
+    maxWaitTimeInMs: window > 0 ? window : 100,
+    maxBytesPerPartition: ESM_MAX_PAYLOAD_BYTES,
+    maxBytes: ESM_MAX_PAYLOAD_BYTES * 4,
+  };
 }

@@ -12,7 +12,11 @@
 import type { Admin, Consumer, EachBatchPayload } from 'kafkajs';
 import { describeError, ValidationError } from '../errors.js';
 import { backoffDelay, DEFAULT_RETRY, deliverWithRetry } from './deliver-with-retry.js';
-import type { EventSourceOptions, EventSourceSummary } from './event-source-options.js';
+import {
+  consumerConfigOf,
+  type EventSourceOptions,
+  type EventSourceSummary,
+} from './event-source-options.js';
 import { ESM_MAX_PAYLOAD_BYTES, type FormedEvent, formEsmEvents, markFetchStarts } from './esm-batch.js';
 import { fetchStartOf, toConsumedMessage } from './kafka-client.js';
 import { planTimestampSeeks, takeSeeks } from './offsets-by-time.js';
@@ -85,8 +89,7 @@ class EventSourceRun<T> {
 
   /**
    * The status read under way (the next tick skips rather than piles up). A stop awaits it before the
-   * admin disconnects: a read still running would reconnect the admin's sockets, and the process would
-   * never exit.
+   * admin disconnects: a read still running would reconnect the admin's sockets (the process hangs).
    */
   private tick: Promise<void> | undefined;
   private lastTick = { at: Date.now(), records: 0 };
@@ -100,7 +103,9 @@ class EventSourceRun<T> {
     this.stopped = new Promise<void>((resolve) => {
       this.wake = resolve;
     });
-    options.signal.addEventListener('abort', this.onAbort, { once: true });
+    // Aborted before the run began (a signal during start-up): no 'abort' event would come.
+    if (options.signal.aborted) this.stop('signal');
+    else options.signal.addEventListener('abort', this.onAbort, { once: true });
   }
 
   /** Start: the at-timestamp seeks planned, then consumers until stopped. */
@@ -112,7 +117,7 @@ class EventSourceRun<T> {
         const seeks = await planTimestampSeeks(this.admin, groupId, topics, startingTimestampMs ?? 0);
         for (const [key, offset] of seeks) this.pendingSeeks.set(key, offset);
       }
-      await this.consumeUntilStopped();
+      if (!this.stopping) await this.consumeUntilStopped();
     } finally {
       this.options.signal.removeEventListener('abort', this.onAbort);
       await this.tick;
@@ -137,20 +142,7 @@ class EventSourceRun<T> {
   }
 
   private newConsumer(): Consumer {
-    const sessionTimeout = this.options.sessionTimeoutMs ?? 30_000;
-    const window = this.options.batchingWindowMs;
-    return this.options.kafka.consumer({
-      groupId: this.options.groupId,
-      sessionTimeout,
-      heartbeatInterval: Math.max(100, Math.min(3_000, Math.floor(sessionTimeout / 3))),
-      // The broker holds a fetch until a full 6 MB batch or the window: the ESM's batching window.
-      // A window of 0 answers at once with whatever is there; an empty partition is held 100 ms, so an
-      // idle consumer does not spin.
-      minBytes: window > 0 ? ESM_MAX_PAYLOAD_BYTES : 1,
-      maxWaitTimeInMs: window > 0 ? window : 100,
-      maxBytesPerPartition: ESM_MAX_PAYLOAD_BYTES,
-      maxBytes: ESM_MAX_PAYLOAD_BYTES * 4,
-    });
+    return this.options.kafka.consumer(consumerConfigOf(this.options));
   }
 
   /**

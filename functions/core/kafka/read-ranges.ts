@@ -211,7 +211,10 @@ async function fetchRound(
       });
     }
   }
-  const answers = await Promise.all(
+  // Settled, not all: a leader failing first must not let the caller disconnect the cluster while
+  // another leader's connect or fetch is under way (it would reconnect its socket after the disconnect,
+  // and the process would never exit).
+  const asked = await Promise.allSettled(
     [...byLeader].map(async ([nodeId, list]) => {
       const broker = await cluster.findBroker({ nodeId });
       const topics = new Map<string, { partition: number; fetchOffset: string; maxBytes: number }[]>();
@@ -234,8 +237,9 @@ async function fetchRound(
     }),
   );
   const fetched = new Map<string, FetchedPartition>();
-  for (const answer of answers) {
-    for (const t of answer.responses) {
+  for (const answer of asked) {
+    if (answer.status === 'rejected') throw answer.reason;
+    for (const t of answer.value.responses) {
       for (const p of t.partitions) fetched.set(rangeKey(t.topicName, p.partition), p);
     }
   }

@@ -123,9 +123,30 @@ export class LiveCatalog {
   private readonly ttlMs: number;
   private readonly positions = new FreshFlight<string, TailPosition>();
   private readonly sweeps = new SingleFlight<string, string[]>();
+  /** Kafka reads still running, those whose load gave up waiting included (withinTime). */
+  private reading = 0;
 
   constructor(private readonly options: LiveCatalogOptions) {
     this.ttlMs = Math.min(options.ttlMs ?? 10 * 60 * 1000, LIVE_CACHE_MAX_TTL_MS);
+  }
+
+  /**
+   * The Kafka reads still running. A load that gave up on a broker that does not answer leaves its
+   * read to the Kafka client's own retries, which can run on for tens of seconds: a stop that finds
+   * some knows the process would wait for them.
+   */
+  readsUnderWay(): number {
+    return this.reading;
+  }
+
+  /** `read`, counted in {@link readsUnderWay} until it settles. */
+  private counted<T>(read: Promise<T>): Promise<T> {
+    this.reading++;
+    const done = () => {
+      this.reading--;
+    };
+    read.then(done, done);
+    return read;
   }
 
   /**
@@ -168,7 +189,7 @@ export class LiveCatalog {
     // Bounded like the tail read: a stopped broker would otherwise hold the load through every one
     // of the admin client's retries.
     const watermarks = await withinTime(
-      fetchWatermarks(this.options.kafka, route.topics),
+      this.counted(fetchWatermarks(this.options.kafka, route.topics)),
       this.options.timeoutMs ?? DEFAULT_READ_TIMEOUT_MS,
       what,
     ).catch((error: unknown) => {
@@ -187,13 +208,9 @@ export class LiveCatalog {
     const current = this.cache.get(key);
     if (current && current !== cached) return current.version;
     const { table, route, watermarks } = tail;
-    const version = readHotset({
-      table,
-      route,
-      kafka: this.options.kafka,
-      watermarks,
-      timeoutMs: this.options.timeoutMs,
-    })
+    const version = this.counted(
+      readHotset({ table, route, kafka: this.options.kafka, watermarks, timeoutMs: this.options.timeoutMs }),
+    )
       .catch((error: unknown) => {
         throw asKafkaFailure(error, `reading the tail of ${formatIdentifier(table.identifier)}`);
       })

@@ -14,6 +14,7 @@ import type { TableIdentifier, TableMetadata } from '../spec/types.js';
 import { type RestAnswer, type RestRoute, restError, routeRestRequest } from './rest-routes.js';
 import { noTokenEndpoint, type ServeAuth } from './serve-auth.js';
 import { failureAnswer } from './serve-errors.js';
+import { type StopServer, trackConnections } from './server-stop.js';
 
 export type { RestAnswer } from './rest-routes.js';
 
@@ -176,11 +177,19 @@ async function handle(
   res.end(body);
 }
 
+/** The listening server, and its stop (server-stop.ts): `server.close()` alone can wait minutes. */
+export interface RestServer extends Server {
+  stop: StopServer;
+}
+
 /**
  * Starts the server (HTTPS when `tls` is given); resolves once it listens.
  * @throws Error when the port cannot be bound or the certificate and key do not load
  */
-export async function startRestServer(catalog: ServedCatalog, options: RestServerOptions): Promise<Server> {
+export async function startRestServer(
+  catalog: ServedCatalog,
+  options: RestServerOptions,
+): Promise<RestServer> {
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(catalog, options, req, res).catch((error: unknown) => {
       options.onError?.(error);
@@ -191,6 +200,7 @@ export async function startRestServer(catalog: ServedCatalog, options: RestServe
   const server: Server = options.tls
     ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
     : createServer(listener);
+  const stop = trackConnections(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -198,5 +208,5 @@ export async function startRestServer(catalog: ServedCatalog, options: RestServe
       resolve();
     });
   });
-  return server;
+  return Object.assign(server, { stop });
 }

@@ -49,6 +49,7 @@ function standInKafka() {
       listener: (event: { payload: { memberAssignment: Record<string, number[]> } }) => void,
     ) => listeners.set(name, listener),
     run: async () => {
+      calls.push('consumer.run');
       listeners.get('group_join')?.({ payload: { memberAssignment: { [TOPIC]: [0] } } });
     },
     stop: async () => undefined,
@@ -90,4 +91,29 @@ describe('runEventSource stopping', () => {
     expect(calls.filter((c) => c === 'admin.disconnect')).toHaveLength(1);
     expect(calls).toContain('admin.fetchTopicOffsets');
   });
+
+  it('stops at once when the signal aborted before the run began (a signal during start-up)', async () => {
+    // Prepare: the signal aborts before runEventSource is called (floe run checking the brokers)
+    const { kafka, calls } = standInKafka();
+    const controller = new AbortController();
+    controller.abort();
+
+    // Act
+    const summary = await runEventSource({
+      kafka,
+      bootstrapServers: 'stand-in:9092',
+      topics: [TOPIC],
+      groupId: 'g',
+      batchSize: 10,
+      batchingWindowMs: 0,
+      startingPosition: 'trim-horizon',
+      signal: controller.signal,
+      deliver: async () => undefined,
+    });
+
+    // Assess: stopped by the signal, without ever consuming; the admin let go
+    expect(summary).toEqual({ records: 0, batches: 0, stoppedBy: 'signal' });
+    expect(calls).not.toContain('consumer.run');
+    expect(calls.at(-1)).toBe('admin.disconnect');
+  }, 10_000);
 });

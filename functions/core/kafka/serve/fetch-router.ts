@@ -15,7 +15,7 @@ import {
 } from './fetch-messages.js';
 import { Decoder, KafkaErrorCode } from './kafkajs-protocol.js';
 import { decodeListOffsetsResponse, encodeListOffsetsRequest } from './messages.js';
-import type { UpstreamCluster, UpstreamLink } from './upstream.js';
+import type { LinkPool, UpstreamCluster, UpstreamLink } from './upstream.js';
 import { ApiKey } from './wire.js';
 
 const EARLIEST = -2n;
@@ -82,7 +82,7 @@ export class FetchRouter {
   async route(
     version: number,
     request: FetchRequest,
-    links?: Map<number, UpstreamLink>,
+    links?: LinkPool,
   ): Promise<Map<string, FetchPartitionResponse[]>> {
     const answers = new Map<string, Map<number, FetchPartitionResponse>>();
     const forward = new Map<number, Map<string, FetchPartitionRequest[]>>();

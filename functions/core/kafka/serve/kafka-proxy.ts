@@ -41,7 +41,7 @@ import {
   type MetadataResponse,
 } from './messages.js';
 import { routeProduce } from './produce-router.js';
-import { UpstreamCluster, type UpstreamLink } from './upstream.js';
+import { LinkPool, UpstreamCluster } from './upstream.js';
 import type { UpstreamSecurity } from './upstream-auth.js';
 import { ApiKey, FrameReader, parseRequestHeader, type RequestHeader, readGroupId } from './wire.js';
 
@@ -142,18 +142,35 @@ export interface KafkaProxy {
  */
 export async function startKafkaProxy(options: KafkaProxyOptions): Promise<KafkaProxy> {
   const cluster = new UpstreamCluster(options.bootstrap, options.upstream);
+  try {
+    return await listen(options, cluster);
+  } catch (error) {
+    // The link that asked for the API versions stays open otherwise (a port in use, a refused
+    // ApiVersions): kafka-serve printed its error and then never exited.
+    cluster.close();
+    throw error;
+  }
+}
+
+/** The rest of {@link startKafkaProxy}. @throws as it does */
+async function listen(options: KafkaProxyOptions, cluster: UpstreamCluster): Promise<KafkaProxy> {
   const sasl = options.listener?.sasl;
   const advertised = [...advertisedRanges(await cluster.apiVersions()), ...(sasl ? SASL_RANGES : [])];
   const router = new FetchRouter(cluster, options.cold, options.batches);
-  const sockets = new Set<Socket>();
   const onConnection = (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
     const ctx = { cluster, router, advertised, cold: options.cold, endpoint, log: options.log };
     serveConnection(socket, ctx, sasl && new SaslSession(sasl));
   };
   const tls = options.listener?.tls;
   const server: Server = tls ? createTlsServer(tls, onConnection) : createServer(onConnection);
+  // Every TCP connection, a TLS one still in its handshake too (the TLS server hands those to
+  // onConnection only once secured): close() ends them all, or server.close() waited for a stalled
+  // handshake (up to two minutes) before kafka-serve could exit.
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   // A client speaking plaintext to the TLS listener, or without an accepted certificate, never gets in.
   server.on('tlsClientError', (error: Error, socket: Socket) => {
     options.log?.(`kafka-serve: refused a TLS connection from ${socket.remoteAddress}: ${error.message}`);
@@ -190,7 +207,7 @@ function serveConnection(socket: Socket, ctx: Context, session?: SaslSession): v
   socket.setNoDelay(true);
   const reader = new FrameReader();
   // Links of this client connection: a long poll of one client never holds up another's heartbeat.
-  const links = new Map<number, UpstreamLink>();
+  const links = new LinkPool();
   // Kafka answers a connection's requests in order; answers computed out of order wait their turn.
   let tail = Promise.resolve();
   const fail = (error: unknown) => {
@@ -246,9 +263,8 @@ function serveConnection(socket: Socket, ctx: Context, session?: SaslSession): v
     }
   });
   socket.on('error', () => socket.destroy());
-  socket.on('close', () => {
-    for (const l of links.values()) l.close();
-  });
+  // Closed for good: an answer still being computed cannot reconnect upstream for a client that left.
+  socket.on('close', () => links.close());
 }
 
 /**
@@ -259,7 +275,7 @@ async function answerRequest(
   header: RequestHeader,
   frame: Buffer,
   ctx: Context,
-  links: Map<number, UpstreamLink>,
+  links: LinkPool,
 ): Promise<Buffer | null> {
   const { apiKey, apiVersion: v } = header;
   const range = ctx.advertised.find((r) => r.apiKey === apiKey);
@@ -309,12 +325,7 @@ async function answerRequest(
  * ListOffsets split per leader; EARLIEST answers the table's first offset when it is lower, a lookup by
  * time the table's earliest match in the cold part (ColdView.byTime); LATEST and the rest are upstream's.
  */
-async function listOffsets(
-  v: number,
-  header: RequestHeader,
-  ctx: Context,
-  links: Map<number, UpstreamLink>,
-): Promise<Buffer> {
+async function listOffsets(v: number, header: RequestHeader, ctx: Context, links: LinkPool): Promise<Buffer> {
   const request = decodeListOffsetsRequest(v, header.body);
   const answers = new Map<string, ListOffsetsPartitionResponse>();
   const byLeader = new Map<number, typeof request.topics>();

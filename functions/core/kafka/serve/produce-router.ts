@@ -15,7 +15,7 @@ import {
   readLong,
   writeArray,
 } from './kafkajs-protocol.js';
-import type { UpstreamCluster, UpstreamLink } from './upstream.js';
+import type { LinkPool, UpstreamCluster } from './upstream.js';
 import type { RequestHeader } from './wire.js';
 
 interface ProducePartition {
@@ -127,7 +127,7 @@ export async function routeProduce(
   header: RequestHeader,
   frame: Buffer,
   cluster: UpstreamCluster,
-  links: Map<number, UpstreamLink>,
+  links: LinkPool,
 ): Promise<Buffer | null> {
   const bodyStart = header.body.offset;
   const request = decodeProduceRequest(header.body);

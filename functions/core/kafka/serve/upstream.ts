@@ -5,6 +5,11 @@
  * decodes every answer into its own objects, and the proxy must relay most answers byte for byte.
  * A link to a secured cluster opens with TLS and authenticates (upstream-auth.ts) before anything
  * else is written on it; requests sent meanwhile wait, in order.
+ *
+ * Closing is for good: a link, a client connection's pool of links or the cluster closed by floe
+ * refuses to open a new socket. A request still being answered when its client left or kafka-serve
+ * stopped (a cold read, then the partition's watermarks) would otherwise reconnect after the close,
+ * leak that socket for the life of the process and keep a stopped kafka-serve from ever exiting.
  */
 import { connect, type Socket } from 'node:net';
 import { connect as connectTls } from 'node:tls';
@@ -39,6 +44,8 @@ export class UpstreamLink {
   private ready: Promise<void> = Promise.resolve();
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (b: Buffer) => void; reject: (e: Error) => void }>();
+  /** Closed by floe (not by the broker): never reconnects. */
+  private shut = false;
 
   constructor(
     readonly host: string,
@@ -50,7 +57,9 @@ export class UpstreamLink {
     return this.socket === undefined || this.socket.destroyed;
   }
 
+  /** @throws UpstreamError once the link was closed by floe */
   private open(): Socket {
+    if (this.shut) throw closedError(`broker ${this.host}:${this.port}`);
     if (this.socket && !this.socket.destroyed) return this.socket;
     const { tls, sasl } = this.security;
     const socket = tls
@@ -117,7 +126,7 @@ export class UpstreamLink {
   }
 
   /** Opens the link if needed and writes once it is ready, keeping the order of calls. */
-  private whenReady(request: Buffer, expectAnswer: boolean): Promise<Buffer> {
+  private async whenReady(request: Buffer, expectAnswer: boolean): Promise<Buffer> {
     const socket = this.open();
     return this.ready.then(() => {
       if (socket !== this.socket || socket.destroyed)
@@ -158,8 +167,43 @@ export class UpstreamLink {
     return this.send(this.header(apiKey, version, body));
   }
 
+  /** Closes the socket and refuses to open another (requests fail with UpstreamError). */
   close(): void {
+    this.shut = true;
     this.socket?.destroy();
+  }
+}
+
+/** What a request on a link, pool or cluster floe closed fails with (its client or kafka-serve is gone). */
+function closedError(what: string): UpstreamError {
+  return new UpstreamError(`${what}: closed by kafka-serve (its client left or it is stopping)`);
+}
+
+/**
+ * The links of one client connection (a long poll of one client never holds up another's requests).
+ * Once closed (the client left), it opens none.
+ */
+export class LinkPool {
+  private readonly links = new Map<number, UpstreamLink>();
+  private shut = false;
+
+  get closed(): boolean {
+    return this.shut;
+  }
+
+  get(nodeId: number): UpstreamLink | undefined {
+    return this.links.get(nodeId);
+  }
+
+  /** Keeps `link` for `nodeId`; a pool already closed closes it at once. */
+  set(nodeId: number, link: UpstreamLink): void {
+    if (this.shut) link.close();
+    this.links.set(nodeId, link);
+  }
+
+  close(): void {
+    this.shut = true;
+    for (const l of this.links.values()) l.close();
   }
 }
 
@@ -173,7 +217,7 @@ export class UpstreamCluster {
   readonly brokers = new Map<number, BrokerAddress>();
   private readonly leaders = new Map<string, Map<number, number>>();
   private readonly coordinators = new Map<string, number>();
-  private readonly links = new Map<number, UpstreamLink>();
+  private readonly links = new LinkPool();
   private bootstrapLink: UpstreamLink | undefined;
 
   constructor(
@@ -181,8 +225,9 @@ export class UpstreamCluster {
     private readonly security: UpstreamSecurity = {},
   ) {}
 
-  /** A link to any broker (the bootstrap one first). @throws UpstreamError when none answers */
+  /** A link to any broker (the bootstrap one first). @throws UpstreamError once the cluster is closed */
   anyLink(): UpstreamLink {
+    if (this.links.closed) throw closedError('the cluster');
     if (this.bootstrapLink && !this.bootstrapLink.closed) return this.bootstrapLink;
     const first = this.brokers.keys().next();
     if (!first.done) return this.linkTo(first.value);
@@ -191,8 +236,12 @@ export class UpstreamCluster {
     return this.bootstrapLink;
   }
 
-  /** A shared link to broker `nodeId`. @throws UpstreamError for a node the cluster did not name */
+  /**
+   * A link to broker `nodeId` in `pool` (the cluster's shared one by default).
+   * @throws UpstreamError for a node the cluster did not name, or once the pool or the cluster is closed
+   */
   linkTo(nodeId: number, pool = this.links): UpstreamLink {
+    if (pool.closed || this.links.closed) throw closedError(`broker ${nodeId}`);
     let link = pool.get(nodeId);
     if (link && !link.closed) return link;
     const address = this.brokers.get(nodeId);
@@ -270,8 +319,9 @@ export class UpstreamCluster {
     this.coordinators.delete(group);
   }
 
+  /** Closes every link of the cluster's own; no new one opens after (client pools close with their clients). */
   close(): void {
-    for (const l of this.links.values()) l.close();
+    this.links.close();
     this.bootstrapLink?.close();
   }
 }
