@@ -9,10 +9,13 @@
  *
  * A deletion vector (v3) names its data file's deleted positions: dead entries like a position delete
  * file's (it also repeats the file's older positions, already dead: harmless). On v3, floe carries a
- * deleted key's version on an equality delete row of the key named `key-versions-` (write-changes.ts;
- * its rows are deleted by position in the same commit), read like a key-versions file. Any other
- * equality delete names no position to turn into entries cheaply: a snapshot adding one is
- * `unreadable`, and the index is rebuilt from a scan instead (rebuild-index.ts).
+ * deleted key's version in a version carrier (cdc/version-carriers.ts): a data file whose every row
+ * the snapshot's own deletion vector deletes. Its rows are versions of dead keys, never live entries:
+ * read like a key-versions file; the vector deleting them, and a later removal of the file, name no
+ * row the index ever held, so they make no entry. Tables written before hold carriers as equality
+ * deletes named `key-versions-`, read the same way. Any other equality delete names no position to
+ * turn into entries cheaply: a snapshot adding one is `unreadable`, and the index is rebuilt from a
+ * scan instead (rebuild-index.ts).
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { lineageFields, lineageIds } from '../cdc/change-version.js';
@@ -22,7 +25,13 @@ import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import { KAFKA_FIELD } from '../records/kafka-lineage.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { readPath } from '../scan/read-columns.js';
-import { isKeyVersionsFile, isVersionCarrierFile, KEY_VERSIONS_NAME } from '../scan/delete-index.js';
+import {
+  isKeyVersionsFile,
+  isVersionCarrierDataFile,
+  isVersionCarrierFile,
+  isVersionCarrierPath,
+  KEY_VERSIONS_NAME,
+} from '../scan/delete-index.js';
 import { loadDeletionVector } from '../scan/deletion-vectors.js';
 import { tupleKey } from '../scan/value-key.js';
 import { currentSchema } from '../spec/metadata.js';
@@ -136,7 +145,9 @@ export async function snapshotFacts(
     for (const entry of entries) {
       if (entry.snapshot_id !== id || entry.status === 0) continue;
       const file = entry.data_file;
-      if (file.content === 0) (entry.status === 1 ? added : removed).push(file);
+      if (isVersionCarrierDataFile(main.metadata, file)) {
+        if (entry.status === 1) deletes.push(file);
+      } else if (file.content === 0) (entry.status === 1 ? added : removed).push(file);
       else if (entry.status === 1 && file.content === 2 && !isVersionCarrierFile(main.metadata, file))
         return { kind: 'unreadable', reason: `snapshot ${id} added equality deletes (${file.file_path})` };
       else if (entry.status === 1 && file.content === 1 && file.file_format === 'PUFFIN') vectors.push(file);
@@ -165,13 +176,13 @@ export async function snapshotFacts(
   const versions = new Map<string, EntryVersion>();
   const dead: { path: string; pos: number }[] = [];
   await mapLimited(deletes, READ_CONCURRENCY, async (file) => {
-    if (isKeyVersionsFile(file) || file.content === 2)
+    if (isKeyVersionsFile(file) || file.content !== 1)
       for (const [k, v] of await reader.versions(file)) versions.set(k, v);
     else for (const [path, pos] of await deletedPositions(main, file)) dead.push({ path, pos });
   });
   await mapLimited(vectors, READ_CONCURRENCY, async (file) => {
     const path = file.referenced_data_file;
-    if (path === undefined || path === null) return;
+    if (path === undefined || path === null || isVersionCarrierPath(path)) return;
     for (const pos of (await loadDeletionVector(main.io, file)).positions())
       dead.push({ path, pos: Number(pos) });
   });

@@ -6,9 +6,12 @@
  *
  * Planning is a scan plan of the current snapshot (metadata only): it says which deletes apply to which
  * file with the spec's sequence-number rules, and how many manifests planning had to read.
+ *
+ * A v3 version carrier (cdc/version-carriers.ts) is never a candidate: its rows are deleted by design,
+ * so a rewrite would drop it as fully deleted and lose the versions of deleted keys it carries.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { partitionKey } from '../scan/delete-index.js';
+import { isVersionCarrierDataFile, partitionKey } from '../scan/delete-index.js';
 import { planScan } from '../scan/plan-scan.js';
 import type { FileScanTask, ScanPlan } from '../scan/scan-plan.js';
 import { currentSchema, specById } from '../spec/metadata.js';
@@ -82,6 +85,7 @@ export async function planCompaction(
   const byPartition = new Map<string, FileScanTask[]>();
   let smallFiles = 0;
   for (const task of scan.tasks) {
+    if (isVersionCarrierDataFile(md, task.file)) continue;
     const small = Number(task.file.file_size_in_bytes) < settings.smallFileBytes;
     if (small) smallFiles++;
     if (!small && task.deletes.length === 0) continue;
