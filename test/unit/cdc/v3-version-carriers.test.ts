@@ -24,6 +24,7 @@ import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema, currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 import { CDC_TOPIC, ITEMS_SCHEMA } from '../../support/cdc-stream.js';
+import { commitEqualityCarrier } from '../../support/equality-carrier.js';
 import { jsonEvent } from '../../support/json-event.js';
 import { duckdbLiveRows, liveEntries } from '../../support/readers.js';
 import { tempWarehouse } from '../../support/tables.js';
@@ -139,6 +140,35 @@ describe('version carriers on a format-version 3 keyed table', () => {
     expect(await verifyIndex(wh.catalog, main)).toEqual([]);
     const duck = await duckdbLiveRows(main, ['id', 'region'], ['id']);
     expect(duck.map((row) => `${row.id}=${row.region}`).sort()).toEqual(['1=a', '3=c2', '4=d', '5=e']);
+  });
+
+  it('leave the equality carriers floe wrote before in force against late older changes', async () => {
+    // Prepare: keys 1 and 2 (offsets 0–1), key 1 updated (offset 10), then key 2's version carried as
+    // floe wrote it before (an equality delete named key-versions-, offset 11)
+    const r = route('before', ITEMS_SCHEMA);
+    const ingest = (event: unknown) => ingestEvent({ catalog: wh.catalog, routes: [r] }, event);
+    await ingest(
+      upserts(0, [
+        [1, 'a'],
+        [2, 'b'],
+      ]),
+    );
+    await ingest(upserts(10, [[1, 'a2']]));
+    await commitEqualityCarrier(wh.catalog, r.table, CDC_TOPIC, 2n, 11n);
+
+    // Act: a late batch (offsets 2–3) updates key 2 and writes key 3
+    const late = await ingest(
+      upserts(2, [
+        [2, 'late'],
+        [3, 'c'],
+      ]),
+    );
+
+    // Assess
+    expect(late.tables[0].warnings?.[0]).toMatch(/1 older change\(s\) dropped/);
+    const table = await wh.catalog.loadTable(r.table);
+    const rows = await readScanRows(table, await planScan(table));
+    expect(rows.map((row) => `${row.id}=${row.region}`).sort()).toEqual(['1=a2', '3=c']);
   });
 
   it('hold a placeholder in every required column, which no reader of the table sees', async () => {

@@ -1,8 +1,9 @@
 /**
  * Converting equality deletes on a format-version 3 table: the rows they delete become deletion vectors,
  * each merged with its data file's vector, which leaves in the same snapshot (one vector per data file);
- * floe's key-versions carriers (equality deletes named `key-versions-`) stay; a CDC batch that changes a
- * data file's vector meanwhile sends the group back to planning. Read by floe and DuckDB against a model.
+ * floe's version carriers stay, both the data files whose rows a vector deletes (cdc/version-carriers.ts)
+ * and the equality deletes named `key-versions-` floe wrote before; a CDC batch that changes a data
+ * file's vector meanwhile sends the group back to planning. Read by floe and DuckDB against a model.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoadedTable } from '../../../functions/core/catalog/catalog.js';
@@ -10,9 +11,10 @@ import { convertEqualityDeletes } from '../../../functions/core/maintenance/conv
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { ManifestEntry } from '../../../functions/core/spec/types.js';
+import { commitEqualityCarrier } from '../../support/equality-carrier.js';
 import { duckdbLiveRows, liveEntries } from '../../support/readers.js';
 import { FaultyCatalog, tempWarehouse } from '../../support/tables.js';
-import { type Change, feed, modelRows, rowsOf, upsertRoute } from '../../support/upsert-table.js';
+import { type Change, feed, modelRows, rowsOf, TOPIC, upsertRoute } from '../../support/upsert-table.js';
 import { checkV3 } from '../../support/v3-rules.js';
 
 type Warehouse = Awaited<ReturnType<typeof tempWarehouse>>;
@@ -71,6 +73,7 @@ describe('converting equality deletes of a format-version 3 table', () => {
       20,
       model,
     );
+    await commitEqualityCarrier(wh.catalog, route.table, TOPIC, 4n, 21n);
     return route;
   }
 
@@ -106,6 +109,11 @@ describe('converting equality deletes of a format-version 3 table', () => {
     expect(ofContent(after, 0).map((e) => e.data_file.file_path)).toEqual(
       ofContent(before, 0).map((e) => e.data_file.file_path),
     );
+    // The data file carrying key 4's version, and the vector deleting it, stay
+    const [dataCarrier] = ofContent(before, 0).filter(isCarrier);
+    expect(
+      ofContent(after, 1).filter((e) => e.data_file.referenced_data_file === dataCarrier.data_file.file_path),
+    ).toHaveLength(1);
     const firstFile = firstDataFile(before);
     const vectors = ofContent(after, 1).filter((e) => e.data_file.referenced_data_file === firstFile);
     expect(vectors.map((e) => e.data_file.record_count)).toEqual([4n]);
