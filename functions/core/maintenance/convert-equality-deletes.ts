@@ -4,8 +4,10 @@
  * pays for them; position deletes every reader applies. A format-version 2 table gets Parquet position
  * delete files; a v3 table gets deletion vectors, each merged with its data file's current vector,
  * which leaves in the same snapshot (cdc/delete-positions.ts, the one writer of deletes by position).
- * floe's own v3 key-versions carriers (equality deletes named `key-versions-`, whose rows are deleted by
- * position already) are kept, as v2's key-versions files are: they carry deleted keys' versions.
+ * floe's earlier v3 version carriers (equality deletes named `key-versions-`, whose rows are deleted by
+ * position already) are kept, as v2's key-versions files are: they carry deleted keys' versions. The
+ * carriers floe writes now are data files deleted by vector (cdc/version-carriers.ts): their rows are
+ * deleted already, so no equality delete matches them here.
  *
  * Only tables in `floe.delete-mode=position` (the default) are converted: a table set to `equality`
  * chose that form, and its next batch would write equality deletes again.
