@@ -26,6 +26,7 @@ export async function rewriteEqualityCarriers(
   files: readonly DataFile[],
   prefix: string,
 ): Promise<DataFile[]> {
+  if (files.length === 0) return [];
   const schema = currentSchema(table.metadata);
   const lineage = lineageFields(schema);
   if (!lineage) throw new ValidationError('a table without _kafka lineage holds no key versions');
