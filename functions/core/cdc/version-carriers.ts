@@ -26,8 +26,25 @@ import { readWriteProperties } from '../spec/table-properties.js';
 import { partitionPath } from '../spec/transforms.js';
 import type { DataFile, IcebergType, Row, Schema, StructType, Value } from '../spec/types.js';
 import { partitionRows } from '../table/partition-rows.js';
+import type { RawRecord } from '../records/esm-event.js';
+import { timestampMicros } from '../records/kafka-lineage.js';
+import { versionValue } from './change-version.js';
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+
+/**
+ * A carrier row's `_kafka`: the deleting change's version, and its timestamp, so that the time of the
+ * newest record a table holds (status/newest-record.ts, from `_kafka.timestamp` bounds) counts the
+ * delete and finds a bound in every data file. Never throws.
+ */
+export function carrierLineage(record: RawRecord): Row {
+  const none = record.timestampType === 'NO_TIMESTAMP_TYPE' || record.timestamp < 0;
+  return {
+    ...versionValue(record),
+    timestamp: none ? null : timestampMicros(record.timestamp),
+    timestamp_type: record.timestampType,
+  };
+}
 
 /**
  * The value a required column holds in a carrier row: zero, empty, false, the epoch, or a struct of

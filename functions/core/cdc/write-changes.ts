@@ -31,7 +31,7 @@ import type { KeyColumn } from '../routing/table-mode.js';
 import { readWriteProperties } from '../spec/table-properties.js';
 import type { RowLocation } from './locate-rows.js';
 import { KEY_VERSIONS_NAME } from '../scan/delete-index.js';
-import { writeVersionCarriers } from './version-carriers.js';
+import { carrierLineage, writeVersionCarriers } from './version-carriers.js';
 import { deletePositions } from './delete-positions.js';
 import { POSITION_DELETE_SCHEMA, WHOLE_BOUNDS } from './write-position-deletes.js';
 
@@ -211,18 +211,18 @@ async function writeWithPositions(
   const places = positions.filter((p) => replacing.has(p.key));
   // A key left deleted has no row to carry its version: a key-versions row keeps it, so a late batch
   // cannot bring the key back (late-changes.ts).
+  // v3 takes no new Parquet position delete file: the versions ride on a version carrier, a data
+  // file whose rows the batch's deletion vectors delete whole (version-carriers.ts). It needs no scope.
+  const carried = table.metadata['format-version'] >= 3;
   const lineage = lineageFields(options.schema);
   const versionRows = lineage
     ? finals
         .filter((s) => s.deleteExisting && s.row === null)
         .map((s) => ({
           ...keyRow(options.columns, s.key.values),
-          [KAFKA_FIELD]: s.record ? versionValue(s.record) : null,
+          [KAFKA_FIELD]: s.record ? (carried ? carrierLineage(s.record) : versionValue(s.record)) : null,
         }))
     : [];
-  // v3 takes no new Parquet position delete file: the versions ride on a version carrier, a data
-  // file whose rows the batch's deletion vectors delete whole (version-carriers.ts). It needs no scope.
-  const carried = table.metadata['format-version'] >= 3;
   if (versionRows.length > 0 && !carried && !options.scope)
     throw new ValidationError('a batch with key versions needs a delete scope');
   const dataFiles = rows.length

@@ -19,6 +19,7 @@ import { resolveSettings } from '../../../functions/core/maintenance/maintenance
 import { planCompaction } from '../../../functions/core/maintenance/plan-compaction.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { isVersionCarrierDataFile } from '../../../functions/core/scan/delete-index.js';
+import { readNewestRecord } from '../../../functions/core/status/newest-record.js';
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema, currentSnapshot } from '../../../functions/core/spec/metadata.js';
@@ -99,7 +100,12 @@ describe('version carriers on a format-version 3 keyed table', () => {
     expect(vector?.data_file.record_count).toBe(1n);
     expect(vector?.snapshot_id).toBe(head);
     const [version] = await readDataFile(table.io, carrier.file_path, currentSchema(table.metadata));
-    expect(version).toMatchObject({ id: 2n, _kafka: { topic: CDC_TOPIC, partition: 0, offset: 10n } });
+    expect(version).toMatchObject({
+      id: 2n,
+      _kafka: { topic: CDC_TOPIC, partition: 0, offset: 10n, timestamp: 1_795_000_000_000_000n },
+    });
+    // The delete's time is a bound of the carrier, as every data file's newest record time is
+    expect((await readNewestRecord(table)).filesWithoutBound).toBe(0);
     const ids = async () => {
       const t = await wh.catalog.loadTable(r.table);
       return (await readScanRows(t, await planScan(t))).map((row) => `${row.id}=${row.region}`).sort();
