@@ -67,7 +67,7 @@ const CARRIER_NAME =
   /\/(?:[^/]*-)?key-versions-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d{5}\.parquet$/;
 
 /** Whether a path is named as floe names its version carriers. Never throws. */
-export function isVersionCarrierPath(path: string): boolean {
+function isVersionCarrierPath(path: string): boolean {
   return CARRIER_NAME.test(path);
 }
 

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
-import { placeholderValue } from '../../../functions/core/cdc/version-carriers.js';
+import { placeholderValue, writeVersionCarriers } from '../../../functions/core/cdc/version-carriers.js';
 import { readDataFile } from '../../../functions/core/data/parquet/read/read-data-file.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
 import { verifyIndex } from '../../../functions/core/key-index/verify-index.js';
@@ -23,6 +23,7 @@ import { readNewestRecord } from '../../../functions/core/status/newest-record.j
 import { planScan } from '../../../functions/core/scan/plan-scan.js';
 import { readScanRows } from '../../../functions/core/scan/read-scan.js';
 import { currentSchema, currentSnapshot } from '../../../functions/core/spec/metadata.js';
+import { rowDelta } from '../../../functions/core/table/actions/row-delta.js';
 import type { Schema } from '../../../functions/core/spec/types.js';
 import { CDC_TOPIC, ITEMS_SCHEMA } from '../../support/cdc-stream.js';
 import { commitEqualityCarrier } from '../../support/equality-carrier.js';
@@ -175,6 +176,35 @@ describe('version carriers on a format-version 3 keyed table', () => {
     const table = await wh.catalog.loadTable(r.table);
     const rows = await readScanRows(table, await planScan(table));
     expect(rows.map((row) => `${row.id}=${row.region}`).sort()).toEqual(['1=a2', '3=c']);
+  });
+
+  it('are told by their vector: a file named like one whose rows no vector deletes holds live rows', async () => {
+    // Prepare: key 1, then a data file named as a carrier (another writer's), key 7 live in it
+    const r = route('named', ITEMS_SCHEMA);
+    const ingest = (event: unknown) => ingestEvent({ catalog: wh.catalog, routes: [r] }, event);
+    await ingest(upserts(0, [[1, 'a']]));
+    const base = await wh.catalog.loadTable(r.table);
+    const kafka = { topic: CDC_TOPIC, partition: 0, offset: 5n };
+    const lookalike = await writeVersionCarriers(
+      base,
+      [{ id: 7n, region: 'x', _kafka: kafka }],
+      currentSchema(base.metadata),
+      '',
+    );
+    const { change } = await rowDelta(base, { dataFiles: lookalike, deleteFiles: [] });
+    await wh.catalog.commitTable(r.table, change.requirements, change.updates);
+
+    // Act: a batch (the key index catches up through that snapshot), then a compaction plan
+    await ingest(upserts(10, [[2, 'b']]));
+    const table = await wh.catalog.loadTable(r.table);
+    const settings = { ...resolveSettings(table.metadata), minInputFiles: 2 };
+    const { plan } = await planCompaction(table, settings, 'named', r.table.name);
+
+    // Assess: key 7 is a row to every reader, the index holds it, compaction takes its file
+    const rows = await readScanRows(table, await planScan(table));
+    expect(rows.map((row) => `${row.id}=${row.region}`).sort()).toEqual(['1=a', '2=b', '7=x']);
+    expect(await verifyIndex(wh.catalog, table)).toEqual([]);
+    expect(plan!.groups.flatMap((g) => g.files)).toContain(lookalike[0].file_path);
   });
 
   it('hold a placeholder in every required column, which no reader of the table sees', async () => {
