@@ -1,10 +1,13 @@
 /**
  * The versions (change-version.ts) the table holds for some keys: read, for those keys only, from
- * the live rows (a scan filtered on the key columns, reading the key and `_kafka` only) and from the
+ * the live rows (a scan filtered on the key columns, reading the key and `_kafka` only), from the
  * live equality delete files and key-versions files (write-changes.ts: position delete rows that name
- * no data file; both carry the key and `_kafka` as extra columns; files whose key bounds rule out
- * every key are skipped). A late CDC batch asks this for its keys, to leave alone the keys the table
- * already holds newer changes of.
+ * no data file; both carry the key and `_kafka` as extra columns), and from v3's version carriers
+ * (version-carriers.ts: data files whose rows a deletion vector deletes, so the scan never yields
+ * them; read whole, found among the scan's own files). Files whose key bounds rule out every key are
+ * skipped. Tables written before carriers were data files hold them as equality deletes named
+ * `key-versions-`: read as any equality delete. A late CDC batch asks this for its keys, to leave
+ * alone the keys the table already holds newer changes of.
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
@@ -22,7 +25,7 @@ import { readSnapshotManifests } from '../table/snapshot-manifests.js';
 import { addVersion, type KeyVersions, type LineageFields } from './change-version.js';
 import type { ChangeKey } from './record-key.js';
 import { keySchema } from './write-changes.js';
-import { isKeyVersionsFile } from '../scan/delete-index.js';
+import { isKeyVersionsFile, isVersionCarrierDataFile } from '../scan/delete-index.js';
 
 /** Past this many distinct values a key column is filtered by its range, not by `in`. */
 const IN_LIMIT = 1000;
@@ -178,14 +181,21 @@ export async function readKeyVersions(
   // The filter prunes files; rows are matched by key text here (an `in` of many values per row is slow).
   const plan = await planScan(table, { filter: keysFilter(columns, keys) });
   for await (const row of readScan(table, plan, { schema: projection })) note(row);
+  // Already pruned by the filter, as every data file of the scan.
+  const carriers = plan.tasks
+    .filter((t) => isVersionCarrierDataFile(table.metadata, t.file))
+    .map((t) => t.file);
 
   const ranges = new Map(filterableColumns(columns).map((i) => [i, columnRange(keys, i)] as const));
-  const files = (
-    await liveDeleteFiles(
-      table,
-      columns.map((c) => c.id),
-    )
-  ).filter((f) => mayHoldKeys(f, columns, ranges));
+  const files = [
+    ...(
+      await liveDeleteFiles(
+        table,
+        columns.map((c) => c.id),
+      )
+    ).filter((f) => mayHoldKeys(f, columns, ranges)),
+    ...carriers,
+  ];
   const struct = deleteReadStruct(table, columns, lineage);
   const read = await mapLimited(files, READ_CONCURRENCY, (f) => readDataFile(table.io, f.file_path, struct));
   for (const rows of read) for (const row of rows) note(row);

@@ -6,8 +6,11 @@
  * equality DeleteFiles (content 2, `equality_ids` = the key's field ids) holding the
  * key of every row the batch replaces or deletes, one file per partition of the delete scope. When
  * the table has `_kafka` lineage, each delete row also carries the deleting change's `_kafka` topic,
- * partition and offset (change-version.ts): the key's version once no row holds it.
- * Both go into one snapshot; an equality delete reaches only strictly older data, so the new rows
+ * partition and offset (change-version.ts): the key's version once no row holds it. By position, a key
+ * the batch leaves deleted keeps its version in a key-versions file on v2 (position delete rows naming
+ * no data file), and on v3 in a version carrier: a data file of such rows whose every row a deletion
+ * vector of the same commit deletes (version-carriers.ts says why every reader then skips it).
+ * All go into one snapshot; an equality delete reaches only strictly older data, so the new rows
  * survive the deletes written beside them. Nothing is committed here.
  */
 import { randomUUID } from 'node:crypto';
@@ -28,6 +31,7 @@ import type { KeyColumn } from '../routing/table-mode.js';
 import { readWriteProperties } from '../spec/table-properties.js';
 import type { RowLocation } from './locate-rows.js';
 import { KEY_VERSIONS_NAME } from '../scan/delete-index.js';
+import { carrierLineage, writeVersionCarriers } from './version-carriers.js';
 import { deletePositions } from './delete-positions.js';
 import { POSITION_DELETE_SCHEMA, WHOLE_BOUNDS } from './write-position-deletes.js';
 
@@ -36,7 +40,7 @@ export interface WrittenChanges {
   deleteFiles: DataFile[];
   /** Deletion vectors of the base that `deleteFiles` replace (v3): removed in the same commit. */
   replacedDeleteFiles: DataFile[];
-  /** Rows in the data files. */
+  /** Rows in the data files (a v3 version carrier's rows are not counted: its vector deletes them). */
   rows: number;
   /** Keys in the equality delete files. */
   equalityDeletes: number;
@@ -79,7 +83,7 @@ async function writeDeleteFiles(
   scope: DeleteScope,
   prefix: string,
   schema: Schema,
-  kind: 'equality' | 'versions' | 'version-carrier' = 'equality',
+  kind: 'equality' | 'versions' = 'equality',
 ): Promise<DataFile[]> {
   const md = table.metadata;
   const ids = columns.map((c) => c.id);
@@ -87,9 +91,6 @@ async function writeDeleteFiles(
   // Extra columns beside the key: equality_ids stays the key's, so readers compare only the key.
   const keyed = keySchema(schema, new Set([...ids, ...(lineage ? lineageIds(lineage) : [])]));
   const versions = kind === 'versions';
-  // v3's stand-in for a key-versions file: an equality delete of keys whose rows are deleted by position
-  // in the same commit, named so the key index reads it as versions (key-index/snapshot-facts.ts).
-  const carrier = kind === 'version-carrier';
   const deleteSchema: Schema = versions
     ? { ...keyed, fields: [...POSITION_DELETE_SCHEMA.fields, ...keyed.fields] }
     : keyed;
@@ -115,7 +116,7 @@ async function writeDeleteFiles(
         nextLocation: (i) =>
           joinLocation(
             dir,
-            `${prefix}${versions || carrier ? 'key-versions' : 'eq-deletes'}-${id}-${String(i).padStart(5, '0')}.parquet`,
+            `${prefix}${versions ? 'key-versions' : 'eq-deletes'}-${id}-${String(i).padStart(5, '0')}.parquet`,
           ),
         targetFileSizeBytes: written.targetFileSizeBytes,
         codec: written.parquetCodec,
@@ -210,25 +211,33 @@ async function writeWithPositions(
   const places = positions.filter((p) => replacing.has(p.key));
   // A key left deleted has no row to carry its version: a key-versions row keeps it, so a late batch
   // cannot bring the key back (late-changes.ts).
+  // v3 takes no new Parquet position delete file: the versions ride on a version carrier, a data
+  // file whose rows the batch's deletion vectors delete whole (version-carriers.ts). It needs no scope.
+  const carried = table.metadata['format-version'] >= 3;
   const lineage = lineageFields(options.schema);
   const versionRows = lineage
     ? finals
         .filter((s) => s.deleteExisting && s.row === null)
         .map((s) => ({
           ...keyRow(options.columns, s.key.values),
-          [KAFKA_FIELD]: s.record ? versionValue(s.record) : null,
+          [KAFKA_FIELD]: s.record ? (carried ? carrierLineage(s.record) : versionValue(s.record)) : null,
         }))
     : [];
-  if (versionRows.length > 0 && !options.scope)
+  if (versionRows.length > 0 && !carried && !options.scope)
     throw new ValidationError('a batch with key versions needs a delete scope');
   const dataFiles = rows.length
     ? await writeRows(table, rows, { filePrefix: options.filePrefix, schema: options.schema })
     : [];
   const deleteFiles: DataFile[] = [];
   try {
-    const byPosition = await deletePositions(table, places, prefix);
+    const carriers =
+      carried && versionRows.length > 0
+        ? await writeVersionCarriers(table, versionRows, options.schema, prefix)
+        : [];
+    dataFiles.push(...carriers);
+    const byPosition = await deletePositions(table, places, prefix, carriers);
     deleteFiles.push(...byPosition.added);
-    if (options.scope && versionRows.length > 0) {
+    if (!carried && options.scope && versionRows.length > 0) {
       deleteFiles.push(
         ...(await writeDeleteFiles(
           table,
@@ -237,20 +246,17 @@ async function writeWithPositions(
           options.scope,
           prefix,
           options.schema,
-          // v3 takes no new Parquet position delete file: a deleted key's version rides on an equality
-          // delete row of the key, as in equality mode (its rows are deleted by position already).
-          table.metadata['format-version'] >= 3 ? 'version-carrier' : 'versions',
+          'versions',
         )),
       );
     }
-    const positionDeletes = places.length;
     return {
       dataFiles,
       deleteFiles,
       replacedDeleteFiles: byPosition.replaced,
       rows: rows.length,
-      equalityDeletes: table.metadata['format-version'] >= 3 && options.scope ? versionRows.length : 0,
-      positionDeletes,
+      equalityDeletes: 0,
+      positionDeletes: places.length,
     };
   } catch (error) {
     await Promise.all(

@@ -12,6 +12,9 @@
  * file is never removed here: it may name other data files too.
  * On another base the merge may be wrong (another writer replaced a DV of the same data file):
  * positions-hold.ts sends the batch back to locate and write again then.
+ *
+ * The same Puffin file also takes the vectors of data files the commit itself adds and deletes whole
+ * (version-carriers.ts): every position of each, with nothing earlier to merge.
  */
 import { randomUUID } from 'node:crypto';
 import type { LoadedTable } from '../catalog/catalog.js';
@@ -38,7 +41,8 @@ export interface PositionDeleteFiles {
 
 /**
  * Writes one Puffin file of deletion vectors for `rows`, each merged with what already deletes rows of
- * its data file in `table`'s current snapshot.
+ * its data file in `table`'s current snapshot, and for every row of each of `wholeFiles` (data files
+ * the same commit adds: nothing deletes them yet).
  * @throws ValidationError when a named data file is not live in the snapshot, or a position is out of
  *   range; CorruptDeletionVectorError / CorruptPuffinError for a current DV that does not read
  * @throws NotFoundError / TransientIOError from reading manifests and delete files, and writing
@@ -47,6 +51,7 @@ export async function writeDeletionVectors(
   table: LoadedTable,
   rows: readonly RowLocation[],
   prefix: string,
+  wholeFiles: readonly DataFile[] = [],
 ): Promise<PositionDeleteFiles> {
   const byFile = new Map<string, RowLocation[]>();
   for (const row of rows) {
@@ -54,22 +59,31 @@ export async function writeDeletionVectors(
     if (list) list.push(row);
     else byFile.set(row.file.file_path, [row]);
   }
-  if (byFile.size === 0) return { added: [], replaced: [] };
-  const earlier = await EarlierDeletes.of(table, new Set(byFile.keys()));
+  if (byFile.size === 0 && wholeFiles.length === 0) return { added: [], replaced: [] };
+  const earlier = byFile.size > 0 ? await EarlierDeletes.of(table, new Set(byFile.keys())) : undefined;
   const paths = [...byFile.keys()].sort();
   const replaced: DataFile[] = [];
   const vectors = [];
+  const named = new Map<string, { file: DataFile; specId: number }>();
   for (const path of paths) {
     const vector = new DeletionVector();
     vector.addAll(byFile.get(path)!.map((r) => r.pos));
-    replaced.push(...(await earlier.mergeInto(path, vector)));
+    replaced.push(...(await earlier!.mergeInto(path, vector)));
     vectors.push({ referencedDataFile: path, vector });
+    const { file, specId } = byFile.get(path)![0];
+    named.set(path, { file, specId });
+  }
+  for (const file of wholeFiles) {
+    const vector = new DeletionVector();
+    for (let pos = 0n; pos < file.record_count; pos++) vector.add(pos);
+    vectors.push({ referencedDataFile: file.file_path, vector });
+    named.set(file.file_path, { file, specId: file.spec_id });
   }
   const { bytes, vectors: written } = writeDeletionVectorFile(vectors);
   const location = joinLocation(table.metadata.location, 'data', `${prefix}dv-${randomUUID()}.puffin`);
   await table.io.write(location, bytes);
   const added = written.map((v): DataFile => {
-    const { file, specId } = byFile.get(v.referencedDataFile)![0];
+    const { file, specId } = named.get(v.referencedDataFile)!;
     return {
       content: 1,
       file_path: location,

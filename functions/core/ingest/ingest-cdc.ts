@@ -297,9 +297,12 @@ async function writeCdcRound(
     byPosition && deletes ? await locateReplaced(current, columns, finals, state.locator) : undefined;
   state.columns = columns;
   state.located = located?.rows ?? [];
-  // Only a batch with equality deletes (or, by position, key versions: write-changes.ts) needs a
-  // scope (and may add the unpartitioned spec).
-  const versions = lineage !== undefined && finals.some((f) => f.deleteExisting && f.row === null);
+  // Only a batch with equality deletes (or, by position on v2, key versions: write-changes.ts) needs a
+  // scope (and may add the unpartitioned spec); v3 carries versions in data files of the default spec.
+  const versions =
+    lineage !== undefined &&
+    current.metadata['format-version'] < 3 &&
+    finals.some((f) => f.deleteExisting && f.row === null);
   const scope = deletes && (!byPosition || versions) ? await planDeleteScope(current, keyIds) : undefined;
   const written = await writeChanges(current, finals, columns, scope, {
     filePrefix: batchId,

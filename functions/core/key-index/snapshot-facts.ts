@@ -9,10 +9,14 @@
  *
  * A deletion vector (v3) names its data file's deleted positions: dead entries like a position delete
  * file's (it also repeats the file's older positions, already dead: harmless). On v3, floe carries a
- * deleted key's version on an equality delete row of the key named `key-versions-` (write-changes.ts;
- * its rows are deleted by position in the same commit), read like a key-versions file. Any other
- * equality delete names no position to turn into entries cheaply: a snapshot adding one is
- * `unreadable`, and the index is rebuilt from a scan instead (rebuild-index.ts).
+ * deleted key's version in a version carrier (cdc/version-carriers.ts): a data file whose every row
+ * the snapshot's own deletion vector deletes. Its rows are versions of dead keys, never live entries:
+ * read like a key-versions file, and the vector deleting them makes no entry (a later removal of the
+ * file makes dead entries of rows never live: harmless). A file named like a carrier without such a
+ * vector of all its rows in its snapshot is not floe's carrier: its rows are live entries. Tables written before hold carriers as equality
+ * deletes named `key-versions-`, read the same way. Any other equality delete names no position to
+ * turn into entries cheaply: a snapshot adding one is `unreadable`, and the index is rebuilt from a
+ * scan instead (rebuild-index.ts).
  */
 import type { LoadedTable } from '../catalog/catalog.js';
 import { lineageFields, lineageIds } from '../cdc/change-version.js';
@@ -22,7 +26,12 @@ import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import { KAFKA_FIELD } from '../records/kafka-lineage.js';
 import type { KeyColumn } from '../routing/table-mode.js';
 import { readPath } from '../scan/read-columns.js';
-import { isKeyVersionsFile, isVersionCarrierFile, KEY_VERSIONS_NAME } from '../scan/delete-index.js';
+import {
+  isKeyVersionsFile,
+  isVersionCarrierDataFile,
+  isVersionCarrierFile,
+  KEY_VERSIONS_NAME,
+} from '../scan/delete-index.js';
 import { loadDeletionVector } from '../scan/deletion-vectors.js';
 import { tupleKey } from '../scan/value-key.js';
 import { currentSchema } from '../spec/metadata.js';
@@ -132,11 +141,13 @@ export async function snapshotFacts(
   const removed: DataFile[] = [];
   const deletes: DataFile[] = [];
   const vectors: DataFile[] = [];
+  const carriers: DataFile[] = [];
   for (const { entries } of own) {
     for (const entry of entries) {
       if (entry.snapshot_id !== id || entry.status === 0) continue;
       const file = entry.data_file;
-      if (file.content === 0) (entry.status === 1 ? added : removed).push(file);
+      if (entry.status === 1 && isVersionCarrierDataFile(main.metadata, file)) carriers.push(file);
+      else if (file.content === 0) (entry.status === 1 ? added : removed).push(file);
       else if (entry.status === 1 && file.content === 2 && !isVersionCarrierFile(main.metadata, file))
         return { kind: 'unreadable', reason: `snapshot ${id} added equality deletes (${file.file_path})` };
       else if (entry.status === 1 && file.content === 1 && file.file_format === 'PUFFIN') vectors.push(file);
@@ -147,6 +158,16 @@ export async function snapshotFacts(
         };
       else if (entry.status === 1) deletes.push(file);
     }
+  }
+  // A carrier is versions only with its vector of every row beside it; a file merely named like one
+  // (another writer's) holds live rows.
+  const versionsOnly = new Set<string>();
+  for (const file of carriers) {
+    const vector = vectors.find((v) => v.referenced_data_file === file.file_path);
+    if (vector?.record_count === file.record_count) {
+      versionsOnly.add(file.file_path);
+      deletes.push(file);
+    } else added.push(file);
   }
   const rowsOf = async (file: DataFile, live: boolean): Promise<IndexEntry[]> =>
     (await reader.rows(file.file_path)).map((r, pos) => ({
@@ -165,13 +186,13 @@ export async function snapshotFacts(
   const versions = new Map<string, EntryVersion>();
   const dead: { path: string; pos: number }[] = [];
   await mapLimited(deletes, READ_CONCURRENCY, async (file) => {
-    if (isKeyVersionsFile(file) || file.content === 2)
+    if (isKeyVersionsFile(file) || file.content !== 1)
       for (const [k, v] of await reader.versions(file)) versions.set(k, v);
     else for (const [path, pos] of await deletedPositions(main, file)) dead.push({ path, pos });
   });
   await mapLimited(vectors, READ_CONCURRENCY, async (file) => {
     const path = file.referenced_data_file;
-    if (path === undefined || path === null) return;
+    if (path === undefined || path === null || versionsOnly.has(path)) return;
     for (const pos of (await loadDeletionVector(main.io, file)).positions())
       dead.push({ path, pos: Number(pos) });
   });

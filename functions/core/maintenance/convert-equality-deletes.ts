@@ -4,8 +4,11 @@
  * pays for them; position deletes every reader applies. A format-version 2 table gets Parquet position
  * delete files; a v3 table gets deletion vectors, each merged with its data file's current vector,
  * which leaves in the same snapshot (cdc/delete-positions.ts, the one writer of deletes by position).
- * floe's own v3 key-versions carriers (equality deletes named `key-versions-`, whose rows are deleted by
- * position already) are kept, as v2's key-versions files are: they carry deleted keys' versions.
+ * floe's earlier v3 version carriers (equality deletes named `key-versions-`, whose rows are deleted by
+ * position already: they carry deleted keys' versions) are converted too, into the form floe writes
+ * now (cdc/rewrite-equality-carriers.ts): data files whose every row a vector deletes, added in the same
+ * snapshot with their vectors; so the versions stay and the table becomes readable by PyIceberg. Such
+ * a data file's rows are deleted already, so no equality delete matches them here.
  *
  * Only tables in `floe.delete-mode=position` (the default) are converted: a table set to `equality`
  * chose that form, and its next batch would write equality deletes again.
@@ -34,14 +37,16 @@ then the group is planned again (at most MAX_ROUNDS times, then left for the nex
  */
 import type { Catalog, LoadedTable } from '../catalog/catalog.js';
 import type { RowLocation } from '../cdc/locate-rows.js';
+import { lineageFields } from '../cdc/change-version.js';
 import { deletePositions, type PositionDeleteFiles } from '../cdc/delete-positions.js';
+import { rewriteEqualityCarriers } from '../cdc/rewrite-equality-carriers.js';
 import type { CommitLock } from '../lock/commit-lock.js';
 import { planScan } from '../scan/plan-scan.js';
 import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
 import { isVersionCarrierFile } from '../scan/delete-index.js';
-import { currentSnapshot } from '../spec/metadata.js';
+import { currentSchema, currentSnapshot } from '../spec/metadata.js';
 import { readIngestProperties, readMaintenanceProperties } from '../spec/table-properties.js';
-import type { ManifestEntry, TableIdentifier } from '../spec/types.js';
+import type { DataFile, ManifestEntry, TableIdentifier } from '../spec/types.js';
 import { deleteFileKey } from '../table/actions/mark-removed.js';
 import { replaceDeleteFiles } from '../table/actions/replace-delete-files.js';
 import type { Noop, Stale } from '../table/actions/table-action.js';
@@ -112,11 +117,15 @@ export function convertReport(status: ConvertResult['status'], skipped?: string)
 
 /**
  * THE call site that deletes rows the table's way: position delete files (v2), or deletion vectors
- * merged with the data files' current ones, which they replace (v3).
+ * merged with the data files' current ones, which they replace, and those of new version carriers (v3).
  * @throws as deletePositions
  */
-function deleteRows(table: LoadedTable, rows: readonly RowLocation[]): Promise<PositionDeleteFiles> {
-  return deletePositions(table, rows, FILE_PREFIX);
+function deleteRows(
+  table: LoadedTable,
+  rows: readonly RowLocation[],
+  carriers: readonly DataFile[],
+): Promise<PositionDeleteFiles> {
+  return deletePositions(table, rows, FILE_PREFIX, carriers);
 }
 
 const seqOf = (e: ManifestEntry): bigint => e.sequence_number ?? 0n;
@@ -247,7 +256,14 @@ async function convertGroup(
     if (paths.size === 0) return { kind: 'gone' };
     const plan = await planScan(table);
     const { rows, scanned } = await findEqualityMatches(table, plan.tasks, paths);
-    const written = await deleteRows(table, rows);
+    const carriers = await rewriteEqualityCarriers(
+      table,
+      group
+        .filter((e) => paths.has(e.data_file.file_path) && isVersionCarrierFile(table.metadata, e.data_file))
+        .map((e) => e.data_file),
+      FILE_PREFIX,
+    );
+    const written = await deleteRows(table, rows, carriers);
     const added = written.added;
     const planned: GroupRound = {
       paths,
@@ -273,6 +289,7 @@ async function convertGroup(
           return replaceDeleteFiles(base, {
             removedDeleteFiles: removed,
             addedDeleteFiles: added,
+            addedDataFiles: carriers,
             manifests: baseManifests,
             summary: carriedFloeSummary(base.metadata),
           });
@@ -293,7 +310,7 @@ async function convertGroup(
       };
     }
     // Certainly not landed: the commit loop ends with an answer only on a base it prepared nothing for.
-    const addedPaths = new Set(added.map((f) => f.file_path));
+    const addedPaths = new Set([...added, ...carriers].map((f) => f.file_path));
     await Promise.all([...addedPaths].map((p) => table.io.delete(p).catch(() => undefined)));
     if (outcome.kind === 'noop') return { kind: 'gone' };
     reason = outcome.reason;
@@ -321,8 +338,12 @@ export async function convertEqualityDeletes(
       'the table is in floe.delete-mode=equality: its equality deletes are kept',
     );
   }
+  // A carrier of a table without lineage (never written by floe) would have no versions to keep.
+  const keep = (e: ManifestEntry) =>
+    isVersionCarrierFile(table.metadata, e.data_file) &&
+    lineageFields(currentSchema(table.metadata)) === undefined;
   const deletes = liveEntries(await snapshotManifests(table)).filter(
-    (e) => e.data_file.content === 2 && !isVersionCarrierFile(table.metadata, e.data_file),
+    (e) => e.data_file.content === 2 && !keep(e),
   );
   const maxBytes = options.maxGroupBytes ?? readMaintenanceProperties(props).convertGroupBytes;
   const groups = groupDeletes(deletes, maxBytes);

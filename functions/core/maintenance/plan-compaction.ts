@@ -6,9 +6,14 @@
  *
  * Planning is a scan plan of the current snapshot (metadata only): it says which deletes apply to which
  * file with the spec's sequence-number rules, and how many manifests planning had to read.
+ *
+ * A v3 version carrier (cdc/version-carriers.ts) is never a candidate: its rows are deleted by design,
+ * so a rewrite would drop it as fully deleted and lose the versions of deleted keys it carries. (A file
+ * named like one whose rows no vector deletes whole holds live rows: it is compacted as any file.)
  */
 import type { LoadedTable } from '../catalog/catalog.js';
-import { partitionKey } from '../scan/delete-index.js';
+import { isDeletionVector } from '../manifest/manifest-entry-codec.js';
+import { isVersionCarrierDataFile, partitionKey } from '../scan/delete-index.js';
 import { planScan } from '../scan/plan-scan.js';
 import type { FileScanTask, ScanPlan } from '../scan/scan-plan.js';
 import { currentSchema, specById } from '../spec/metadata.js';
@@ -36,6 +41,11 @@ export interface CompactionPlanResult {
   smallFiles: number;
   /** Why the table is not compacted at all. */
   skipped?: string;
+}
+
+/** Whether a deletion vector deletes every row of the task's file. Never throws. */
+function deletedWhole(task: FileScanTask): boolean {
+  return task.deletes.some((d) => isDeletionVector(d.file) && d.file.record_count >= task.file.record_count);
 }
 
 function sumBytes(tasks: readonly FileScanTask[]): number {
@@ -82,6 +92,7 @@ export async function planCompaction(
   const byPartition = new Map<string, FileScanTask[]>();
   let smallFiles = 0;
   for (const task of scan.tasks) {
+    if (isVersionCarrierDataFile(md, task.file) && deletedWhole(task)) continue;
     const small = Number(task.file.file_size_in_bytes) < settings.smallFileBytes;
     if (small) smallFiles++;
     if (!small && task.deletes.length === 0) continue;

@@ -14,8 +14,9 @@
  * no live data file in its scope with a lower data sequence number; position: no live data file it names
  * with a data sequence number at most its own; a deletion vector: its one data file gone). Only delete files in the partitions the rewrite touched
  * (and unpartitioned ones) are considered, so the commit stays about those partitions. floe's
- * key-versions files (position deletes naming no data file, cdc/write-changes.ts; on v3 equality deletes
- * named `key-versions-`) are never dangling.
+ * key-versions files (position deletes naming no data file, cdc/write-changes.ts; on v3 tables written
+ * before version carriers were data files, equality deletes named `key-versions-`) are never dangling.
+ * A v3 version carrier data file is never in a group (plan-compaction.ts), so its vector stays too.
  */
 import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import type { FileIO } from '../io/file-io.js';

@@ -50,14 +50,35 @@ export function isKeyVersionsFile(file: DataFile): boolean {
 }
 
 /**
- * Whether an equality delete file is floe's v3 stand-in for a key-versions file (cdc/write-changes.ts:
- * the keys of rows deleted by position in the same commit, named `key-versions-`, carrying the deleting
- * changes' versions). Maintenance keeps these as it keeps key-versions files. Never throws.
+ * Whether an equality delete file is floe's earlier v3 stand-in for a key-versions file (the keys of
+ * rows deleted by position in the same commit, named `key-versions-`, carrying the deleting changes'
+ * versions). floe writes version carriers as data files now (isVersionCarrierDataFile), but tables
+ * written before hold these and they stay valid: maintenance keeps them as it keeps key-versions
+ * files, and cdc/key-versions.ts reads both forms. Never throws.
  */
 export function isVersionCarrierFile(metadata: TableMetadata, file: DataFile): boolean {
   return (
     metadata['format-version'] >= 3 && file.content === 2 && /\/[^/]*key-versions-[^/]*$/.test(file.file_path)
   );
+}
+
+/** A version carrier's file name: `[prefix-]key-versions-<uuid>-NNNNN.parquet` (cdc/version-carriers.ts). */
+const CARRIER_NAME =
+  /\/(?:[^/]*-)?key-versions-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d{5}\.parquet$/;
+
+/** Whether a path is named as floe names its version carriers. Never throws. */
+function isVersionCarrierPath(path: string): boolean {
+  return CARRIER_NAME.test(path);
+}
+
+/**
+ * Whether a data file is floe's v3 version carrier (cdc/version-carriers.ts): one row per key a batch
+ * left deleted, holding the key and the deleting change's `_kafka`, every row deleted by a deletion
+ * vector in the snapshot that added it. No reader applying deletion vectors sees its rows; floe reads
+ * them as versions. Compaction never rewrites one. Never throws.
+ */
+export function isVersionCarrierDataFile(metadata: TableMetadata, file: DataFile): boolean {
+  return metadata['format-version'] >= 3 && file.content === 0 && isVersionCarrierPath(file.file_path);
 }
 
 /** Whether a spec leaves every row in one partition. Never throws. */

@@ -6,9 +6,12 @@
  *   deletes, a late batch, replays and an overlapping redelivery; their key-versions files (position
  *   delete files that name no data file) must change nothing PyIceberg reads;
  * - an aggregate result table, its windows re-emitted by position deletes (decimal sums, exact);
- * - v3 upsert and debezium tables, their deletion vectors decoded by the real Roaring code.
+ * - v3 upsert and debezium tables, their deletion vectors decoded by the real Roaring code, and a
+ *   deleted key's version carrier (a data file `key-versions-…` whose rows a vector deletes) unseen.
+ * - a v3 table as floe wrote it before carriers were data files (an equality delete carrying a deleted
+ *   key's version), read once floe's equality-delete conversion rewrote the carrier.
  * What PyIceberg refuses is pinned too, word for word: equality deletes, in a table set to
- * `floe.delete-mode=equality` and in the equality-delete carriers of deleted keys' versions on v3.
+ * `floe.delete-mode=equality`, and in that earlier v3 carrier.
  * Each table is read as it was after each batch (its metadata file then), all by one Python process
  * (its start-up overlaps the first table's batches). Skipped when no PyIceberg is set up (see the
  * describe's name; test/interop/pyiceberg/README.md).
@@ -18,6 +21,7 @@ import { join } from 'node:path';
 import { EmbeddedCatalog } from '../../../functions/core/catalog/embedded-catalog.js';
 import { toFileUri } from '../../../functions/core/io/location.js';
 import { ingestEvent } from '../../../functions/core/ingest/ingest-event.js';
+import { convertEqualityDeletes } from '../../../functions/core/maintenance/convert-equality-deletes.js';
 import { parseRoutes, type TableRoute } from '../../../functions/core/routing/routes.js';
 import {
   buildStream,
@@ -42,6 +46,7 @@ import {
   type Seen,
   see,
 } from '../../support/pyiceberg-reader.js';
+import { commitEqualityCarrier } from '../../support/equality-carrier.js';
 import { liveEntries } from '../../support/readers.js';
 import { tempWarehouse } from '../../support/tables.js';
 
@@ -318,8 +323,8 @@ describe.skipIf(!PYTHON)(
     });
 
     for (const mode of ['upsert', 'debezium'] as const)
-      it(`v3 ${mode} table: deletion vectors decoded by pyroaring; a deleted key’s version carrier is refused as an equality delete`, async () => {
-        // Prepare: updates only (vectors, no key left deleted), then one delete
+      it(`v3 ${mode} table: deletion vectors decoded by pyroaring; a deleted key’s version carrier unseen`, async () => {
+        // Prepare: updates (vectors, no key left deleted), a replay, then one delete
         const route = cdcRoute(mode, `v3_${mode}`, { 'format-version': '3' }, 'bucket(2, id)');
         const updates = [1, 2, 3, 4, 1, 3, 2, 4, 1].map((id, i) => step(id, 'set', 70 + i));
         const stream = buildStream([...updates, step(2, 'delete', 0)], mode);
@@ -336,21 +341,43 @@ describe.skipIf(!PYTHON)(
         // Act
         const answers = await reader.read(seen.map((s) => s.location));
 
-        // Assess: before the delete, PyIceberg equals the model and floe, having planned Puffin vectors
-        const before = seen.slice(0, -1);
-        expectEachAsFloe(before, answers, itemKey);
-        expect(planned(answers[before.length - 1], 'POSITION_DELETES/PUFFIN')).toBeGreaterThan(0);
-        // After it: the key's version rides on an equality delete (content 2, named key-versions-), which
-        // PyIceberg refuses while planning; floe still reads the model
-        const last = seen.at(-1)!;
-        expect(last.floe.map(itemKey).sort()).toEqual(last.model);
+        // Assess: every batch equals the model and floe, Puffin vectors planned; after the delete the
+        // key's version rides on a data file (content 0, named key-versions-) its vector deletes whole
+        expectEachAsFloe(seen, answers, itemKey);
+        expect(planned(answers.at(-1)!, 'POSITION_DELETES/PUFFIN')).toBeGreaterThan(0);
+        expect(live.some((e) => e.data_file.content === 2)).toBe(false);
+        const carriers = live.filter(
+          (e) => e.data_file.content === 0 && /key-versions-/.test(e.data_file.file_path),
+        );
+        expect(carriers.map((e) => e.data_file.record_count)).toEqual([1n]);
         expect(
-          live
-            .filter((e) => e.data_file.content === 2)
-            .map((e) => /key-versions-/.test(e.data_file.file_path)),
-        ).toEqual([true]);
-        expect(answers.at(-1)).toEqual({ error: EQUALITY_REFUSAL });
+          live.filter((e) => e.data_file.referenced_data_file === carriers[0].data_file.file_path),
+        ).toHaveLength(1);
       });
+
+    it('a v3 table written before version carriers were data files: refused for its equality carrier, read once floe converted it', async () => {
+      // Prepare: keys 1–3, then key 9's deletion (offset 2) carried as floe wrote it before
+      const route = cdcRoute('upsert', 'v3_before', { 'format-version': '3' });
+      const stream = buildStream(
+        [1, 2, 3].map((id, i) => step(id, 'set', 90 + i)),
+        'upsert',
+      );
+      const [written] = await ingestAll(route, 'upsert', stream, [{ from: 0, to: 3 }]);
+      await commitEqualityCarrier(catalog, route.table, CDC_TOPIC, 9n, 2n);
+      const carried = await see(catalog, route.table, 'v3_before with an equality carrier', written.model);
+
+      // Act
+      await convertEqualityDeletes(catalog, route.table);
+      const converted = await see(catalog, route.table, 'v3_before converted', written.model);
+      const answers = await reader.read([carried.location, converted.location]);
+
+      // Assess: refused, then the model; the carrier is a data file now, deleted by its vector
+      expect(answers[0]).toEqual({ error: EQUALITY_REFUSAL });
+      expectEachAsFloe([converted], answers.slice(1), itemKey);
+      const live = await liveEntries(await catalog.loadTable(route.table));
+      expect(live.some((e) => e.data_file.content === 2)).toBe(false);
+      expect(planned(answers[1], 'POSITION_DELETES/PUFFIN')).toBe(1);
+    });
 
     it('a table in floe.delete-mode=equality: read until its first equality delete, then refused (why position mode is the default)', async () => {
       // Prepare: inserts, then updates (equality deletes of the replaced keys)

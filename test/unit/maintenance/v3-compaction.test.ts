@@ -12,6 +12,7 @@ import { commitRewrite } from '../../../functions/core/maintenance/commit-rewrit
 import { compactGroup } from '../../../functions/core/maintenance/compact-group.js';
 import { resolveSettings } from '../../../functions/core/maintenance/maintenance-settings.js';
 import { planCompaction } from '../../../functions/core/maintenance/plan-compaction.js';
+import { isVersionCarrierDataFile } from '../../../functions/core/scan/delete-index.js';
 import { currentSnapshot } from '../../../functions/core/spec/metadata.js';
 import type { TableRoute } from '../../../functions/core/routing/routes.js';
 import { duckdbLiveRows, liveEntries } from '../../support/readers.js';
@@ -80,13 +81,18 @@ describe('compaction of a format-version 3 table', () => {
     // Act
     await compact(wh, 'shop.lineage');
 
-    // Assess: one rewrite snapshot; no vector left; same rows and lineage as before
+    // Assess: one rewrite snapshot; no vector left but the one deleting key 4's version carrier (kept,
+    // with its carrier, cdc/version-carriers.ts); same rows and lineage as before
     let table = await wh.catalog.loadTable(route.table);
     expect(vectorsBefore.length).toBeGreaterThan(0);
     expect(currentSnapshot(table.metadata)!.summary.operation).toBe('overwrite');
     const live = await liveEntries(table);
-    expect(live.filter((e) => e.data_file.content === 1)).toEqual([]);
-    expect(live.filter((e) => e.data_file.content === 0)).toHaveLength(1);
+    const carriers = live.filter((e) => isVersionCarrierDataFile(table.metadata, e.data_file));
+    expect(carriers).toHaveLength(1);
+    expect(
+      live.filter((e) => e.data_file.content === 1).map((e) => e.data_file.referenced_data_file),
+    ).toEqual([carriers[0].data_file.file_path]);
+    expect(live.filter((e) => e.data_file.content === 0)).toHaveLength(2);
     await checkV3(table);
     expect(await lineageOf(wh, route)).toEqual(before);
     expect(await rowsOf(wh, route)).toEqual(modelRows(model));

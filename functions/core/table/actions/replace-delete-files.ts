@@ -12,6 +12,9 @@
  * The added delete files take the new snapshot's sequence number. They name rows of data files whose
  * data sequence numbers are below the removed files' own, so they apply to every row they name.
  * Which delete files may be replaced on a base is the caller's validation.
+ *
+ * The one data file it may add is one whose every row an added deletion vector deletes (a v3 version
+ * carrier, cdc/version-carriers.ts): no reader sees a row of it, so the rows stay the same.
  */
 import type { LoadedTable } from '../../catalog/catalog.js';
 import type { DataFile } from '../../spec/types.js';
@@ -24,6 +27,8 @@ export interface ReplacedDeleteFiles {
   removedDeleteFiles: ReadonlySet<string>;
   /** Delete files (content 1) that delete the rows the removed ones did. */
   addedDeleteFiles: DataFile[];
+  /** Data files the added deletion vectors delete whole (v3 version carriers). @default none */
+  addedDataFiles?: DataFile[];
   /** The base's current manifests with their entries, as the caller read them to validate. */
   manifests: readonly ManifestWithEntries[];
   summary: Record<string, string>;
@@ -41,7 +46,7 @@ export async function replaceDeleteFiles(
   const written: string[] = [];
   const change = await prepareSnapshot(base, {
     operation: 'replace',
-    addedDataFiles: [],
+    addedDataFiles: files.addedDataFiles ?? [],
     addedDeleteFiles: files.addedDeleteFiles,
     summary: files.summary,
     parentManifests: files.manifests.map((m) => m.manifest),
