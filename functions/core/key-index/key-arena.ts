@@ -54,7 +54,7 @@ export class KeyArena {
   private used = 0;
   private starts = new Uint32Array(0);
   /** Per bucket: slot + 1, or 0 when empty. A hash's first bucket is its share of the length. */
-  private table = new Int32Array(2048);
+  private table: Int32Array;
   private count = 0;
   private scratch = new Uint8Array(256);
   private scratchLength = 0;
@@ -62,6 +62,11 @@ export class KeyArena {
   private zigzag = -1;
   /** One key's encoding, rebuilt from a fixed-width mode. */
   private readonly entry = new Uint8Array(17);
+
+  /** `buckets`: the hash table's first size (a tiny one makes tests collide and grow). @default 2048 */
+  constructor(buckets = 2048) {
+    this.table = new Int32Array(Math.max(1, Math.floor(buckets)));
+  }
 
   /** Keys held. Never throws. */
   get size(): number {

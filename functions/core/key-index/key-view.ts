@@ -59,7 +59,7 @@ interface Origin {
 }
 
 export class KeyView implements KeyStates {
-  private readonly keys = new KeyArena();
+  private readonly keys: KeyArena;
   private readonly paths: string[] = [];
   private readonly pathIds = new Map<string, number>();
   private readonly topics: string[] = [];
@@ -73,6 +73,11 @@ export class KeyView implements KeyStates {
   private pos = new Int32Array(1024);
   private offsetLow = new Uint16Array(1024);
   private gone = new Int32Array(1024);
+
+  /** `buckets`: the key hash table's first size (KeyArena). @default 2048 */
+  constructor(options: { buckets?: number } = {}) {
+    this.keys = new KeyArena(options.buckets);
+  }
 
   /** Keys held (with a live row or not). Never throws. */
   get size(): number {
