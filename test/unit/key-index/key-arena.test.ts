@@ -15,8 +15,16 @@ const longArb = fc.oneof(
   // Past 15 digits: held as text.
   fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((n) => `i${n}`),
 );
-const uuidArb = fc.uuid().map((u) => `s${JSON.stringify(u)}`);
-const hexArb = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => `b${Buffer.from(b).toString('hex')}`);
+const hex = (n: number) => n.toString(16).padStart(2, '0');
+// Half of them differ only in their first or last byte.
+const uuidArb = fc.oneof(
+  fc.uuid().map((u) => `s${JSON.stringify(u)}`),
+  fc.tuple(fc.nat(255), fc.nat(3)).map(([a, b]) => `s"${hex(b)}3f0c1e-9a4b-4c2d-8e6f-0000000000${hex(a)}"`),
+);
+const hexArb = fc.oneof(
+  fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => `b${Buffer.from(b).toString('hex')}`),
+  fc.tuple(fc.nat(255), fc.nat(3)).map(([a, b]) => `b${hex(b)}${'00'.repeat(14)}${hex(a)}`),
+);
 const otherArb = fc.oneof(
   fc.constantFrom('i', 'i-', 'i-0', 'i007', 'i1a', 'i+1', 'i1|i2', '', 'n', '\ud800', 'a\udc00b', 'é'),
   fc.uuid().map((u) => `s"${u.toUpperCase()}"`),
