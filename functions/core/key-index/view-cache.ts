@@ -30,7 +30,7 @@ const MAX_WALK = 1_000;
 const READ_AHEAD = 4;
 /**
  * The share of V8's heap limit the views may hold: a 1024 MB Lambda (old space 922 MB) keeps ~370 MB,
- * ~3.5M keys; a batch's own peak (~210 MB RSS for 10,000 records) fits beside it.
+ * ~9M long keys; a batch's own peak (~210 MB RSS for 10,000 records) fits beside it.
  */
 const VIEW_HEAP_SHARE = 0.4;
 /** The most keys one view holds (its slot numbers and hash table stay far within typed arrays' limits). */
