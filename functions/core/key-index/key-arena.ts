@@ -58,6 +58,8 @@ export class KeyArena {
   private count = 0;
   private scratch = new Uint8Array(256);
   private scratchLength = 0;
+  /** Where the last probe that missed met an empty bucket (-1: it did not probe). */
+  private empty = -1;
   /** The scratch key's zigzag value when it is a long, else -1. */
   private zigzag = -1;
   /** One key's encoding, rebuilt from a fixed-width mode. */
@@ -92,11 +94,13 @@ export class KeyArena {
     const hash = this.encode(key);
     const found = this.probe(hash);
     if (found !== NOT_FOUND) return found;
+    const empty = this.empty;
     if (!this.fitsMode()) this.toAny();
     const slot = this.count;
     if (!this.store(slot)) return NOT_FOUND;
     this.count++;
     if (this.count > this.table.length * MAX_LOAD) this.rehash(Math.ceil(this.table.length * 1.5));
+    else if (empty >= 0) this.table[empty] = slot + 1;
     else this.place(hash, slot);
     return slot;
   }
@@ -207,7 +211,7 @@ export class KeyArena {
     if (this.scratch.length < 6 + 3 * n) this.scratch = new Uint8Array(6 + 3 * n);
     const s = this.scratch;
     const first = key.charCodeAt(0);
-    if (first === 105 /* i */ && this.encodeLong(key)) return this.hash();
+    if (first === 105 /* i */ && this.encodeLong(key)) return mixLong(this.zigzag);
     if (first === 115 /* s */ && n === 39 && key.charCodeAt(1) === 34 && key.charCodeAt(38) === 34) {
       if (this.encodeHex(key, 2, UUID_STRING)) return this.hash();
     } else if (first === 98 /* b */ && n === 33 && this.encodeHex(key, 1, HEX_16)) return this.hash();
@@ -278,13 +282,17 @@ export class KeyArena {
 
   /** The slot whose key is the scratch bytes, or -1. */
   private probe(hash: number): number {
+    this.empty = -1;
     const mode = this.mode;
     if (mode === 'none' || (mode === 'longs' && this.zigzag < 0)) return NOT_FOUND;
     if (mode === 'wide' && this.scratch[0] !== this.wideKind) return NOT_FOUND;
     const buckets = this.table.length;
     for (let b = bucketOf(hash, buckets); ; b = b + 1 === buckets ? 0 : b + 1) {
       const held = this.table[b]!;
-      if (held === 0) return NOT_FOUND;
+      if (held === 0) {
+        this.empty = b;
+        return NOT_FOUND;
+      }
       if (mode === 'longs' ? this.longs[held - 1] === this.zigzag : this.holdsScratch(held - 1))
         return held - 1;
     }
@@ -316,8 +324,11 @@ export class KeyArena {
   private rehash(buckets: number): void {
     this.table = new Int32Array(buckets);
     for (let slot = 0; slot < this.count; slot++) {
-      const [a, at] = this.entryOf(slot);
-      this.place(hashBytes(a, at, entryLength(a, at)), slot);
+      if (this.mode === 'longs') this.place(mixLong(this.longs[slot]!), slot);
+      else {
+        const [a, at] = this.entryOf(slot);
+        this.place(hashOfEntry(a, at), slot);
+      }
     }
   }
 }
@@ -343,6 +354,28 @@ function writeZigzag(a: Uint8Array, zigzag: number): number {
     z = Math.floor(z / 256);
   } while (z > 0);
   return k;
+}
+
+/**
+ * The hash of the entry at `at`: a long's of its value (no bytes to walk, and the same whether the
+ * long sits in `longs` or in the arena), any other's of its bytes.
+ */
+function hashOfEntry(a: Uint8Array, at: number): number {
+  const kind = a[at]!;
+  if (kind >= UUID_STRING) return hashBytes(a, at, entryLength(a, at));
+  let z = 0;
+  for (let i = kind; i >= 1; i--) z = z * 256 + a[at + i]!;
+  return mixLong(z);
+}
+
+/** murmur3's finaliser over a zigzag value's two 32-bit halves. */
+function mixLong(z: number): number {
+  let h = Math.imul((z >>> 0) ^ 0x9e3779b9, 0x85ebca6b) ^ Math.floor(z / 2 ** 32);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 function hashBytes(a: Uint8Array, from: number, length: number): number {

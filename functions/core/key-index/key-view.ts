@@ -40,6 +40,7 @@ const NONE = -1;
 const INT_MAX = 2 ** 31 - 1;
 /** The offset's low bits kept per key; the rest go in its origin. */
 const LOW = 2 ** 16;
+const RECENT = 8;
 
 /** What state() needs of any view: the whole-index one here, or IndexView of some keys. */
 export interface KeyStates {
@@ -66,7 +67,9 @@ export class KeyView implements KeyStates {
   private readonly topicIds = new Map<string, number>();
   private readonly origins: Origin[] = [];
   private readonly originIds = new Map<string, number>();
-  private lastOrigin: (Origin & { filePath: string; topicText: string | null; id: number }) | undefined;
+  /** The origins met last, checked before the Map (a file's rows come together, their partitions mixed). */
+  private readonly recent: (Origin & { filePath: string; topicText: string | null; id: number })[] = [];
+  private recentNext = 0;
   /** Per slot: its live row's origin, or NONE without one. */
   private origin = new Int32Array(1024);
   /** Per slot: its live row's position, or its complement (< 0) once a death reached the row. */
@@ -221,22 +224,21 @@ export class KeyView implements KeyStates {
     return { filePath: this.paths[o.path]!, pos: BigInt(pos < 0 ? ~pos : pos), seq: BigInt(o.seq), version };
   }
 
-  /** The interned origin of live entry `e` (entries of one file come together: the last one is checked first). */
+  /** The interned origin of live entry `e`. */
   private originOf(e: IndexEntry): number {
     const seq = Number(e.seq);
     const topic = e.version?.topic ?? null;
     const partition = e.version?.partition ?? 0;
     const high = e.version === null ? 0 : Math.floor(Number(e.version.offset) / LOW);
-    const last = this.lastOrigin;
-    if (
-      last !== undefined &&
-      last.seq === seq &&
-      last.high === high &&
-      last.partition === partition &&
-      last.topicText === topic &&
-      last.filePath === e.filePath
-    )
-      return last.id;
+    for (const r of this.recent)
+      if (
+        r.seq === seq &&
+        r.high === high &&
+        r.partition === partition &&
+        r.topicText === topic &&
+        r.filePath === e.filePath
+      )
+        return r.id;
     const path = intern(this.pathIds, this.paths, e.filePath);
     const topicId = topic === null ? NONE : intern(this.topicIds, this.topics, topic);
     const text = `${path}:${seq}:${topicId}:${partition}:${high}`;
@@ -247,7 +249,8 @@ export class KeyView implements KeyStates {
       this.origins.push(origin);
       this.originIds.set(text, id);
     }
-    this.lastOrigin = { ...origin, filePath: e.filePath, topicText: topic, id };
+    this.recent[this.recentNext] = { ...origin, filePath: e.filePath, topicText: topic, id };
+    this.recentNext = (this.recentNext + 1) % RECENT;
     return id;
   }
 
