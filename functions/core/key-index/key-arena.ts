@@ -1,26 +1,25 @@
 /**
  * Key texts (cdc/record-key.ts) numbered 0, 1, 2... in the order first seen, held without one JS string
  * or Map entry per key: a view of a whole index keeps 10M keys, and V8 spends ~100 bytes on each
- * string key of a Map. Each key is encoded into one growable byte arena (a long's text `i123` as its
- * zigzag bytes, a UUID's `s"…"` or 16 bytes' `b…` as 16 bytes, any other text as its UTF-8, or its
- * UTF-16 code units when it holds an unpaired surrogate), found by
- * an open-addressing hash table (linear probing) of slot numbers over those bytes.
+ * string key of a Map. Each key is encoded (key-encoding.ts: a long in a few bytes, a UUID in 16)
+ * into one growable byte arena, found by an open-addressing hash table (linear probing) of slot
+ * numbers over those bytes.
  *
  * Written by hand because no npm library gives this: the typed-array hash maps there (ml-hash-table,
  * mnemonist's) key by numbers or by JS values held in arrays, not by bytes in an arena.
- *
- * An encoding is exact (a text decodes back to itself) and prefix-free (its first byte tells its
- * length), so comparing a key's encoding with an entry byte by byte never reads past that entry.
  */
+import {
+  decodeKey,
+  encodeKey,
+  entryLength,
+  HEX_16,
+  hashOfEntry,
+  mixLong,
+  UUID_STRING,
+  writeZigzag,
+  zigzagAt,
+} from './key-encoding.js';
 
-/** First bytes: 1..7 a long in that many zigzag bytes; then the 16-byte forms; then any text. */
-const UUID_STRING = 8;
-const HEX_16 = 9;
-const TEXT = 10;
-/** A text with an unpaired surrogate, which UTF-8 cannot hold: its UTF-16 code units. */
-const UTF16 = 11;
-/** Longs with more digits go as text: a double holds 15 digits exactly. */
-const LONG_DIGITS = 15;
 /**
  * The fullest the hash table gets before it grows 1.5× (linear probing slows past ~0.8): it then
  * holds 0.53–0.8 keys a bucket, where doubling a power-of-two table would leave 0.4–0.8.
@@ -29,13 +28,6 @@ const MAX_LOAD = 0.8;
 const NOT_FOUND = -1;
 /** Slot starts are 32-bit: past this many bytes the arena refuses more keys. */
 const MAX_ARENA = 2 ** 32 - 1;
-
-const HEX = '0123456789abcdef';
-const hexValue = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1);
-/** Where the dashes of a canonical UUID are. */
-const isDash = (i: number) => i === 8 || i === 13 || i === 18 || i === 23;
-const utf8 = new TextEncoder();
-const text8 = new TextDecoder();
 
 /**
  * How the keys are held: while every key is a long, their zigzag values (`longs`); while every key is
@@ -108,27 +100,7 @@ export class KeyArena {
   /** The key text of `slot` (0 ≤ slot < size). Never throws. */
   keyAt(slot: number): string {
     const [a, at] = this.entryOf(slot);
-    const kind = a[at]!;
-    if (kind < UUID_STRING) {
-      let z = 0;
-      for (let i = kind; i >= 1; i--) z = z * 256 + a[at + i]!;
-      return `i${z % 2 === 0 ? z / 2 : -(z + 1) / 2}`;
-    }
-    if (kind === UUID_STRING || kind === HEX_16) {
-      let hex = '';
-      for (let i = 1; i <= 16; i++) {
-        if (kind === UUID_STRING && (i === 5 || i === 7 || i === 9 || i === 11)) hex += '-';
-        hex += HEX[a[at + i]! >> 4]! + HEX[a[at + i]! & 15]!;
-      }
-      return kind === HEX_16 ? `b${hex}` : `s"${hex}"`;
-    }
-    const [length, skip] = readVarint(a, at + 1);
-    const from = at + 1 + skip;
-    if (kind === TEXT) return text8.decode(a.subarray(from, from + length));
-    let out = '';
-    for (let i = 0; i < length; i++)
-      out += String.fromCharCode(a[from + 2 * i]! * 256 + a[from + 2 * i + 1]!);
-    return out;
+    return decodeKey(a, at);
   }
 
   /** Drops the room grown for keys to come, but for `spare` more. Never throws. */
@@ -206,78 +178,10 @@ export class KeyArena {
 
   /** Encodes `key` into the scratch bytes; returns its hash. */
   private encode(key: string): number {
-    this.zigzag = -1;
-    const n = key.length;
-    if (this.scratch.length < 6 + 3 * n) this.scratch = new Uint8Array(6 + 3 * n);
-    const s = this.scratch;
-    const first = key.charCodeAt(0);
-    if (first === 105 /* i */ && this.encodeLong(key)) return mixLong(this.zigzag);
-    if (first === 115 /* s */ && n === 39 && key.charCodeAt(1) === 34 && key.charCodeAt(38) === 34) {
-      if (this.encodeHex(key, 2, UUID_STRING)) return this.hash();
-    } else if (first === 98 /* b */ && n === 33 && this.encodeHex(key, 1, HEX_16)) return this.hash();
-    if (!key.isWellFormed()) {
-      s[0] = UTF16;
-      const skip = writeVarint(s, 1, n);
-      for (let i = 0; i < n; i++) {
-        const unit = key.charCodeAt(i);
-        s[1 + skip + 2 * i] = unit >> 8;
-        s[2 + skip + 2 * i] = unit & 255;
-      }
-      this.scratchLength = 1 + skip + 2 * n;
-      return this.hash();
-    }
-    s[0] = TEXT;
-    const length = Buffer.byteLength(key, 'utf8');
-    const skip = writeVarint(s, 1, length);
-    utf8.encodeInto(key, s.subarray(1 + skip));
-    this.scratchLength = 1 + skip + length;
-    return this.hash();
-  }
-
-  /** `i` and a long's canonical decimal digits (as value-key.ts writes them), as zigzag bytes. */
-  private encodeLong(key: string): boolean {
-    const negative = key.charCodeAt(1) === 45;
-    const from = negative ? 2 : 1;
-    const digits = key.length - from;
-    if (digits < 1 || digits > LONG_DIGITS) return false;
-    if (key.charCodeAt(from) === 48 && (digits > 1 || negative)) return false;
-    let value = 0;
-    for (let i = from; i < key.length; i++) {
-      const d = key.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) return false;
-      value = value * 10 + d;
-    }
-    this.zigzag = negative ? value * 2 - 1 : value * 2;
-    const k = writeZigzag(this.scratch, this.zigzag);
-    this.scratch[0] = k;
-    this.scratchLength = 1 + k;
-    return true;
-  }
-
-  /** 32 lowercase hex digits of `key` from `from` (a UUID's with its dashes), as 16 bytes. */
-  private encodeHex(key: string, from: number, kind: number): boolean {
-    const s = this.scratch;
-    let out = 1;
-    for (let i = 0; out <= 16; ) {
-      if (kind === UUID_STRING && isDash(i)) {
-        if (key.charCodeAt(from + i) !== 45) return false;
-        i++;
-        continue;
-      }
-      const hi = hexValue(key.charCodeAt(from + i));
-      const lo = hexValue(key.charCodeAt(from + i + 1));
-      if (hi < 0 || lo < 0) return false;
-      s[out++] = hi * 16 + lo;
-      i += 2;
-    }
-    s[0] = kind;
-    this.scratchLength = 17;
-    return true;
-  }
-
-  /** FNV-1a of the scratch bytes, then murmur3's finaliser (FNV alone clusters short keys). */
-  private hash(): number {
-    return hashBytes(this.scratch, 0, this.scratchLength);
+    if (this.scratch.length < 6 + 3 * key.length) this.scratch = new Uint8Array(6 + 3 * key.length);
+    this.scratchLength = encodeKey(key, this.scratch);
+    this.zigzag = zigzagAt(this.scratch, 0);
+    return this.zigzag >= 0 ? mixLong(this.zigzag) : hashOfEntry(this.scratch, 0);
   }
 
   /** The slot whose key is the scratch bytes, or -1. */
@@ -333,83 +237,8 @@ export class KeyArena {
   }
 }
 
-/** The bytes of the entry at `at`. */
-function entryLength(a: Uint8Array, at: number): number {
-  const kind = a[at]!;
-  if (kind < UUID_STRING) return 1 + kind;
-  if (kind === UUID_STRING || kind === HEX_16) return 17;
-  const [length, skip] = readVarint(a, at + 1);
-  return 1 + skip + (kind === UTF16 ? 2 * length : length);
-}
-
 /** A 32-bit hash's first bucket of `buckets`, by its high bits (Lemire's multiply-shift, in doubles). */
 const bucketOf = (hash: number, buckets: number) => Math.floor((hash / 2 ** 32) * buckets);
-
-/** A zigzag value's bytes, low first, after `a[0]`; returns how many. */
-function writeZigzag(a: Uint8Array, zigzag: number): number {
-  let z = zigzag;
-  let k = 0;
-  do {
-    a[1 + k++] = z % 256;
-    z = Math.floor(z / 256);
-  } while (z > 0);
-  return k;
-}
-
-/**
- * The hash of the entry at `at`: a long's of its value (no bytes to walk, and the same whether the
- * long sits in `longs` or in the arena), any other's of its bytes.
- */
-function hashOfEntry(a: Uint8Array, at: number): number {
-  const kind = a[at]!;
-  if (kind >= UUID_STRING) return hashBytes(a, at, entryLength(a, at));
-  let z = 0;
-  for (let i = kind; i >= 1; i--) z = z * 256 + a[at + i]!;
-  return mixLong(z);
-}
-
-/** murmur3's finaliser over a zigzag value's two 32-bit halves. */
-function mixLong(z: number): number {
-  let h = Math.imul((z >>> 0) ^ 0x9e3779b9, 0x85ebca6b) ^ Math.floor(z / 2 ** 32);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-function hashBytes(a: Uint8Array, from: number, length: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < from + length; i++) h = Math.imul(h ^ a[i]!, 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return (h ^ (h >>> 16)) >>> 0;
-}
-
-function writeVarint(a: Uint8Array, at: number, value: number): number {
-  let n = 0;
-  let v = value;
-  while (v >= 128) {
-    a[at + n++] = (v & 127) | 128;
-    v = Math.floor(v / 128);
-  }
-  a[at + n++] = v;
-  return n;
-}
-
-function readVarint(a: Uint8Array, at: number): [value: number, bytes: number] {
-  let value = 0;
-  let scale = 1;
-  let n = 0;
-  for (;;) {
-    const b = a[at + n++]!;
-    value += (b & 127) * scale;
-    if (b < 128) return [value, n];
-    scale *= 128;
-  }
-}
 
 /** 1.5×, not 2×: at 10M keys doubling leaves ~40% of the arrays empty. */
 const grown = (atLeast: number) => Math.max(1024, Math.ceil(atLeast * 1.5));
