@@ -178,7 +178,10 @@ export class KeyArena {
 
   /** Encodes `key` into the scratch bytes; returns its hash. */
   private encode(key: string): number {
-    if (this.scratch.length < 6 + 3 * key.length) this.scratch = new Uint8Array(6 + 3 * key.length);
+    const need = 6 + 3 * key.length;
+    // A long key grows the scratch bytes; the next short one gives that back.
+    if (this.scratch.length < need || (this.scratch.length > 4096 && need <= 256))
+      this.scratch = new Uint8Array(Math.max(256, need));
     this.scratchLength = encodeKey(key, this.scratch);
     this.zigzag = zigzagAt(this.scratch, 0);
     return this.zigzag >= 0 ? mixLong(this.zigzag) : hashOfEntry(this.scratch, 0);
