@@ -3,18 +3,20 @@
  * (view-cache.ts) and grown by the entries appended since: what IndexView (index-entries.ts) answers for
  * the same entries, in a fraction of its memory.
  *
- * Per key it keeps one slot: the newest live entry (file path interned, position, seq, version), the
- * newest seq a death named that entry's row at (`deathAt`), and the newest seq of any other death of
- * the key (`pruned`: a death of a row that is not the newest one cannot matter unless that row becomes
- * the newest later). That is exact when the entries come in batches (`fold`): within one batch every
- * live entry is folded before any death, so a death always meets the newest row of everything seen.
- * Only a live entry that becomes the newest in a later batch while an earlier pruned death might have
- * named its row (its seq ≤ `pruned`) is undecidable: `fold` then answers false and the caller reads the
- * index whole. Honest writers never cause that: a later batch's rows come from newer snapshots than
- * every death already seen.
+ * Per key it keeps one slot: the newest live entry, whether a death named that entry's row at or after
+ * its seq (the row is gone), and `gone`: the newest seq of any death of the key. That is exact when
+ * the entries come in batches (`fold`): within one batch every live entry is folded before any death,
+ * so a death always meets the newest row of everything seen. Only a live entry that becomes the newest
+ * in a later batch at a seq no newer than a death already folded (≤ `gone`) is undecidable, as is the
+ * held row named live again at a newer seq after a death reached it: `fold` then answers false and the
+ * caller reads the index whole. Honest writers never cause that: a later batch's rows come from newer
+ * snapshots than every death already seen.
  *
- * Numbers live in typed arrays (seqs and positions as 32-bit ints, offsets as doubles): an entry past
- * those ranges makes `fold` refuse the view (`'unkept'`), and the caller reads as without a view.
+ * About 20 bytes a key besides the key itself (key-arena.ts): the live entry's file path, seq, topic,
+ * partition and the offset's high bits are one `origin` (interned: one per data file and partition
+ * in practice), the position and the offset's low 16 bits sit in typed arrays beside `gone`. Seqs and
+ * positions are 32-bit: an entry past those ranges makes `fold` refuse the view (`'unkept'`), and the
+ * caller reads as without a view.
  */
 import {
   compareLive,
@@ -23,16 +25,22 @@ import {
   type KeyState,
   liveEntriesOf,
 } from './index-entries.js';
+import { KeyArena } from './key-arena.js';
 
 /** Whether `fold` kept the view exact (true), or could not (false: read whole; 'unkept': no view). */
 export type FoldResult = true | false | 'unkept';
 
-/** Bytes of one slot in the typed arrays. */
-const SLOT_BYTES = 36;
-/** V8's cost of one Map entry with a short string key (measured: see key-index/README.md). */
-const KEY_OVERHEAD_BYTES = 64;
+/** Bytes of one slot in the typed arrays of the view. */
+const SLOT_BYTES = 4 + 4 + 2 + 4;
+/** About what a short key costs in the arena and its hash table (measured: see key-index/README.md). */
+const KEY_BYTES = 20;
+/** What one interned origin costs (its fields, its Map entry and text). */
+const ORIGIN_BYTES = 160;
 const NONE = -1;
 const INT_MAX = 2 ** 31 - 1;
+/** The offset's low bits kept per key; the rest go in its origin. */
+const LOW = 2 ** 16;
+const RECENT = 8;
 
 /** What state() needs of any view: the whole-index one here, or IndexView of some keys. */
 export interface KeyStates {
@@ -42,49 +50,78 @@ export interface KeyStates {
 const INT_MAX_BIG = BigInt(INT_MAX);
 const fits = (n: bigint) => n >= 0n && n <= INT_MAX_BIG;
 
+/** What entries share: a data file, seq, topic, partition and an offset's high bits. */
+interface Origin {
+  path: number;
+  seq: number;
+  topic: number;
+  partition: number;
+  high: number;
+}
+
 export class KeyView implements KeyStates {
-  private readonly slots = new Map<string, number>();
+  private readonly keys: KeyArena;
   private readonly paths: string[] = [];
   private readonly pathIds = new Map<string, number>();
   private readonly topics: string[] = [];
   private readonly topicIds = new Map<string, number>();
-  private file = new Int32Array(1024);
+  private readonly origins: Origin[] = [];
+  private readonly originIds = new Map<string, number>();
+  /** The origins met last, checked before the Map (a file's rows come together, their partitions mixed). */
+  private readonly recent: (Origin & { filePath: string; topicText: string | null; id: number })[] = [];
+  private recentNext = 0;
+  /** Per slot: its live row's origin, or NONE without one. */
+  private origin = new Int32Array(1024);
+  /** Per slot: its live row's position, or its complement (< 0) once a death reached the row. */
   private pos = new Int32Array(1024);
-  private seq = new Int32Array(1024);
-  private deathAt = new Int32Array(1024);
-  private pruned = new Int32Array(1024);
-  private topic = new Int32Array(1024);
-  private partition = new Int32Array(1024);
-  private offset = new Float64Array(1024);
-  private keyChars = 0;
+  private offsetLow = new Uint16Array(1024);
+  private gone = new Int32Array(1024);
+
+  /** `buckets`: the key hash table's first size (KeyArena). @default 2048 */
+  constructor(options: { buckets?: number } = {}) {
+    this.keys = new KeyArena(options.buckets);
+  }
 
   /** Keys held (with a live row or not). Never throws. */
   get size(): number {
-    return this.slots.size;
+    return this.keys.size;
   }
 
   /** About what a view of `keys` keys would hold (short keys): to refuse one before making it. Never throws. */
   static bytesFor(keys: number): number {
-    return keys * (SLOT_BYTES + KEY_OVERHEAD_BYTES + 8);
+    return keys * (SLOT_BYTES + KEY_BYTES);
   }
 
   /** An estimate of the memory the view holds. Never throws. */
   get bytes(): number {
-    const strings = this.keyChars + this.paths.reduce((n, p) => n + p.length + 32, 0);
-    return this.file.length * SLOT_BYTES + this.slots.size * KEY_OVERHEAD_BYTES + strings;
+    const strings = this.paths.reduce((n, p) => n + p.length + 32, 0);
+    return this.keys.bytes + this.origin.length * SLOT_BYTES + this.origins.length * ORIGIN_BYTES + strings;
   }
 
   /** Where `key`'s live row is (as IndexView.state for the same entries). Never throws. */
   state(key: string): KeyState {
-    const s = this.slots.get(key);
-    if (s === undefined || this.file[s] === NONE) return { key, row: null };
-    if (this.deathAt[s] !== NONE && this.deathAt[s] >= this.seq[s]) return { key, row: null };
-    return { key, row: { ...this.live(s), version: this.versionAt(s) } };
+    const s = this.keys.find(key);
+    if (s < 0 || this.origin[s] === NONE || this.pos[s]! < 0) return { key, row: null };
+    return { key, row: this.liveEntry(s) };
   }
 
   /** Per key with a live row, that row's newest live entry (what a compacted index holds). Never throws. */
   liveEntries(): IndexEntry[] {
-    return liveEntriesOf(this.slots.keys(), (key) => this.state(key));
+    const keys = this.keys;
+    function* all() {
+      for (let s = 0; s < keys.size; s++) yield keys.keyAt(s);
+    }
+    return liveEntriesOf(all(), (key) => this.state(key));
+  }
+
+  /**
+   * Gives back the room grown for keys to come, but for a few: for a view just read whole, which
+   * takes in only a batch's keys at a time from now on. Never throws.
+   */
+  trim(): void {
+    const spare = Math.max(1024, Math.ceil(this.size / 64));
+    this.keys.trim(spare);
+    this.resize(this.size + spare);
   }
 
   /**
@@ -96,8 +133,7 @@ export class KeyView implements KeyStates {
     const deaths: IndexEntry[] = [];
     const lives = this.foldLives(entries, deaths);
     if (lives !== true) return lives;
-    this.foldDeaths(deaths);
-    return true;
+    return this.foldDeaths(deaths);
   }
 
   /**
@@ -116,8 +152,7 @@ export class KeyView implements KeyStates {
       if (lives !== true) return lives;
       if (stop()) return 'unkept';
     }
-    this.foldDeaths(deaths);
-    return true;
+    return this.foldDeaths(deaths);
   }
 
   private foldLives(entries: Iterable<IndexEntry>, deaths: IndexEntry[]): FoldResult {
@@ -125,109 +160,131 @@ export class KeyView implements KeyStates {
       if (!fits(e.pos) || !fits(e.seq)) return 'unkept';
       if (e.version && !Number.isSafeInteger(Number(e.version.offset))) return 'unkept';
       if (!e.live) deaths.push(e);
-      else if (!this.foldLive(e)) return false;
+      else {
+        const folded = this.foldLive(e);
+        if (folded !== true) return folded;
+      }
     }
     return true;
   }
 
-  private foldDeaths(deaths: readonly IndexEntry[]): void {
+  private foldDeaths(deaths: readonly IndexEntry[]): FoldResult {
     for (const e of deaths) {
       const s = this.slotOf(e.key);
-      if (this.holds(s, e)) this.deathAt[s] = Math.max(this.deathAt[s], Number(e.seq));
-      else this.pruned[s] = Math.max(this.pruned[s], Number(e.seq));
+      if (s < 0) return 'unkept';
+      const seq = Number(e.seq);
+      if (this.holds(s, e) && seq >= this.origins[this.origin[s]!]!.seq) this.pos[s] = ~Number(e.pos);
+      if (seq > this.gone[s]!) this.gone[s] = seq;
     }
+    return true;
   }
 
   /** Whether slot `s`'s newest live row is the row `e` names. */
   private holds(s: number, e: IndexEntry): boolean {
-    return this.file[s] !== NONE && this.pos[s] === Number(e.pos) && this.paths[this.file[s]] === e.filePath;
+    const o = this.origin[s]!;
+    if (o === NONE) return false;
+    const pos = this.pos[s]!;
+    return (pos < 0 ? ~pos : pos) === Number(e.pos) && this.paths[this.origins[o]!.path] === e.filePath;
   }
 
-  private foldLive(e: IndexEntry): boolean {
+  private foldLive(e: IndexEntry): FoldResult {
     const s = this.slotOf(e.key);
+    if (s < 0) return 'unkept';
     // Most entries differ in seq from the held row: only a tie needs the whole comparison.
     const seq = Number(e.seq);
-    const held = this.file[s] !== NONE;
-    if (held && (seq < this.seq[s] || (seq === this.seq[s] && compareLive(e, this.liveEntry(s)) <= 0)))
-      return true;
-    if (!this.holds(s, e)) {
-      // A death folded earlier may have named this row: undecidable without it (see the file comment).
-      if (this.pruned[s] !== NONE && Number(e.seq) <= this.pruned[s]) return false;
-      this.pruned[s] = Math.max(this.pruned[s], this.deathAt[s]);
-      this.deathAt[s] = NONE;
+    if (this.origin[s] !== NONE) {
+      const held = this.origins[this.origin[s]!]!.seq;
+      if (seq < held || (seq === held && compareLive(e, this.liveEntry(s)) <= 0)) return true;
     }
-    this.setLive(s, e);
+    if (this.holds(s, e)) {
+      // The held row named live again at a newer seq: whether a death reached that seq is not kept.
+      if (this.pos[s]! < 0) return false;
+    } else if (this.gone[s] !== NONE && seq <= this.gone[s]!) {
+      // A death folded earlier may have named this row: undecidable without it (see the file comment).
+      return false;
+    }
+    this.origin[s] = this.originOf(e);
+    this.pos[s] = Number(e.pos);
+    const offset = e.version === null ? 0 : Number(e.version.offset);
+    this.offsetLow[s] = offset - Math.floor(offset / LOW) * LOW;
     return true;
   }
 
-  private live(s: number): { filePath: string; pos: bigint; seq: bigint } {
-    return { filePath: this.paths[this.file[s]]!, pos: BigInt(this.pos[s]), seq: BigInt(this.seq[s]) };
+  private liveEntry(s: number): { filePath: string; pos: bigint; seq: bigint; version: EntryVersion | null } {
+    const o = this.origins[this.origin[s]!]!;
+    const pos = this.pos[s]!;
+    const version =
+      o.topic === NONE
+        ? null
+        : {
+            topic: this.topics[o.topic]!,
+            partition: o.partition,
+            offset: BigInt(o.high * LOW + this.offsetLow[s]!),
+          };
+    return { filePath: this.paths[o.path]!, pos: BigInt(pos < 0 ? ~pos : pos), seq: BigInt(o.seq), version };
   }
 
-  private liveEntry(s: number) {
-    return { ...this.live(s), version: this.versionAt(s) };
-  }
-
-  private versionAt(s: number): EntryVersion | null {
-    if (this.topic[s] === NONE) return null;
-    return {
-      topic: this.topics[this.topic[s]]!,
-      partition: this.partition[s],
-      offset: BigInt(this.offset[s]),
-    };
-  }
-
-  private setLive(s: number, e: IndexEntry): void {
-    this.file[s] = this.intern(this.pathIds, this.paths, e.filePath);
-    this.pos[s] = Number(e.pos);
-    this.seq[s] = Number(e.seq);
-    if (e.version === null) this.topic[s] = NONE;
-    else {
-      this.topic[s] = this.intern(this.topicIds, this.topics, e.version.topic);
-      // Partitions are int32 in the index schema.
-      this.partition[s] = e.version.partition;
-      this.offset[s] = Number(e.version.offset);
-    }
-  }
-
-  private intern(ids: Map<string, number>, values: string[], value: string): number {
-    let id = ids.get(value);
+  /** The interned origin of live entry `e`. */
+  private originOf(e: IndexEntry): number {
+    const seq = Number(e.seq);
+    const topic = e.version?.topic ?? null;
+    const partition = e.version?.partition ?? 0;
+    const high = e.version === null ? 0 : Math.floor(Number(e.version.offset) / LOW);
+    for (const r of this.recent)
+      if (
+        r.seq === seq &&
+        r.high === high &&
+        r.partition === partition &&
+        r.topicText === topic &&
+        r.filePath === e.filePath
+      )
+        return r.id;
+    const path = intern(this.pathIds, this.paths, e.filePath);
+    const topicId = topic === null ? NONE : intern(this.topicIds, this.topics, topic);
+    const text = `${path}:${seq}:${topicId}:${partition}:${high}`;
+    let id = this.originIds.get(text);
+    const origin = { path, seq, topic: topicId, partition, high };
     if (id === undefined) {
-      id = values.length;
-      values.push(value);
-      ids.set(value, id);
+      id = this.origins.length;
+      this.origins.push(origin);
+      this.originIds.set(text, id);
     }
+    this.recent[this.recentNext] = { ...origin, filePath: e.filePath, topicText: topic, id };
+    this.recentNext = (this.recentNext + 1) % RECENT;
     return id;
   }
 
+  /** The slot of `key`, a new one if need be; NONE when the key arena is full. */
   private slotOf(key: string): number {
-    let s = this.slots.get(key);
-    if (s !== undefined) return s;
-    s = this.slots.size;
-    if (s === this.file.length) this.grow();
-    this.slots.set(key, s);
-    this.keyChars += key.length;
-    this.file[s] = NONE;
-    this.deathAt[s] = NONE;
-    this.pruned[s] = NONE;
-    this.topic[s] = NONE;
+    const before = this.keys.size;
+    const s = this.keys.insert(key);
+    if (s === before) {
+      if (s === this.origin.length) this.resize(Math.ceil(s * 1.5));
+      this.origin[s] = NONE;
+      this.gone[s] = NONE;
+    }
     return s;
   }
 
-  private grow(): void {
-    const bigger = <T extends Int32Array | Float64Array>(a: T): T => {
-      // 1.5×, not 2×: at 10M keys doubling leaves ~40% of the arrays empty.
-      const b = new (a.constructor as new (n: number) => T)(Math.ceil(a.length * 1.5));
-      b.set(a);
+  private resize(length: number): void {
+    const to = <T extends Int32Array | Uint16Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(length);
+      b.set(a.subarray(0, Math.min(a.length, length)));
       return b;
     };
-    this.file = bigger(this.file);
-    this.pos = bigger(this.pos);
-    this.seq = bigger(this.seq);
-    this.deathAt = bigger(this.deathAt);
-    this.pruned = bigger(this.pruned);
-    this.topic = bigger(this.topic);
-    this.partition = bigger(this.partition);
-    this.offset = bigger(this.offset);
+    this.origin = to(this.origin);
+    this.pos = to(this.pos);
+    this.offsetLow = to(this.offsetLow);
+    this.gone = to(this.gone);
   }
+}
+
+function intern(ids: Map<string, number>, values: string[], value: string): number {
+  let id = ids.get(value);
+  if (id === undefined) {
+    id = values.length;
+    values.push(value);
+    ids.set(value, id);
+  }
+  return id;
 }

@@ -30,11 +30,11 @@ const MAX_WALK = 1_000;
 const READ_AHEAD = 4;
 /**
  * The share of V8's heap limit the views may hold: a 1024 MB Lambda (old space 922 MB) keeps ~370 MB,
- * ~3.5M keys; a batch's own peak (~210 MB RSS for 10,000 records) fits beside it.
+ * ~9M long keys; a batch's own peak (~210 MB RSS for 10,000 records) fits beside it.
  */
 const VIEW_HEAP_SHARE = 0.4;
-/** V8's most entries in one Map: a view never gets near it. */
-const MAX_KEYS = 15_000_000;
+/** The most keys one view holds (its slot numbers and hash table stay far within typed arrays' limits). */
+const MAX_KEYS = 100_000_000;
 
 interface Cached {
   mainUuid: string;
@@ -205,7 +205,9 @@ export class IndexViewCache {
         return;
       }
       const view = new KeyView();
-      if (view.fold(kept) === true && view.bytes <= this.maxBytes)
+      if (view.fold(kept) !== true) return;
+      view.trim();
+      if (view.bytes <= this.maxBytes)
         this.keep(uuid, { mainUuid, snapshotId: snapshot['snapshot-id'], covers: coversOf(committed), view });
     });
   }
@@ -241,6 +243,7 @@ export class IndexViewCache {
     const view = new KeyView();
     const tooLarge = () => view.bytes > this.maxBytes || view.size > MAX_KEYS;
     const folded = await view.foldChunks(entriesOf(index, await liveFiles(index, snapshot)), tooLarge);
+    if (folded === true) view.trim();
     if (folded !== true || view.bytes > this.maxBytes) {
       if (folded !== false) this.unkept.add(uuid);
       return undefined;
