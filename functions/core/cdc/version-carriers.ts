@@ -24,7 +24,15 @@ import { defaultSpec } from '../spec/metadata.js';
 import { UnsupportedFeatureError } from '../spec/format-version.js';
 import { readWriteProperties } from '../spec/table-properties.js';
 import { partitionPath } from '../spec/transforms.js';
-import type { DataFile, IcebergType, Row, Schema, StructType, Value } from '../spec/types.js';
+import {
+  type DataFile,
+  type IcebergType,
+  isRow,
+  type Row,
+  type Schema,
+  type StructType,
+  type Value,
+} from '../spec/types.js';
 import { partitionRows } from '../table/partition-rows.js';
 import type { RawRecord } from '../records/esm-event.js';
 import { timestampMicros } from '../records/kafka-lineage.js';
@@ -86,16 +94,6 @@ export function placeholderRow(struct: StructType, given: Row): Row {
     else row[f.name] = f.required ? placeholderValue(f.type) : null;
   }
   return row;
-}
-
-function isRow(value: Value | undefined): value is Row {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    !(value instanceof Uint8Array) &&
-    !(value instanceof Map)
-  );
 }
 
 /**

@@ -323,3 +323,14 @@ export type Value =
 export interface Row {
   [field: string]: Value;
 }
+
+/** Whether a value is a struct's Row (not a list, map, bytes or primitive). Never throws. */
+export function isRow(value: unknown): value is Row {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Uint8Array) &&
+    !(value instanceof Map)
+  );
+}

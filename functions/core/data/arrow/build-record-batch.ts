@@ -5,7 +5,14 @@
  */
 import * as arrow from 'apache-arrow';
 import { ValidationError } from '../../errors.js';
-import type { IcebergType, ListType, MapType, Row, StructType } from '../../spec/types.js';
+import {
+  type IcebergType,
+  isRow,
+  type ListType,
+  type MapType,
+  type Row,
+  type StructType,
+} from '../../spec/types.js';
 import { buildPrimitiveData } from './build-primitive-data.js';
 import { type ColumnTarget, MASKED, ValidityBuilder, isNullSlot, wrongValue } from './column-target.js';
 import type { StatsSink } from './column-stats.js';
@@ -53,16 +60,6 @@ export function buildColumnData(
   return buildMapData(type, field, col, values, stats);
 }
 
-function isRowObject(value: unknown): value is Row {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    !(value instanceof Uint8Array) &&
-    !(value instanceof Map)
-  );
-}
-
 function buildStructData(
   type: StructType,
   field: arrow.Field,
@@ -81,7 +78,7 @@ function buildStructData(
       for (let j = 0; j < fields.length; j++) childValues[j][i] = MASKED;
       continue;
     }
-    if (!isRowObject(v)) throw wrongValue(col, 'struct', v);
+    if (!isRow(v)) throw wrongValue(col, 'struct', v);
     for (let j = 0; j < fields.length; j++) childValues[j][i] = v[fields[j].name];
   }
   const arrowChildren = (field.type as arrow.Struct).children;
