@@ -327,7 +327,9 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
     const STOP = 6;
     const groupId = `g-${randomUUID()}`;
     const kafka = kafkaClient(endpoint);
-    const first = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+    // The mock cluster holds the second member's join for the session timeout less a second after the
+    // first left (kafkajs's default: 30 s); the resume from committed offsets is the same with 6 s.
+    const first = kafka.consumer({ groupId, maxWaitTimeInMs: 100, sessionTimeout: 6_000 });
     const before: string[] = [];
     const stopped = new Set<number>();
     // Act: read up to STOP on both partitions, committing each record's next offset, then leave
@@ -360,7 +362,7 @@ describe.skipIf(!kcatAvailable())('floe kafka-serve: the whole timeline through 
       await first.disconnect();
     }
     // Act: a new member of the same group resumes from the committed offsets
-    const second = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+    const second = kafka.consumer({ groupId, maxWaitTimeInMs: 100, sessionTimeout: 6_000 });
     const after: string[] = [];
     const rest = expected.filter((r) => r.offset >= STOP).length;
     await second.connect();

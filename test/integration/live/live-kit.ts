@@ -38,6 +38,10 @@ export async function commitAll(
     'trim-horizon',
     '--batching-window-ms',
     '100',
+    // The mock cluster holds a member joining a group whose earlier members left for the session timeout
+    // less a second before it assigns partitions: 30 s by default, for every second run of one group.
+    '--session-timeout-ms',
+    '6000',
     '--exit-when-idle',
     '1500',
   ]);
