@@ -59,9 +59,15 @@ async function maintain(warehouse: string, table: string, seed: number): Promise
   }
 }
 
-// Imports are done: from here on a kill lands in floe's work, not in start-up.
-process.stdout.write('ready\n');
 const [role, warehouse, table, ...rest] = process.argv.slice(2);
+// main() loads each command's code on first use: loaded here, so a kill lands in floe's work and not in
+// start-up (under load, tsx compiling the maintenance code took longer than the loop let a maintainer
+// live, and a whole loop could finish no maintenance step).
+await import('../../functions/cli/warehouse-check.js');
+await import(
+  role === 'maintain' ? '../../functions/cli/commands/maintain.js' : '../../functions/cli/commands/ingest.js'
+);
+process.stdout.write('ready\n');
 if (role === 'ingest') await ingest(warehouse, table, rest[0], Number(rest[1]), rest.slice(2));
 else if (role === 'maintain') await maintain(warehouse, table, Number(rest[0]));
 else throw new Error(`unknown role '${role}'`);
