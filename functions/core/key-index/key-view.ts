@@ -186,21 +186,22 @@ export class KeyView implements KeyStates {
   }
 
   private foldLives(entries: Iterable<IndexEntry>, deaths: IndexEntry[]): FoldResult {
+    // One row object rewritten per entry: foldLive keeps none.
+    const row: LiveRow = { key: '', filePath: '', pos: 0, seq: 0, topic: null, partition: 0, offset: 0 };
     for (const e of entries) {
       if (!fits(e.pos) || !fits(e.seq)) return 'unkept';
       if (e.version && !Number.isSafeInteger(Number(e.version.offset))) return 'unkept';
       if (!e.live) deaths.push(e);
       else {
         const v = e.version;
-        const folded = this.foldLive({
-          key: e.key,
-          filePath: e.filePath,
-          pos: Number(e.pos),
-          seq: Number(e.seq),
-          topic: v === null ? null : v.topic,
-          partition: v === null ? 0 : v.partition,
-          offset: v === null ? 0 : Number(v.offset),
-        });
+        row.key = e.key;
+        row.filePath = e.filePath;
+        row.pos = Number(e.pos);
+        row.seq = Number(e.seq);
+        row.topic = v === null ? null : v.topic;
+        row.partition = v === null ? 0 : v.partition;
+        row.offset = v === null ? 0 : Number(v.offset);
+        const folded = this.foldLive(row);
         if (folded !== true) return folded;
       }
     }
