@@ -42,6 +42,28 @@ const INT_MAX = 2 ** 31 - 1;
 const LOW = 2 ** 16;
 const RECENT = 8;
 
+/**
+ * One live entry as the fold takes it: its position, seq and offset as numbers (a read of the index's
+ * columns gives them so, without a bigint per entry: index-columns.ts); `topic` null without a version.
+ */
+export interface LiveRow {
+  key: string;
+  filePath: string;
+  pos: number;
+  seq: number;
+  topic: string | null;
+  partition: number;
+  offset: number;
+}
+
+/**
+ * Entries a chunk hands over itself, one call per entry: `live` per live one (the row object may be
+ * reused: it is not kept), `dead` per dead one; it stops at the first answer that is not true.
+ */
+export interface RowChunk {
+  each(live: (row: LiveRow) => FoldResult, dead: (entry: IndexEntry) => FoldResult): FoldResult;
+}
+
 /** What state() needs of any view: the whole-index one here, or IndexView of some keys. */
 export interface KeyStates {
   state(key: string): KeyState;
@@ -49,6 +71,7 @@ export interface KeyStates {
 
 const INT_MAX_BIG = BigInt(INT_MAX);
 const fits = (n: bigint) => n >= 0n && n <= INT_MAX_BIG;
+const fitsNumber = (n: number) => n >= 0 && n <= INT_MAX;
 
 /** What entries share: a data file, seq, topic, partition and an offset's high bits. */
 interface Origin {
@@ -143,12 +166,19 @@ export class KeyView implements KeyStates {
    * @throws whatever iterating `chunks` throws (the view must then be dropped)
    */
   async foldChunks(
-    chunks: AsyncIterable<Iterable<IndexEntry>>,
+    chunks: AsyncIterable<Iterable<IndexEntry> | RowChunk>,
     stop: () => boolean = () => false,
   ): Promise<FoldResult> {
     const deaths: IndexEntry[] = [];
+    const dead = (e: IndexEntry): FoldResult => {
+      if (!fits(e.pos) || !fits(e.seq)) return 'unkept';
+      if (e.version && !Number.isSafeInteger(Number(e.version.offset))) return 'unkept';
+      deaths.push(e);
+      return true;
+    };
+    const live = (row: LiveRow) => this.foldLive(row);
     for await (const chunk of chunks) {
-      const lives = this.foldLives(chunk, deaths);
+      const lives = 'each' in chunk ? chunk.each(live, dead) : this.foldLives(chunk, deaths);
       if (lives !== true) return lives;
       if (stop()) return 'unkept';
     }
@@ -156,12 +186,22 @@ export class KeyView implements KeyStates {
   }
 
   private foldLives(entries: Iterable<IndexEntry>, deaths: IndexEntry[]): FoldResult {
+    // One row object rewritten per entry: foldLive keeps none.
+    const row: LiveRow = { key: '', filePath: '', pos: 0, seq: 0, topic: null, partition: 0, offset: 0 };
     for (const e of entries) {
       if (!fits(e.pos) || !fits(e.seq)) return 'unkept';
       if (e.version && !Number.isSafeInteger(Number(e.version.offset))) return 'unkept';
       if (!e.live) deaths.push(e);
       else {
-        const folded = this.foldLive(e);
+        const v = e.version;
+        row.key = e.key;
+        row.filePath = e.filePath;
+        row.pos = Number(e.pos);
+        row.seq = Number(e.seq);
+        row.topic = v === null ? null : v.topic;
+        row.partition = v === null ? 0 : v.partition;
+        row.offset = v === null ? 0 : Number(v.offset);
+        const folded = this.foldLive(row);
         if (folded !== true) return folded;
       }
     }
@@ -173,30 +213,32 @@ export class KeyView implements KeyStates {
       const s = this.slotOf(e.key);
       if (s < 0) return 'unkept';
       const seq = Number(e.seq);
-      if (this.holds(s, e) && seq >= this.origins[this.origin[s]!]!.seq) this.pos[s] = ~Number(e.pos);
+      if (this.holds(s, Number(e.pos), e.filePath) && seq >= this.origins[this.origin[s]!]!.seq)
+        this.pos[s] = ~Number(e.pos);
       if (seq > this.gone[s]!) this.gone[s] = seq;
     }
     return true;
   }
 
   /** Whether slot `s`'s newest live row is the row `e` names. */
-  private holds(s: number, e: IndexEntry): boolean {
+  private holds(s: number, at: number, filePath: string): boolean {
     const o = this.origin[s]!;
     if (o === NONE) return false;
     const pos = this.pos[s]!;
-    return (pos < 0 ? ~pos : pos) === Number(e.pos) && this.paths[this.origins[o]!.path] === e.filePath;
+    return (pos < 0 ? ~pos : pos) === at && this.paths[this.origins[o]!.path] === filePath;
   }
 
-  private foldLive(e: IndexEntry): FoldResult {
+  private foldLive(e: LiveRow): FoldResult {
+    if (!fitsNumber(e.pos) || !fitsNumber(e.seq) || !Number.isSafeInteger(e.offset)) return 'unkept';
     const s = this.slotOf(e.key);
     if (s < 0) return 'unkept';
     // Most entries differ in seq from the held row: only a tie needs the whole comparison.
-    const seq = Number(e.seq);
+    const seq = e.seq;
     if (this.origin[s] !== NONE) {
       const held = this.origins[this.origin[s]!]!.seq;
-      if (seq < held || (seq === held && compareLive(e, this.liveEntry(s)) <= 0)) return true;
+      if (seq < held || (seq === held && compareLive(liveFact(e), this.liveEntry(s)) <= 0)) return true;
     }
-    if (this.holds(s, e)) {
+    if (this.holds(s, e.pos, e.filePath)) {
       // The held row named live again at a newer seq: whether a death reached that seq is not kept.
       if (this.pos[s]! < 0) return false;
     } else if (this.gone[s] !== NONE && seq <= this.gone[s]!) {
@@ -204,8 +246,8 @@ export class KeyView implements KeyStates {
       return false;
     }
     this.origin[s] = this.originOf(e);
-    this.pos[s] = Number(e.pos);
-    const offset = e.version === null ? 0 : Number(e.version.offset);
+    this.pos[s] = e.pos;
+    const offset = e.offset;
     this.offsetLow[s] = offset - Math.floor(offset / LOW) * LOW;
     return true;
   }
@@ -225,11 +267,11 @@ export class KeyView implements KeyStates {
   }
 
   /** The interned origin of live entry `e`. */
-  private originOf(e: IndexEntry): number {
-    const seq = Number(e.seq);
-    const topic = e.version?.topic ?? null;
-    const partition = e.version?.partition ?? 0;
-    const high = e.version === null ? 0 : Math.floor(Number(e.version.offset) / LOW);
+  private originOf(e: LiveRow): number {
+    const seq = e.seq;
+    const topic = e.topic;
+    const partition = topic === null ? 0 : e.partition;
+    const high = topic === null ? 0 : Math.floor(e.offset / LOW);
     for (const r of this.recent)
       if (
         r.seq === seq &&
@@ -277,6 +319,13 @@ export class KeyView implements KeyStates {
     this.offsetLow = to(this.offsetLow);
     this.gone = to(this.gone);
   }
+}
+
+/** A live row as compareLive takes it (only on a tie of seqs: rare). */
+function liveFact(e: LiveRow) {
+  const version =
+    e.topic === null ? null : { topic: e.topic, partition: e.partition, offset: BigInt(e.offset) };
+  return { filePath: e.filePath, pos: BigInt(e.pos), seq: BigInt(e.seq), version };
 }
 
 function intern(ids: Map<string, number>, values: string[], value: string): number {

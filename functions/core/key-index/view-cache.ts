@@ -16,13 +16,13 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import type { LoadedTable } from '../catalog/catalog.js';
-import { readDataFile } from '../data/parquet/read/read-data-file.js';
 import { ancestors, currentSnapshot } from '../spec/metadata.js';
 import type { Snapshot } from '../spec/types.js';
 import { readSnapshotManifests } from '../table/snapshot-manifests.js';
-import { type IndexEntry, rowEntry } from './index-entries.js';
-import { INDEX_SCHEMA, readCoverage } from './index-table.js';
-import { KeyView } from './key-view.js';
+import { columnChunk, type EntryColumns, readEntryColumns } from './index-columns.js';
+import type { IndexEntry } from './index-entries.js';
+import { readCoverage } from './index-table.js';
+import { KeyView, type RowChunk } from './key-view.js';
 
 /** Past this many index snapshots since the view, reading the index whole is the simpler read. */
 const MAX_WALK = 1_000;
@@ -75,21 +75,21 @@ async function liveFiles(index: LoadedTable, snapshot: Snapshot): Promise<string
   );
 }
 
-/** The entries of `paths`, one array a file, read a few files ahead. @throws as readDataFile */
-async function* entriesOf(index: LoadedTable, paths: readonly string[]): AsyncGenerator<IndexEntry[]> {
-  const reads: Promise<IndexEntry[]>[] = [];
+/**
+ * The entries of `paths`, one chunk a file, read a few files ahead: straight from the files' columns,
+ * as numbers and one reused row object (index-columns.ts). @throws as readDataFile
+ */
+async function* entriesOf(index: LoadedTable, paths: readonly string[]): AsyncGenerator<RowChunk> {
+  const reads: Promise<EntryColumns[]>[] = [];
   const start = (i: number) => {
-    if (i < paths.length)
-      reads[i] = readDataFile(index.io, paths[i]!, INDEX_SCHEMA).then((rows) =>
-        rows.flatMap((r) => rowEntry(r) ?? []),
-      );
+    if (i < paths.length) reads[i] = readEntryColumns(index.io, paths[i]!);
   };
   for (let i = 0; i < Math.min(READ_AHEAD, paths.length); i++) start(i);
   for (let i = 0; i < paths.length; i++) {
-    const entries = await reads[i]!;
+    const batches = await reads[i]!;
     delete reads[i];
     start(i + READ_AHEAD);
-    yield entries;
+    yield columnChunk(batches);
   }
 }
 
