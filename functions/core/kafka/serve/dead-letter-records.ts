@@ -126,20 +126,31 @@ export class DeadLetterRecords {
  * offset (a DLQ table someone else altered) has no place in the timeline: undefined.
  */
 function letterRecord(row: Row): ColdRecord | undefined {
-  const offset = row.offset;
-  if (typeof offset !== 'bigint' && !Number.isSafeInteger(offset)) return undefined;
-  const micros = row.timestamp;
+  const place = placeInTimeline(row);
+  if (!place) return undefined;
   const bytes = (v: unknown) => (v instanceof Uint8Array ? Buffer.from(v) : null);
+  return {
+    ...place,
+    key: bytes(row.key),
+    value: bytes(row.value),
+    headers: (Array.isArray(row.headers) ? (row.headers as (Row | null)[]) : [])
+      .filter((h): h is Row => h !== null && typeof h === 'object' && typeof h.key === 'string')
+      .map((h) => ({ key: h.key as string, value: bytes(h.value) })),
+  };
+}
+
+/**
+ * A row's `offset` and its µs `timestamp` as ms (-1 when it has none), the fields a DLQ row and a
+ * `_kafka` struct share; undefined without an integer offset. Never throws.
+ */
+export function placeInTimeline(row: Row): { offset: bigint; timestampMs: bigint } | undefined {
+  const { offset, timestamp: micros } = row;
+  if (typeof offset !== 'bigint' && !Number.isSafeInteger(offset)) return undefined;
   return {
     offset: BigInt(offset as bigint | number),
     timestampMs:
       typeof micros === 'bigint' || Number.isSafeInteger(micros)
         ? BigInt(micros as bigint | number) / 1000n
         : -1n,
-    key: bytes(row.key),
-    value: bytes(row.value),
-    headers: (Array.isArray(row.headers) ? (row.headers as (Row | null)[]) : [])
-      .filter((h): h is Row => h !== null && typeof h === 'object' && typeof h.key === 'string')
-      .map((h) => ({ key: h.key as string, value: bytes(h.value) })),
   };
 }

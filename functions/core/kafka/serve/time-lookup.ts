@@ -14,7 +14,8 @@ import type { Expression } from '../../scan/expression.js';
 import { pruneStruct } from '../../scan/read-columns.js';
 import { readScan } from '../../scan/read-scan.js';
 import { currentSchema } from '../../spec/metadata.js';
-import type { Row, StructType } from '../../spec/types.js';
+import { isRow, type StructType } from '../../spec/types.js';
+import { placeInTimeline } from './dead-letter-records.js';
 import { rangeFilter, type TableRecords } from './table-records.js';
 
 /** An offset and its record's timestamp (ms since the epoch, -1 when it has none). */
@@ -81,24 +82,10 @@ async function fromRows(
     if (best && file.lower >= best.offset) break;
     const plan = { ...planned.plan, tasks: [file.task] };
     for await (const row of readScan(table, plan, { filter, schema: projection })) {
-      const found = answerOf(row[KAFKA_FIELD]);
+      const lineage = row[KAFKA_FIELD];
+      const found = isRow(lineage) ? placeInTimeline(lineage) : undefined;
       if (found && (!best || found.offset < best.offset)) best = found;
     }
   }
   return best;
-}
-
-/** A row's `_kafka` offset and timestamp (µs → ms); undefined when it has no integer offset. */
-function answerOf(lineage: unknown): TimeAnswer | undefined {
-  if (lineage === null || typeof lineage !== 'object') return undefined;
-  const { offset, timestamp } = lineage as Row;
-  if (typeof offset !== 'bigint' && !Number.isSafeInteger(offset)) return undefined;
-  const micros = timestamp;
-  return {
-    offset: BigInt(offset as bigint | number),
-    timestampMs:
-      typeof micros === 'bigint' || Number.isSafeInteger(micros)
-        ? BigInt(micros as bigint | number) / 1000n
-        : -1n,
-  };
 }
