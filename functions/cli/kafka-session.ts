@@ -7,6 +7,7 @@ import { type FormedEvent, spanStartsOf } from '../core/kafka/esm-batch.js';
 import { createProcessLock } from '../core/kafka/process-lock.js';
 import { openCatalog } from './catalog-options.js';
 import type { ParsedOptions } from './options.js';
+import { onStopSignals } from './stop-signal.js';
 
 /** Writes status: one line rewritten in place on a terminal, nothing between batches otherwise. */
 export class StatusLine {
@@ -77,22 +78,13 @@ export function describeReport(report: IngestEventReport): string {
  * safe: the group offsets never run ahead of the tables.
  */
 export function stopOnSignals(controller: AbortController, onStop: (signal: string) => void): () => void {
-  const handler = (signal: NodeJS.Signals) => {
-    if (controller.signal.aborted) {
-      process.stderr.write(
-        `\nfloe: ${signal} again: exiting now (the table skips whatever is redelivered)\n`,
-      );
-      process.exit(130);
-    }
-    onStop(signal);
-    controller.abort();
-  };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
-  return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
-  };
+  return onStopSignals(
+    (signal) => {
+      onStop(signal);
+      controller.abort();
+    },
+    (signal) => `floe: ${signal} again: exiting now (the table skips whatever is redelivered)`,
+  );
 }
 
 /**
